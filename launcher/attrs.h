@@ -1,0 +1,92 @@
+/*
+ * attrs: the effective configuration. Catalog defaults merged with the
+ * statements of gitlab.rb (later assignments win), validated, and each
+ * service's env and command computed (SPEC section 5).
+ *
+ * Template placeholders a service offers (svc_var()): every catalog setting
+ * by name (home, log_directory, env_directory, listen_address, listen_port,
+ * command, ...; paths already root-prefixed), plus
+ *   service   runit name          root       the --root ("" for none)
+ *   user      run-as user         group      run-as group
+ *   gitlab_ctl absolute path of this binary
+ *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
+ *   svlogd_*  the effective logging settings for this service ("" when nil)
+ */
+#ifndef GITLAB_CTL_ATTRS_H
+#define GITLAB_CTL_ATTRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "catalog.h"
+#include "ctl.h"
+#include "diag.h"
+#include "rbconf.h"
+
+struct kv {
+	char *name;
+	char *value;
+};
+
+struct kvlist {
+	struct kv *v; /* sorted by name, names unique */
+	size_t n;
+};
+
+const char *kv_get(const struct kvlist *l, const char *name);
+
+/* svlogd settings (logging['svlogd_*'] and per-service overrides); NULL/-1 = unset. */
+struct svlog {
+	long long size;    /* s, bytes */
+	long long num;     /* n */
+	long long timeout; /* t, seconds */
+	char *filter;      /* ! processor, e.g. "gzip" */
+	char *udp;         /* u */
+	char *prefix;      /* p */
+};
+
+struct svc {
+	const struct cat_service *def;
+	bool enabled;
+	struct kvlist vars; /* template placeholders, see above */
+	struct kvlist env;  /* computed service env (no base env) */
+	struct kvlist base_env;
+	char **argv; /* expanded command, NULL-terminated */
+	size_t argc;
+	const char *home, *log_dir, *env_dir; /* point into vars */
+	const char *user, *group;             /* point into vars */
+	const char *listen_host;              /* NULL if the service has no address */
+	int listen_port;                      /* 0 if none */
+	struct svlog log;
+};
+
+struct attrs {
+	char *user, *group; /* user['username'], user['group'] */
+	bool manage_accounts;
+	struct svlog logging;
+	struct svc *svcs; /* one per catalog service, catalog order */
+	size_t nsvcs;
+	struct kvlist unknown_names; /* ignored top-level names -> first "file:line" */
+};
+
+/*
+ * Load the config file of ctl (a missing default config means "all
+ * defaults"; a missing -c FILE is an error), merge, validate. Returns 0 (maybe
+ * with warnings in d), or -1 with errors in d.
+ */
+int attrs_load(const struct ctl *ctl, const struct catalog *cat, struct attrs *out,
+	       struct diags *d);
+
+/* Same from an already-parsed file (unit tests, fuzzing). */
+int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
+		struct attrs *out, struct diags *d);
+
+void attrs_free(struct attrs *a);
+
+const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
+const char *svc_var(const struct svc *s, const char *name);
+
+/* Names whose values show-config redacts: contain PASSWORD, SECRET, TOKEN or KEY. */
+bool env_is_secret(const char *name);
+
+#endif

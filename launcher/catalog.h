@@ -1,0 +1,81 @@
+/*
+ * catalog: service definitions, one libconfig file per service in <datadir>/sv/.
+ * Adding a service is adding a file there: no C change.
+ *
+ * Strings in a definition may hold {{placeholders}} that attrs expands per
+ * service (see attrs.h for the names), plus @JEMALLOC@ for the jemalloc
+ * shared object found at build time.
+ */
+#ifndef GITLAB_CTL_CATALOG_H
+#define GITLAB_CTL_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "diag.h"
+
+enum stype {
+	ST_BOOL,
+	ST_INT,
+	ST_STRING,
+	ST_PATH,    /* absolute; root-prefixed when it is a default */
+	ST_PORT,    /* 1..65535, integer or numeric string */
+	ST_ADDRESS, /* "host:port" (node_exporter['listen_address']) */
+	ST_ENV,     /* hash NAME => string|nil, merged over the catalog env */
+	ST_FLAGS,   /* hash flag => scalar|nil, rendered as --flag=value */
+};
+
+struct cat_setting {
+	char *name;
+	enum stype type;
+	char *def; /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
+};
+
+struct cat_kv {
+	char *name;
+	char *value;
+};
+
+struct cat_template {
+	char *src;  /* file name under <datadir>/templates/ */
+	char *dest; /* destination path, with placeholders */
+	mode_t mode;
+	bool service_owned; /* chown to the service user (else root) */
+};
+
+struct cat_service {
+	char *file;        /* the .conf path, for messages */
+	char *name;        /* runit service name: "gitlab-exporter" */
+	char *config_name; /* gitlab.rb top-level name: "gitlab_exporter" */
+	char *description;
+	bool enable_default;
+	bool jemalloc; /* wants LD_PRELOAD of jemalloc (Ruby services) */
+	struct cat_setting *settings;
+	size_t nsettings;
+	struct cat_kv *env; /* default service env (LD_PRELOAD, MALLOC_CONF, RUBY_GC_*) */
+	size_t nenv;
+	struct cat_kv *base_env; /* clean base for exec: PATH, HOME, LANG */
+	size_t nbase_env;
+	char **command; /* argv templates; "{{flags}}" expands an ST_FLAGS setting */
+	size_t ncommand;
+	struct cat_template *templates;
+	size_t ntemplates;
+	char *check; /* readiness: "http:/metrics", "tcp", or NULL for none */
+};
+
+struct catalog {
+	char *dir;
+	struct cat_service *v; /* sorted by name */
+	size_t n;
+};
+
+/* Load every *.conf in dir. Returns 0, or -1 with errors (file and line) in d. */
+int catalog_load(const char *dir, struct catalog *out, struct diags *d);
+void catalog_free(struct catalog *c);
+
+/* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */
+const struct cat_service *catalog_find(const struct catalog *c, const char *name);
+const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name);
+
+#endif

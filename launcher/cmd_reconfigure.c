@@ -1,0 +1,20 @@
+/* STUB: replaced by the module's owner. */
+#include <err.h>
+
+#include "commands.h"
+
+int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
+{
+	(void)ctl;
+	(void)argc;
+	warnx("%s: not implemented yet", argv[0]);
+	return 1;
+}
+
+int cmd_runsvdir(const struct ctl *ctl, int argc, char **argv)
+{
+	(void)ctl;
+	(void)argc;
+	warnx("%s: not implemented yet", argv[0]);
+	return 1;
+}

@@ -1,0 +1,41 @@
+/* The command table: names, entry points and one-line help. */
+#include <string.h>
+
+#include "commands.h"
+
+const struct command commands[] = {
+	{"reconfigure", cmd_reconfigure, "[--dry-run] [--diff]",
+	 "render the service tree from gitlab.rb and converge the running services"},
+	{"check-config", cmd_check_config, "", "validate gitlab.rb and the catalog; exit 1 on errors"},
+	{"show-config", cmd_show_config, "[--show-secrets]",
+	 "print the effective settings and env of every enabled service"},
+	{"start", cmd_control, "[SERVICE]", "start services and wait until they run"},
+	{"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down"},
+	{"restart", cmd_control, "[SERVICE]", "stop then start services"},
+	{"once", cmd_control, "[SERVICE]", "start services, do not restart them when they exit"},
+	{"kill", cmd_control, "[SERVICE]", "send SIGKILL"},
+	{"term", cmd_control, "[SERVICE]", "send SIGTERM"},
+	{"hup", cmd_control, "[SERVICE]", "send SIGHUP"},
+	{"int", cmd_control, "[SERVICE]", "send SIGINT"},
+	{"usr1", cmd_control, "[SERVICE]", "send SIGUSR1"},
+	{"usr2", cmd_control, "[SERVICE]", "send SIGUSR2"},
+	{"graceful-kill", cmd_control, "[SERVICE]",
+	 "stop gracefully, then SIGKILL what is left after SVWAIT"},
+	{"status", cmd_status, "[SERVICE]", "print runit status; exit 0 when all run"},
+	{"service-list", cmd_service_list, "", "list catalog services, '*' marks enabled ones"},
+	{"tail", cmd_tail, "[SERVICE]", "follow the current logs of services"},
+	{"inspect", cmd_inspect, "[--json] [SERVICE]",
+	 "check the running process: memory, allocator, env drift, user, /metrics"},
+	{"exec", cmd_exec, "[--from-config] SERVICE [-- COMMAND ARGS]",
+	 "run a service in the foreground with its computed env (run scripts, containers)"},
+	{"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const struct command *command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}

@@ -1,0 +1,40 @@
+/*
+ * commands: one entry point per gitlab-ctl command. main() parses global
+ * options into struct ctl and dispatches here. Each returns the process exit
+ * status and reports its own errors.
+ */
+#ifndef GITLAB_CTL_COMMANDS_H
+#define GITLAB_CTL_COMMANDS_H
+
+#include "ctl.h"
+
+typedef int (*cmd_fn)(const struct ctl *ctl, int argc, char **argv);
+
+struct command {
+	const char *name;
+	cmd_fn fn;
+	const char *usage;   /* arguments, e.g. "[SERVICE]" */
+	const char *summary; /* one line */
+};
+
+/* The command table, NULL-terminated; defined in commands.c. */
+extern const struct command commands[];
+const struct command *command_find(const char *name);
+
+/* cmd_config.c */
+int cmd_check_config(const struct ctl *ctl, int argc, char **argv);
+int cmd_show_config(const struct ctl *ctl, int argc, char **argv);
+/* cmd_reconfigure.c */
+int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv);
+int cmd_runsvdir(const struct ctl *ctl, int argc, char **argv);
+/* cmd_control.c: argv[0] is the command name (start, stop, hup, ...) */
+int cmd_control(const struct ctl *ctl, int argc, char **argv);
+int cmd_status(const struct ctl *ctl, int argc, char **argv);
+int cmd_service_list(const struct ctl *ctl, int argc, char **argv);
+int cmd_tail(const struct ctl *ctl, int argc, char **argv);
+/* cmd_inspect.c */
+int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
+/* cmd_exec.c */
+int cmd_exec(const struct ctl *ctl, int argc, char **argv);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * ctl: the parsed command-line options and the paths derived from them.
+ * This is the only state shared by every command; it is filled once by
+ * main() and then read-only.
+ */
+#ifndef GITLAB_CTL_CTL_H
+#define GITLAB_CTL_CTL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ctl {
+	char root[PATH_MAX];    /* --root / GITLAB_CTL_ROOT, "" for none; no trailing '/' */
+	char config[PATH_MAX];  /* -c FILE, else root + GITLAB_CTL_CONFIG_FILE */
+	char datadir[PATH_MAX]; /* catalog (sv/) and templates/: GITLAB_CTL_DATADIR or PKGDATADIR */
+	char self[PATH_MAX];    /* absolute path of this gitlab-ctl binary, for run scripts */
+	bool verbose;
+};
+
+/* Fill defaults; root and config may be NULL. Returns 0, or -1 with errno. */
+int ctl_init(struct ctl *ctl, const char *root, const char *config);
+
+/*
+ * Prefix an absolute compile-time path with the root:
+ * ctl_path(ctl, buf, sizeof buf, "/opt/gitlab/sv") -> "<root>/opt/gitlab/sv".
+ * Further components may follow (NULL-terminated), joined with '/'.
+ * Returns 0, or -1 with errno = ENAMETOOLONG.
+ */
+int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
+	__attribute__((sentinel));
+
+/* Well-known places, all root-prefixed. */
+int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen, const char *svc); /* <install>/sv/<svc> */
+int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen); /* <install>/service */
+int ctl_var_dir(const struct ctl *ctl, char *out, size_t outlen); /* <install>/var: locks, pidfiles */
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * diag: collected errors and warnings with source locations.
+ *
+ * Modules record problems here instead of printing them, so that one place
+ * (the command) decides how and whether to report, and so that validation can
+ * report every problem of a file at once rather than stopping at the first.
+ */
+#ifndef GITLAB_CTL_DIAG_H
+#define GITLAB_CTL_DIAG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum diag_sev { DIAG_WARN, DIAG_ERR };
+
+/* A source buffer; diagnostics copy the offending line out of it for the caret. */
+struct src {
+	const char *name; /* file name as given by the user */
+	const char *text;
+	size_t len;
+};
+
+/* 1-based line and column; line 0 means "no position" (file-level message). */
+struct loc {
+	const struct src *src;
+	int line;
+	int col;
+};
+
+struct diag {
+	enum diag_sev sev;
+	char *file;    /* may be NULL */
+	int line, col; /* 0 when unknown */
+	char *msg;
+	char *srcline; /* the source line, NULL when not known */
+};
+
+struct diags {
+	struct diag *v;
+	size_t n, cap;
+	size_t nerr;
+};
+
+void diags_init(struct diags *d);
+void diags_free(struct diags *d);
+
+/* Record a problem at a location inside a parsed source. */
+void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Record a problem in a file where only a line (or nothing: 0) is known, e.g. libconfig's. */
+void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * Print every record: "FILE:LINE:COL: error: MSG", then the source line and a
+ * caret under the column. Warnings say "warning:".
+ */
+void diags_print(const struct diags *d, FILE *fp);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * envcheck: validate env values that their consumers would silently ignore
+ * or misread (SPEC section 5): env names, Ruby's RUBY_GC_* rules, jemalloc's
+ * MALLOC_CONF keys, LD_PRELOAD files.
+ */
+#ifndef GITLAB_CTL_ENVCHECK_H
+#define GITLAB_CTL_ENVCHECK_H
+
+#include <stdbool.h>
+
+#include "attrs.h"
+#include "diag.h"
+
+bool envcheck_name(const char *name);
+
+/* Check one variable; problems are recorded at loc. Returns 0, or -1 if an error was recorded. */
+int envcheck_var(const char *name, const char *value, struct loc loc, struct diags *d);
+
+/* Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) over a computed env. */
+int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * runit: runsv's on-disk protocol, spoken directly (no sv, no ps).
+ *
+ * A service directory D (e.g. <install>/service/gitlab-exporter, or its log
+ * subdirectory D/log) is supervised when runsv holds D/supervise/ok open for
+ * reading; the 20-byte D/supervise/status records its state; control bytes
+ * written to the D/supervise/control fifo command it.
+ */
+#ifndef GITLAB_CTL_RUNIT_H
+#define GITLAB_CTL_RUNIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define SV_STATUS_LEN 20
+
+enum sv_state { SV_DOWN = 0, SV_RUN = 1, SV_FINISH = 2 };
+
+struct sv_status {
+	uint64_t tai;     /* TAI64 label: seconds + 2^62 (+10 leap s, as runit writes it) */
+	uint32_t nsec;
+	pid_t pid;        /* 0 when down */
+	bool paused;
+	char want;        /* 'u', 'd' or 0 */
+	bool got_term;
+	enum sv_state state;
+};
+
+/* Decode runsv's 20-byte status record. Returns 0, or -1 if malformed. */
+int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st);
+
+/* Seconds since the status was last changed, from its TAI64N stamp. */
+long sv_status_age(const struct sv_status *st, time_t now);
+
+enum sv_live {
+	SV_LIVE_OK,          /* runsv is running */
+	SV_LIVE_NOT_RUNNING, /* supervise/ok exists, nobody reads it (ENXIO) */
+	SV_LIVE_NO_SUPERVISE /* no supervise/ok yet: runsv never started here */
+};
+
+/* Liveness of runsv for dir. Returns an sv_live value, or -1 with errno on other errors. */
+int sv_live(const char *dir);
+
+/* Read dir/supervise/status. Returns 0, or -1 with errno. */
+int sv_read_status(const char *dir, struct sv_status *st);
+
+/* Write one control byte (u d o p c h a i q 1 2 t k x) to dir/supervise/control. 0 or -1. */
+int sv_control(const char *dir, char cmd);
+
+/* Does dir hold a "down" file (service normally down)? */
+bool sv_normally_down(const char *dir);
+
+#endif

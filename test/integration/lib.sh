@@ -1,0 +1,107 @@
+# Shared helpers for integration tests; source it first:  . "$SRCDIR/test/integration/lib.sh"
+#
+# Each test gets a fresh private root in $T_ROOT (world-traversable so that a
+# non-root service user can reach its home), and on exit, pass or fail, every
+# process it started is stopped by pid: the `gitlab-ctl runsvdir` wrapper from
+# its pidfile, runsvdir processes the test started itself, and, as a safety
+# net, every pid recorded in the tree's supervise/status files.
+set -eu
+: "${GITLAB_CTL:?run under ctest}" "${SRCDIR:?run under ctest}"
+
+T_ROOT=$(mktemp -d /tmp/gitlab-ctl-test.XXXXXX)
+chmod 755 "$T_ROOT"
+T_RUNSVDIRS=""   # runsvdir pids started directly by the test (stopped with HUP)
+T_PIDS=""        # any other pids to stop
+export SVWAIT="${SVWAIT:-15}"
+PIDFILE="$T_ROOT/opt/gitlab/var/runsvdir.pid"
+SERVICE_DIR="$T_ROOT/opt/gitlab/service"
+SV_DIR="$T_ROOT/opt/gitlab/sv"
+
+ctl() { "$GITLAB_CTL" --root "$T_ROOT" "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+track_pid() { T_PIDS="$T_PIDS $1"; }
+
+# Start runit's runsvdir on a directory, in the background, tracked for cleanup.
+start_runsvdir() {
+	runsvdir -P "$1" >/dev/null 2>&1 </dev/null &
+	T_RUNSVDIRS="$T_RUNSVDIRS $!"
+}
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# wait_gone PID [TENTHS]: wait up to TENTHS/10 s for a process to exit.
+wait_gone() {
+	_n=${2:-100}
+	while alive "$1" && [ "$_n" -gt 0 ]; do sleep 0.1; _n=$((_n - 1)); done
+	! alive "$1"
+}
+
+# The pid runsv recorded in a supervise/status file (little-endian u32 at 12..15).
+status_pid() {
+	[ -s "$1" ] || { echo 0; return; }
+	od -An -tu4 -j12 -N4 "$1" | tr -d ' '
+}
+
+# Every service and log pid currently recorded under the root.
+recorded_pids() {
+	for _st in "$SV_DIR"/*/supervise/status "$SV_DIR"/*/log/supervise/status; do
+		[ -f "$_st" ] || continue
+		_p=$(status_pid "$_st")
+		[ "$_p" != 0 ] && echo "$_p"
+	done
+	return 0
+}
+
+stop_root() {
+	_leftover="$T_PIDS $(recorded_pids | tr '\n' ' ')"
+	if [ -s "$PIDFILE" ]; then
+		_w=$(head -n1 "$PIDFILE")
+		if [ -n "$_w" ] && alive "$_w"; then
+			kill -TERM "$_w" 2>/dev/null || true
+			wait_gone "$_w" 150 || kill -KILL "$_w" 2>/dev/null || true
+		fi
+	fi
+	for _p in $T_RUNSVDIRS; do
+		alive "$_p" || continue
+		kill -HUP "$_p" 2>/dev/null || true
+		wait_gone "$_p" 100 || kill -KILL "$_p" 2>/dev/null || true
+	done
+	for _p in $_leftover; do
+		alive "$_p" || continue
+		kill -TERM "$_p" 2>/dev/null || true
+		wait_gone "$_p" 30 || kill -KILL "$_p" 2>/dev/null || true
+	done
+}
+
+t_cleanup() {
+	_rc=$?
+	set +e
+	stop_root
+	if [ "$_rc" -ne 0 ] && [ -n "${KEEP_ROOT:-}" ]; then
+		echo "# kept $T_ROOT" >&2
+	else
+		rm -rf "$T_ROOT"
+	fi
+	exit "$_rc"
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# until_true TENTHS CMD...: poll a condition for up to TENTHS/10 s.
+until_true() {
+	_n=$1
+	shift
+	while [ "$_n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	return 1
+}
+
+# Free TCP port on loopback for this test (bound by nobody right now).
+free_port() {
+	ruby -rsocket -e 's = TCPServer.new("127.0.0.1", 0); puts s.addr[1]; s.close'
+}
