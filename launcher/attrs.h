@@ -11,6 +11,10 @@
  *   gitlab_ctl absolute path of this binary
  *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
  *   svlogd_*  the effective logging settings for this service ("" when nil)
+ *   install_dir, data_dir, log_dir  the compile-time dirs, root-prefixed
+ *   jemalloc  the jemalloc shared object found at build time
+ * A setting that is nil has the value "". A flags setting's var is its
+ * rendered arguments joined by spaces; env settings have no var.
  */
 #ifndef GITLAB_CTL_ATTRS_H
 #define GITLAB_CTL_ATTRS_H
@@ -85,6 +89,13 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+
+/*
+ * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,
+ * e.g. a template's dest. Returns a malloc'ed string, or NULL with errno
+ * EINVAL for an unknown placeholder (ENOMEM when out of memory).
+ */
+char *svc_expand(const struct svc *s, const char *tmpl);
 
 /* Names whose values show-config redacts: contain PASSWORD, SECRET, TOKEN or KEY. */
 bool env_is_secret(const char *name);

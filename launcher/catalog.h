@@ -26,15 +26,19 @@ enum stype {
 	ST_FLAGS,   /* hash flag => scalar|nil, rendered as --flag=value */
 };
 
+struct cat_kv {
+	char *name;
+	char *value;
+	int line; /* in the .conf, for messages */
+};
+
 struct cat_setting {
 	char *name;
 	enum stype type;
 	char *def; /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
-};
-
-struct cat_kv {
-	char *name;
-	char *value;
+	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
+	size_t ndefs;
+	int line;
 };
 
 struct cat_template {
@@ -42,6 +46,7 @@ struct cat_template {
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */
+	int line;
 };
 
 struct cat_service {
@@ -62,6 +67,9 @@ struct cat_service {
 	struct cat_template *templates;
 	size_t ntemplates;
 	char *check; /* readiness: "http:/metrics", "tcp", or NULL for none */
+	int line;         /* of `name`, for service-level messages */
+	int command_line; /* of `command` */
+	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
 };
 
 struct catalog {
@@ -77,5 +85,10 @@ void catalog_free(struct catalog *c);
 /* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */
 const struct cat_service *catalog_find(const struct catalog *c, const char *name);
 const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name);
+
+/* The location of a line of a service's .conf (column unknown), for diag_at(). */
+struct loc cat_loc(const struct cat_service *s, int line);
+
+const char *stype_name(enum stype t); /* "bool", "port", ... as written in .conf files */
 
 #endif

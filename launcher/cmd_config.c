@@ -1,20 +1,331 @@
-/* STUB: replaced by the module's owner. */
+/*
+ * check-config and show-config: load the catalog and gitlab.rb, report every
+ * problem at once, and print the effective configuration.
+ *
+ * show-config writes libconfig syntax (the format of the catalog itself), so
+ * the output is both readable and machine-parseable, and stable: services in
+ * catalog order, settings in declaration order, env sorted by name.
+ */
 #include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "attrs.h"
+#include "catalog.h"
 #include "commands.h"
+
+struct loaded {
+	struct catalog cat;
+	struct attrs attrs;
+	struct diags d;
+	bool have_cat, have_attrs;
+};
+
+/* Catalog then gitlab.rb; every diagnostic ends up in l->d. Returns 0 or -1. */
+static int load_config(const struct ctl *ctl, struct loaded *l)
+{
+	char dir[PATH_MAX];
+	memset(l, 0, sizeof *l);
+	diags_init(&l->d);
+	if ((size_t)snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= sizeof dir) {
+		diag_file(&l->d, DIAG_ERR, ctl->datadir, 0, "path too long");
+		return -1;
+	}
+	int rc = catalog_load(dir, &l->cat, &l->d);
+	l->have_cat = true;
+	if (rc == -1)
+		return -1;
+	rc = attrs_load(ctl, &l->cat, &l->attrs, &l->d);
+	l->have_attrs = true;
+	return rc == -1 || l->d.nerr > 0 ? -1 : 0;
+}
+
+static void unload(struct loaded *l)
+{
+	if (l->have_attrs)
+		attrs_free(&l->attrs);
+	if (l->have_cat)
+		catalog_free(&l->cat);
+	diags_free(&l->d);
+}
+
+static size_t count_warnings(const struct diags *d)
+{
+	return d->n - d->nerr;
+}
+
+/* -c FILE after the command, as in `gitlab-ctl check-config -c FILE`. */
+static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"show-secrets", no_argument, NULL, 's'},
+	    {NULL, 0, NULL, 0},
+	};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			if (strlcpy(c->config, optarg, sizeof c->config) >= sizeof c->config) {
+				warnx("%s: path too long", optarg);
+				return -1;
+			}
+			break;
+		case 's':
+			if (show_secrets == NULL)
+				goto usage;
+			*show_secrets = true;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
+	        show_secrets ? " [--show-secrets] [SERVICE...]" : "");
+	return -1;
+}
 
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
-	return 1;
+	struct ctl c = *ctl;
+	struct loaded l;
+	if (parse_opts(argc, argv, &c, NULL) == -1)
+		return 2;
+	if (optind < argc) {
+		fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE]\n");
+		return 2;
+	}
+	int rc = load_config(&c, &l);
+	diags_print(&l.d, stderr);
+	if (rc == -1) {
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", c.config, l.d.nerr,
+		        l.d.nerr == 1 ? "" : "s", count_warnings(&l.d),
+		        count_warnings(&l.d) == 1 ? "" : "s");
+		unload(&l);
+		return 1;
+	}
+	size_t enabled = 0;
+	for (size_t i = 0; i < l.attrs.nsvcs; i++)
+		enabled += l.attrs.svcs[i].enabled;
+	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
+	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled,
+	       count_warnings(&l.d), count_warnings(&l.d) == 1 ? "" : "s");
+	unload(&l);
+	return 0;
+}
+
+/* ---- show-config ---------------------------------------------------------- */
+
+/* A libconfig string literal. */
+static void put_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\x%02x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void indent(FILE *fp, int n)
+{
+	while (n-- > 0)
+		fputc('\t', fp);
+}
+
+/* An integer as libconfig 1.5 needs it: values past 32 bits take an L. */
+static void put_int(FILE *fp, long long n)
+{
+	fprintf(fp, "%lld%s", n, n > 2147483647LL || n < -2147483648LL ? "L" : "");
+}
+
+static void put_log(FILE *fp, int ind, const struct svlog *lg)
+{
+	const struct {
+		const char *name;
+		long long n;
+		const char *s;
+		bool is_int;
+	} f[] = {
+	    {"svlogd_size", lg->size, NULL, true},       {"svlogd_num", lg->num, NULL, true},
+	    {"svlogd_timeout", lg->timeout, NULL, true}, {"svlogd_filter", 0, lg->filter, false},
+	    {"svlogd_udp", 0, lg->udp, false},           {"svlogd_prefix", 0, lg->prefix, false},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		indent(fp, ind);
+		if (f[i].is_int ? f[i].n < 0 : f[i].s == NULL) {
+			fprintf(fp, "# %s: unset\n", f[i].name);
+			continue;
+		}
+		fprintf(fp, "%s = ", f[i].name);
+		if (f[i].is_int)
+			put_int(fp, f[i].n);
+		else
+			put_str(fp, f[i].s);
+		fputs(";\n", fp);
+	}
+}
+
+static void put_setting(FILE *fp, int ind, const struct cat_setting *cs, const char *v)
+{
+	const char *errstr = NULL;
+	indent(fp, ind);
+	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
+		fprintf(fp, "# %s: unset\n", cs->name);
+		return;
+	}
+	fprintf(fp, "%s = ", cs->name);
+	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+		fputs(v, fp);
+	} else if (cs->type == ST_INT || cs->type == ST_PORT) {
+		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr)
+			put_str(fp, v);
+		else
+			put_int(fp, n);
+	} else {
+		put_str(fp, v);
+	}
+	fputs(";\n", fp);
+}
+
+static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *env, bool secrets)
+{
+	indent(fp, ind);
+	fprintf(fp, "%s = [", name);
+	for (size_t i = 0; i < env->n; i++) {
+		char *line;
+		bool hide = !secrets && env_is_secret(env->v[i].name);
+		if (asprintf(&line, "%s=%s", env->v[i].name,
+		             hide ? "[REDACTED]" : env->v[i].value) == -1)
+			err(1, "out of memory");
+		fputs(i ? ",\n" : "\n", fp);
+		indent(fp, ind + 1);
+		put_str(fp, line);
+		free(line);
+	}
+	if (env->n) {
+		fputc('\n', fp);
+		indent(fp, ind);
+	}
+	fputs("];\n", fp);
+}
+
+static void put_service(FILE *fp, const struct svc *s, bool secrets)
+{
+	const struct cat_service *def = s->def;
+	fprintf(fp, "\t%s = {\n", def->name);
+	fputs("\t\tconfig_name = ", fp);
+	put_str(fp, def->config_name);
+	fprintf(fp, ";\n\t\tenabled = %s;\n", s->enabled ? "true" : "false");
+	if (def->description) {
+		fputs("\t\tdescription = ", fp);
+		put_str(fp, def->description);
+		fputs(";\n", fp);
+	}
+	fputs("\t\tuser = ", fp);
+	put_str(fp, s->user ? s->user : "");
+	fputs(";\n\t\tgroup = ", fp);
+	put_str(fp, s->group ? s->group : "");
+	fputs(";\n", fp);
+	if (s->listen_host) {
+		fputs("\t\tlisten_host = ", fp);
+		put_str(fp, s->listen_host);
+		fprintf(fp, ";\n\t\tlisten_port = %d;\n", s->listen_port);
+	}
+	fputs("\t\tsettings = {\n", fp);
+	for (size_t i = 0; i < def->nsettings; i++)
+		if (def->settings[i].type != ST_ENV)
+			put_setting(fp, 3, &def->settings[i], svc_var(s, def->settings[i].name));
+	fputs("\t\t};\n\t\tlogging = {\n", fp);
+	put_log(fp, 3, &s->log);
+	fputs("\t\t};\n\t\tcommand = [", fp);
+	for (size_t i = 0; i < s->argc; i++) {
+		fputs(i ? ", " : " ", fp);
+		put_str(fp, s->argv[i]);
+	}
+	fputs(" ];\n", fp);
+	put_env(fp, 2, "env", &s->env, secrets);
+	put_env(fp, 2, "base_env", &s->base_env, secrets);
+	fputs("\t};\n", fp);
+}
+
+static bool wanted(const struct svc *s, int argc, char **argv)
+{
+	if (argc == 0)
+		return s->enabled;
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], s->def->name) == 0 || strcmp(argv[i], s->def->config_name) == 0)
+			return true;
+	return false;
+}
+
+static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc, char **argv,
+                 bool secrets)
+{
+	fputs("# gitlab-ctl show-config: the effective configuration, in libconfig syntax.\n"
+	      "# config: ",
+	      fp);
+	fputs(ctl->config, fp);
+	fprintf(fp, "%s\n",
+	        secrets ? ""
+	                : "\n# Env values named *PASSWORD*, *SECRET*, *TOKEN*, "
+	                  "*KEY* are redacted; --show-secrets shows them.");
+	fputs("user = {\n\tusername = ", fp);
+	put_str(fp, a->user);
+	fputs(";\n\tgroup = ", fp);
+	put_str(fp, a->group);
+	fprintf(fp, ";\n};\nmanage_accounts = {\n\tenable = %s;\n};\nlogging = {\n",
+	        a->manage_accounts ? "true" : "false");
+	put_log(fp, 1, &a->logging);
+	fputs("};\nservices = {\n", fp);
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		if (wanted(s, argc, argv))
+			put_service(fp, s, secrets);
+		else if (argc == 0)
+			fprintf(fp, "\t# %s: disabled (%s['enable'] = true to enable)\n",
+			        s->def->name, s->def->config_name);
+	}
+	fputs("};\n", fp);
 }
 
 int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
-	return 1;
+	struct ctl c = *ctl;
+	struct loaded l;
+	bool secrets = false;
+	if (parse_opts(argc, argv, &c, &secrets) == -1)
+		return 2;
+	int rc = load_config(&c, &l);
+	diags_print(&l.d, stderr);
+	if (rc == -1) {
+		unload(&l);
+		return 1;
+	}
+	for (int i = optind; i < argc; i++)
+		if (attrs_svc(&l.attrs, argv[i]) == NULL) {
+			warnx("%s: no such service in the catalog", argv[i]);
+			unload(&l);
+			return 1;
+		}
+	show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	unload(&l);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		warn("stdout");
+		return 1;
+	}
+	return 0;
 }

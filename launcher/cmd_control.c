@@ -1,36 +1,622 @@
-/* STUB: replaced by the module's owner. */
+/*
+ * Service control: status, start/stop/restart/once, signals, graceful-kill,
+ * service-list, tail. runit's protocol is spoken directly (runit.h); the
+ * output and the waiting follow runit's sv (sv -w), with the service name
+ * where sv prints the directory, as Omnibus' gitlab-ctl does.
+ *
+ * `status` is as cheap as `sv status`: it reads only the service directory,
+ * allocates only the name list and writes its output with one write(2).
+ */
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "catalog.h"
 #include "commands.h"
+#include "runit.h"
+#include "svdir.h"
+#include "svsel.h"
+#include "svtail.h"
 
-int cmd_control(const struct ctl *ctl, int argc, char **argv)
+#define SVWAIT_DEFAULT 30
+#define SVWAIT_MAX     86400
+
+/* Exit code contributions of `status` (SPEC section 7). */
+enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
+
+/* Buffered standard output without stdio: one write for a whole status. */
+struct out {
+	char buf[8192];
+	size_t len;
+};
+
+static void out_flush(struct out *o)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
+	size_t off = 0;
+	while (off < o->len) {
+		ssize_t n = write(STDOUT_FILENO, o->buf + off, o->len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* stdout gone (EPIPE): nothing sensible left to do */
+		off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+static void out_puts(struct out *o, const char *s)
+{
+	size_t len = strlen(s);
+	if (o->len + len > sizeof o->buf)
+		out_flush(o);
+	if (len > sizeof o->buf) {
+		memcpy(o->buf, s, sizeof o->buf); /* lines are short; never truncated in practice */
+		o->len = sizeof o->buf;
+		out_flush(o);
+		return;
+	}
+	memcpy(o->buf + o->len, s, len);
+	o->len += len;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		out_puts(o, line);
+}
+
+/*
+ * sv's svstatus_get: 1 with st filled; 0 after printing "fail: ...: runsv not
+ * running"; -1 after printing a warning. label is "NAME" or "NAME/log".
+ */
+static int get_status(struct out *o, int dfd, const char *dir, const char *label,
+                      struct sv_status *st)
+{
+	int live = sv_live_at(dfd, dir);
+	if (live == SV_LIVE_NOT_RUNNING) {
+		out_printf(o, "fail: %s: runsv not running\n", label);
+		return 0;
+	}
+	struct stat sb;
+	if (live != SV_LIVE_OK && fstatat(dfd, dir, &sb, 0) == -1) {
+		/* e.g. a symlink left behind after its sv directory was removed */
+		out_printf(o, "fail: %s: unable to change to service directory: %s\n", label,
+		           sv_strerror(errno));
+		return 0;
+	}
+	if (live != SV_LIVE_OK) {
+		int e = live == SV_LIVE_NO_SUPERVISE ? ENOENT : errno;
+		out_printf(o, "warning: %s: unable to open supervise/ok: %s\n", label,
+		           sv_strerror(e));
+		return -1;
+	}
+	if (sv_read_status_at(dfd, dir, st) == -1) {
+		int e = errno;
+		out_printf(o, "warning: %s: unable to %s supervise/status: %s\n", label,
+		           e == EBADMSG ? "read" : "open", sv_strerror(e));
+		return -1;
+	}
+	return 1;
+}
+
+static void put_state(struct out *o, int dfd, const char *dir, const char *name,
+                      const struct sv_status *st, time_t now)
+{
+	char line[512];
+	sv_status_format(line, sizeof line, name, st, !sv_normally_down_at(dfd, dir), now);
+	out_puts(o, line);
+}
+
+static int state_code(const struct sv_status *st)
+{
+	return st->state == SV_RUN && st->pid != 0 ? CODE_RUN : CODE_DOWN;
+}
+
+/* One line of `status` for a service and its log; returns its exit code share. */
+static int status_one(struct out *o, const struct svsel *sel, const char *name, time_t now)
+{
+	char dir[NAME_MAX + 8], logdir[NAME_MAX + 8], label[NAME_MAX + 8];
+	struct sv_status st;
+
+	/* relative to the open service directory, like sv after its chdir */
+	if (svsel_relpath(name, false, dir, sizeof dir) == -1 ||
+	    svsel_relpath(name, true, logdir, sizeof logdir) == -1) {
+		out_printf(o, "fail: %s: %s\n", name, sv_strerror(errno));
+		return CODE_FAIL;
+	}
+	int r = get_status(o, sel->fd, dir, name, &st);
+	if (r <= 0)
+		return r == 0 ? CODE_FAIL : CODE_UNKNOWN;
+	put_state(o, sel->fd, dir, name, &st, now);
+	int code = state_code(&st);
+
+	struct stat sb;
+	if (fstatat(sel->fd, logdir, &sb, 0) == -1) {
+		if (errno == ENOENT) {
+			out_puts(o, "\n");
+			return code;
+		}
+		out_printf(o, "; warning: %s/log: unable to change directory: %s\n", name,
+		           sv_strerror(errno));
+		return code ? code : CODE_UNKNOWN;
+	}
+	out_puts(o, "; ");
+	snprintf(label, sizeof label, "%s/log", name);
+	r = get_status(o, sel->fd, logdir, label, &st);
+	int logcode = r == 0 ? CODE_FAIL : CODE_UNKNOWN;
+	if (r == 1) {
+		put_state(o, sel->fd, logdir, "log", &st, now);
+		out_puts(o, "\n");
+		logcode = state_code(&st);
+	}
+	/* The main service decides; a failing log only spoils an otherwise running one. */
+	return code != CODE_RUN ? code : logcode;
+}
+
+/* One optional SERVICE argument after the command's own options. */
+static int one_arg(int argc, char **argv, const char **name)
+{
+	if (argc - optind > 1) {
+		warnx("%s: too many arguments (one SERVICE at most)", argv[0]);
+		return -1;
+	}
+	*name = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
+
+static int no_options(int argc, char **argv)
+{
+	static const struct option opts[] = {{NULL, 0, NULL, 0}};
+	if (getopt_long(argc, argv, "+", opts, NULL) != -1)
+		return -1;
+	return 0;
+}
+
+/* Select services; an unknown name is reported in sv's style. 0, 1 (reported) or 2 (usage). */
+static int select_services(const struct ctl *ctl, int argc, char **argv, struct svsel *sel,
+                           struct out *o)
+{
+	const char *name;
+	if (no_options(argc, argv) == -1 || one_arg(argc, argv, &name) == -1)
+		return 2;
+	if (svsel_load(ctl, name, sel) == 0)
+		return 0;
+	if (name != NULL && errno == ENOENT) {
+		char sv[PATH_MAX];
+		struct stat sb;
+		bool known = svsel_valid_name(name) && ctl_sv_dir(ctl, sv, sizeof sv, name) == 0 &&
+		             stat(sv, &sb) == 0;
+		out_printf(o, "fail: %s: %s\n", name,
+		           known ? "service disabled" : "unable to find service");
+	} else {
+		out_printf(o, "fail: %s: %s\n", name ? name : sel->dir, sv_strerror(errno));
+	}
+	out_flush(o);
 	return 1;
 }
 
 int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
+	static struct out o;
+	struct svsel sel;
+
+	int r = select_services(ctl, argc, argv, &sel, &o);
+	if (r != 0)
+		return r;
+	time_t now = time(NULL);
+	int code = 0;
+	for (size_t i = 0; i < sel.n; i++) {
+		code += status_one(&o, &sel, sel.names[i], now);
+		if (code > 255)
+			code = 255; /* a sum past 255 would wrap to a false success */
+	}
+	out_flush(&o);
+	svsel_free(&sel);
+	return code;
+}
+
+/* --- start, stop, restart, once, signals ------------------------------------------------ */
+
+struct op {
+	const char *name;
+	const char *acts; /* control bytes sent, and the states waited for (sv's acts) */
+	bool kill_on_timeout;
+};
+
+static const struct op ops[] = {
+    {"start", "u", false}, {"stop", "d", false}, {"restart", "tcu", false},    {"once", "o", false},
+    {"kill", "k", false},  {"term", "t", false}, {"hup", "h", false},          {"int", "i", false},
+    {"usr1", "1", false},  {"usr2", "2", false}, {"graceful-kill", "d", true},
+};
+
+struct job {
+	const char *name;
+	char dir[PATH_MAX];
+	bool pending;
+	pid_t pgrp; /* graceful-kill: the service's own process group, 0 if none */
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static int svwait(long *out)
+{
+	const char *s = getenv("SVWAIT");
+	const char *errstr;
+	*out = SVWAIT_DEFAULT;
+	if (s == NULL || *s == '\0')
+		return 0;
+	*out = (long)strtonum(s, 0, SVWAIT_MAX, &errstr);
+	if (errstr != NULL) {
+		warnx("SVWAIT=%s: %s (seconds, 0 to %d)", s, errstr, SVWAIT_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The service's check script (sv's checkscript): absent or not executable
+ * means ready; otherwise ready when it exits 0. Run in the service directory
+ * with stdout on /dev/null, like sv, and with no shell in between.
+ */
+static bool check_passes(const char *dir, bool quiet)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path)
+		return false;
+	if (access(path, X_OK) == -1)
+		return errno == ENOENT || errno == EACCES;
+	pid_t pid = fork();
+	if (pid == -1) {
+		warn("%s: fork", path);
+		return false;
+	}
+	if (pid == 0) {
+		char *const argv[] = {"./check", NULL};
+		/* Polled many times while a service starts: its complaints only matter at the end.
+		 */
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd != -1) {
+			dup2(fd, STDOUT_FILENO);
+			if (quiet)
+				dup2(fd, STDERR_FILENO);
+			if (fd > STDERR_FILENO)
+				close(fd);
+		}
+		if (chdir(dir) == -1)
+			_exit(111);
+		execve("./check", argv, environ);
+		_exit(111);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* sv's check(): has every state asked for by acts been reached? */
+static bool reached(const char *dir, const char *acts, const struct sv_status *st,
+                    const struct timespec *tstart)
+{
+	bool changed = sv_status_since(st, tstart);
+	for (const char *a = acts; *a; a++) {
+		switch (*a) {
+		/*
+		 * Unlike sv, also wait until runsv has taken the byte (want is
+		 * updated): a service caught between two restarts looks down
+		 * before it has read our 'd'.
+		 */
+		case 'u':
+			if (st->pid == 0 || st->state != SV_RUN || st->want != 'u' ||
+			    !check_passes(dir, true))
+				return false;
+			break;
+		case 'd':
+			if (st->pid != 0 || st->state != SV_DOWN || st->want != 'd')
+				return false;
+			break;
+		case 't':
+		case 'k':
+			/* Restarted since we asked, unless it is meant to stay down. */
+			if (st->pid == 0 && st->want == 'd')
+				break;
+			if (!changed || st->pid == 0 || st->got_term || !check_passes(dir, true))
+				return false;
+			break;
+		case 'o':
+			if ((st->pid == 0 && !changed) || (st->pid != 0 && st->want != 'd'))
+				return false;
+			break;
+		case 'c':
+			if (st->pid != 0 && st->paused)
+				return false;
+			break;
+		default: /* plain signals: nothing to wait for */
+			break;
+		}
+	}
+	return true;
+}
+
+/* Wait for runsv to appear (runsvdir scans every few seconds). true when live. */
+static bool await_runsv(const char *dir, double limit)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 200) {
+		if (sv_live(dir) == SV_LIVE_OK)
+			return true;
+		if (since(&t0) >= limit)
+			return false;
+		nap(ms);
+	}
+}
+
+static bool starts(const struct op *op)
+{
+	return strchr(op->acts, 'u') != NULL || op->acts[0] == 'o';
+}
+
+/*
+ * Starting a service that no runsv supervises: make sure runsvdir runs for
+ * this root (the `gitlab-ctl runsvdir` wrapper, svdir.h) and ask it to rescan
+ * now. Returns how long a job may then wait for its runsv: 0 when nothing
+ * is coming.
+ */
+static double ensure_supervisor(const struct ctl *ctl, const struct job *jobs, size_t n,
+                                double wait)
+{
+	bool missing = false;
+	for (size_t i = 0; i < n; i++)
+		missing |= jobs[i].dir[0] != '\0' && sv_live(jobs[i].dir) != SV_LIVE_OK;
+	if (!missing)
+		return wait;
+	if (svdir_ensure(ctl) == -1)
+		return 0;
+	svdir_nudge(ctl);
+	return wait;
+}
+
+/* sv's control(): send acts unless already wanted. 1 sent/skipped, 0 failed (reported). */
+static int send_control(struct out *o, struct job *j, const struct op *op, double await)
+{
+	struct sv_status st;
+
+	if (await > 0 && sv_live(j->dir) != SV_LIVE_OK)
+		await_runsv(j->dir, await);
+	if (get_status(o, AT_FDCWD, j->dir, j->name, &st) != 1)
+		return 0;
+	if (op->kill_on_timeout && st.pid != 0 && getpgid(st.pid) == st.pid)
+		j->pgrp = st.pid;
+	/* Like sv: do not repeat an "up" or a "down" already asked for (and acted upon). */
+	if (st.want == op->acts[0] && (op->acts[0] != 'd' || st.got_term))
+		return 1;
+	if (sv_control_str(j->dir, op->acts) == -1) {
+		if (errno == ENXIO)
+			out_printf(o, "fail: %s: runsv not running\n", j->name);
+		else
+			out_printf(o, "warning: %s: unable to open supervise/control: %s\n",
+			           j->name, sv_strerror(errno));
+		return 0;
+	}
 	return 1;
+}
+
+/* What graceful-kill adds to stop: SIGKILL to what is left of the service's process group. */
+static void kill_group(struct out *o, const struct job *j)
+{
+	if (j->pgrp <= 1 || j->pgrp == getpgrp() || kill(-j->pgrp, 0) == -1)
+		return;
+	out_printf(o, "kill: %s: process group %ld still has processes, sending SIGKILL\n", j->name,
+	           (long)j->pgrp);
+	kill(-j->pgrp, SIGKILL);
+}
+
+/* Poll every pending job until done or SVWAIT; backs off from 5 ms to 100 ms. 0 or #failed. */
+static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op *op, double wait,
+                     const struct timespec *tstart, const struct timespec *t0)
+{
+	int failed = 0;
+	size_t pending = 0;
+	for (size_t i = 0; i < n; i++)
+		pending += jobs[i].pending;
+	for (long ms = 5; pending > 0; ms = ms < 100 ? ms * 2 : 100) {
+		bool late = since(t0) > wait;
+		time_t now = time(NULL);
+		for (size_t i = 0; i < n; i++) {
+			struct job *j = &jobs[i];
+			struct sv_status st;
+			if (!j->pending)
+				continue;
+			int r = get_status(o, AT_FDCWD, j->dir, j->name, &st);
+			bool ok = r == 1 && reached(j->dir, op->acts, &st, tstart);
+			if (r == 1 && !ok && !late)
+				continue;
+			j->pending = false;
+			pending--;
+			if (r != 1) {
+				failed++;
+				continue;
+			}
+			out_puts(o, ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ");
+			put_state(o, AT_FDCWD, j->dir, j->name, &st, now);
+			out_puts(o, "\n");
+			if (!ok) {
+				failed++;
+				if (op->kill_on_timeout)
+					sv_control(j->dir, 'k');
+				else if (strpbrk(op->acts, "utk") != NULL && st.state == SV_RUN &&
+				         st.pid != 0 && !st.got_term) {
+					/* running but not ready: let the check script say why */
+					out_flush(o);
+					check_passes(j->dir, false);
+				}
+			}
+			if (op->kill_on_timeout)
+				kill_group(o, j);
+		}
+		out_flush(o);
+		if (pending > 0)
+			nap(ms);
+	}
+	return failed;
+}
+
+int cmd_control(const struct ctl *ctl, int argc, char **argv)
+{
+	static struct out o;
+	const struct op *op = NULL;
+	struct svsel sel;
+	long wait;
+
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(argv[0], ops[i].name) == 0)
+			op = &ops[i];
+	if (op == NULL) {
+		warnx("%s: not a control command", argv[0]);
+		return 2;
+	}
+	if (svwait(&wait) == -1)
+		return 2;
+	int r = select_services(ctl, argc, argv, &sel, &o);
+	if (r != 0)
+		return r;
+
+	struct job *jobs = calloc(sel.n ? sel.n : 1, sizeof *jobs);
+	if (jobs == NULL) {
+		svsel_free(&sel);
+		warn("out of memory");
+		return 1;
+	}
+	struct timespec tstart, t0;
+	clock_gettime(CLOCK_REALTIME, &tstart);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int failed = 0;
+	for (size_t i = 0; i < sel.n; i++) {
+		struct job *j = &jobs[i];
+		j->name = sel.names[i];
+		if (svsel_path(&sel, j->name, false, j->dir, sizeof j->dir) == -1) {
+			out_printf(&o, "fail: %s: %s\n", j->name, sv_strerror(errno));
+			j->dir[0] = '\0';
+			failed++;
+		}
+	}
+	double await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, (double)wait) : 0;
+	for (size_t i = 0; i < sel.n; i++) {
+		struct job *j = &jobs[i];
+		if (j->dir[0] == '\0')
+			continue;
+		j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
+		failed += !j->pending;
+	}
+	out_flush(&o);
+	failed += wait_jobs(&o, jobs, sel.n, op, (double)wait, &tstart, &t0);
+	out_flush(&o);
+	free(jobs);
+	svsel_free(&sel);
+	return failed ? 1 : 0;
+}
+
+/* --- service-list ------------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool enabled(const struct svsel *sel, const char *name)
+{
+	return bsearch(&name, sel->names, sel->n, sizeof *sel->names, cmp_str) != NULL;
 }
 
 int cmd_service_list(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
-	return 1;
+	struct catalog cat;
+	struct diags d;
+	struct svsel sel;
+	char dir[PATH_MAX];
+
+	if (no_options(argc, argv) == -1 || optind != argc) {
+		warnx("%s: takes no arguments", argv[0]);
+		return 2;
+	}
+	if (snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= (int)sizeof dir) {
+		warnx("%s/sv: %s", ctl->datadir, strerror(ENAMETOOLONG));
+		return 1;
+	}
+	diags_init(&d);
+	if (catalog_load(dir, &cat, &d) == -1) {
+		diags_print(&d, stderr);
+		diags_free(&d);
+		return 1;
+	}
+	diags_print(&d, stderr);
+	diags_free(&d);
+	if (svsel_load(ctl, NULL, &sel) == -1 && errno != ENOENT) {
+		warn("%s", sel.dir);
+		catalog_free(&cat);
+		return 1;
+	}
+	/* Catalog services, then enabled ones the catalog does not know (hand-made). */
+	for (size_t i = 0; i < cat.n; i++)
+		printf("%s%s\n", cat.v[i].name, enabled(&sel, cat.v[i].name) ? "*" : "");
+	for (size_t i = 0; i < sel.n; i++)
+		if (catalog_find(&cat, sel.names[i]) == NULL)
+			printf("%s*\n", sel.names[i]);
+	catalog_free(&cat);
+	svsel_free(&sel);
+	return fflush(stdout) == 0 ? 0 : 1;
 }
+
+/* --- tail ------------------------------------------------------------------------------------ */
 
 int cmd_tail(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
-	return 1;
+	static const struct option opts[] = {{"lines", required_argument, NULL, 'n'},
+	                                     {NULL, 0, NULL, 0}};
+	long lines = 10;
+	const char *errstr, *name;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "+n:", opts, NULL)) != -1) {
+		if (ch != 'n')
+			return 2;
+		lines = (long)strtonum(optarg, 0, 1000000, &errstr);
+		if (errstr != NULL) {
+			warnx("-n %s: %s", optarg, errstr);
+			return 2;
+		}
+	}
+	if (one_arg(argc, argv, &name) == -1)
+		return 2;
+	return svtail_run(ctl, name, lines);
 }

@@ -1,12 +1,437 @@
-/* STUB: replaced by the module's owner. */
+/*
+ * exec: become a service (SPEC section 8). What a run script execs under
+ * runsv, and a container's entrypoint with --from-config.
+ *
+ *   gitlab-ctl exec [--envdir DIR | --from-config] [--user U] [--group G]
+ *                   [--chdir DIR] SERVICE [-- COMMAND ARGS...]
+ *
+ * Where the parts come from:
+ *   --envdir DIR    env from DIR; user, group, home and command from the
+ *                   options only (the run script; no config is parsed)
+ *   --from-config   everything computed from gitlab.rb + catalog (containers)
+ *   neither         env from the service's envdir as reconfigure wrote it,
+ *                   the rest from gitlab.rb + catalog (by hand, as runsv would)
+ * Options always win over the computed values.
+ *
+ * The new process gets exactly the computed environment (nothing inherited
+ * from runsv or the shell), umask 077, the service user with its groups when
+ * we are root, the service home as cwd, no fd above 2, the default
+ * disposition for every signal and an empty signal mask. The --envdir path
+ * parses no configuration at all, so it costs little more than the execve.
+ */
 #include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "attrs.h"
+#include "catalog.h"
 #include "commands.h"
+#include "diag.h"
+#include "envdir.h"
+
+/* Exit statuses of a failed exec, as POSIX shells use them. */
+#define EXIT_NOTEXEC  126
+#define EXIT_NOTFOUND 127
+
+struct exec_opts {
+	const char *envdir, *user, *group, *chdir;
+	bool from_config;
+	const char *service;
+	char **cmd; /* NULL: the service's command (--from-config) */
+};
+
+/* What the target process is made of; strings point into opts, attrs or env. */
+struct target {
+	struct envv env;
+	const char *user, *group, *home;
+	char **argv;
+};
+
+static int usage_error(const char *msg)
+{
+	warnx("exec: %s", msg);
+	fprintf(stderr, "usage: gitlab-ctl exec [--envdir DIR | --from-config] [--user USER] "
+	                "[--group GROUP] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
+	return 2;
+}
+
+static int parse_opts(int argc, char **argv, struct exec_opts *o)
+{
+	static const struct option longopts[] = {
+	    {"envdir", required_argument, NULL, 'e'}, {"user", required_argument, NULL, 'u'},
+	    {"group", required_argument, NULL, 'g'},  {"chdir", required_argument, NULL, 'C'},
+	    {"from-config", no_argument, NULL, 'f'},  {NULL, 0, NULL, 0},
+	};
+	int ch;
+	memset(o, 0, sizeof *o);
+	/* '+': stop at SERVICE so that the command's own options stay its own. */
+	while ((ch = getopt_long(argc, argv, "+e:u:g:C:f", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'e':
+			o->envdir = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'g':
+			o->group = optarg;
+			break;
+		case 'C':
+			o->chdir = optarg;
+			break;
+		case 'f':
+			o->from_config = true;
+			break;
+		default:
+			return usage_error("bad option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no SERVICE given");
+	o->service = argv[optind++];
+	if (optind < argc) {
+		if (strcmp(argv[optind], "--") == 0)
+			optind++;
+		if (optind >= argc)
+			return usage_error("no COMMAND after --");
+		o->cmd = &argv[optind];
+	}
+	if (o->envdir != NULL && o->from_config)
+		return usage_error("--envdir and --from-config exclude each other");
+	if (o->cmd == NULL && o->envdir != NULL)
+		return usage_error("--envdir needs a COMMAND (-- COMMAND ARGS)");
+	return 0;
+}
+
+static int env_from_dir(const char *dir, struct envv *env)
+{
+	char bad[256];
+	if (envdir_read(dir, env, bad, sizeof bad) == 0)
+		return 0;
+	if (bad[0] == '\0')
+		warn("exec: envdir %s", dir);
+	else if (errno == EINVAL)
+		warnx("exec: envdir %s: %s: not a valid variable (name, file type or NUL byte)",
+		      dir, bad);
+	else
+		warn("exec: envdir %s: %s", dir, bad);
+	return -1;
+}
+
+static int env_add_list(struct envv *env, const struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (envv_set(env, l->v[i].name, l->v[i].value) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * From gitlab.rb and the catalog, no runit tree; the env too with
+ * --from-config, else from the service's envdir. The attrs stay loaded: the
+ * target points into them until the execve.
+ */
+static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct catalog *cat,
+                              struct attrs *a, struct target *t)
+{
+	char svdir[PATH_MAX];
+	struct diags d;
+	diags_init(&d);
+	if (snprintf(svdir, sizeof svdir, "%s/sv", ctl->datadir) >= (int)sizeof svdir) {
+		warnx("exec: %s/sv: path too long", ctl->datadir);
+		return -1;
+	}
+	int rc = catalog_load(svdir, cat, &d);
+	if (rc == 0)
+		rc = attrs_load(ctl, cat, a, &d);
+	diags_print(&d, stderr);
+	diags_free(&d);
+	if (rc == -1)
+		return -1;
+	const struct svc *s = attrs_svc(a, o->service);
+	if (s == NULL) {
+		warnx("exec: unknown service '%s'", o->service);
+		return -1;
+	}
+	if (!o->from_config) {
+		if (env_from_dir(s->env_dir, &t->env) == -1)
+			return -1;
+	} else if (env_add_list(&t->env, &s->base_env) == -1 ||
+	           env_add_list(&t->env, &s->env) == -1) {
+		warn("exec");
+		return -1;
+	}
+	envv_sort(&t->env);
+	t->user = o->user ? o->user : s->user;
+	t->group = o->group ? o->group : s->group;
+	t->home = o->chdir ? o->chdir : s->home;
+	t->argv = o->cmd ? o->cmd : s->argv;
+	if (t->argv == NULL || t->argv[0] == NULL) {
+		warnx("exec: service '%s' has no command", o->service);
+		return -1;
+	}
+	return 0;
+}
+
+/* initgroups, setgid, setuid, in that order (doas, chpst), then prove it. */
+static int become(const struct passwd *pw, gid_t gid)
+{
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid;
+
+	if (initgroups(pw->pw_name, gid) == -1) {
+		warn("exec: initgroups %s", pw->pw_name);
+		return -1;
+	}
+	if (setresgid(gid, gid, gid) == -1) {
+		warn("exec: setgid %lu", (unsigned long)gid);
+		return -1;
+	}
+	if (setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1) {
+		warn("exec: setuid %s", pw->pw_name);
+		return -1;
+	}
+	if (getresuid(&ruid, &euid, &suid) == -1 || getresgid(&rgid, &egid, &sgid) == -1 ||
+	    ruid != pw->pw_uid || euid != pw->pw_uid || suid != pw->pw_uid || rgid != gid ||
+	    egid != gid || sgid != gid) {
+		warnx("exec: user %s: ids did not change as asked", pw->pw_name);
+		return -1;
+	}
+	if (pw->pw_uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
+		warnx("exec: user %s: could regain root after dropping it", pw->pw_name);
+		return -1;
+	}
+	return 0;
+}
+
+static int lookup_group(const char *name, gid_t *gid)
+{
+	errno = 0;
+	const struct group *gr = getgrnam(name);
+	if (gr == NULL) {
+		if (errno != 0)
+			warn("exec: group %s", name);
+		else
+			warnx("exec: no such group: %s", name);
+		return -1;
+	}
+	*gid = gr->gr_gid;
+	return 0;
+}
+
+/*
+ * Run as the service user. As root: switch to user (and group, default its
+ * primary group) with its supplementary groups. Not root: only "stay who we
+ * are" is possible, anything else is an error.
+ */
+static int set_credentials(const char *user, const char *group)
+{
+	const struct passwd *pw = NULL;
+	gid_t gid = getegid();
+
+	if (user != NULL && user[0] != '\0') {
+		errno = 0;
+		pw = getpwnam(user);
+		if (pw == NULL) {
+			if (errno != 0)
+				warn("exec: user %s", user);
+			else
+				warnx("exec: no such user: %s", user);
+			return -1;
+		}
+		gid = pw->pw_gid;
+	}
+	if (group != NULL && group[0] != '\0' && lookup_group(group, &gid) == -1)
+		return -1;
+
+	if (geteuid() == 0) {
+		if (pw != NULL)
+			return become(pw, gid);
+		if (group != NULL && group[0] != '\0' &&
+		    (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1)) {
+			warn("exec: setgid %s", group);
+			return -1;
+		}
+		return 0;
+	}
+	if (pw != NULL && pw->pw_uid != geteuid()) {
+		warnx("exec: cannot run as %s: only root can switch users", user);
+		return -1;
+	}
+	if (gid != getegid()) {
+		warnx("exec: cannot run as group %s: only root can switch groups", group);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A missing LD_PRELOAD object makes ld.so print an error into the service log
+ * on every start; say it once, clearly, and start without it. Checked after
+ * the user switch, so "readable" means readable by the service user. The
+ * value is left byte for byte as configured unless something is dropped.
+ */
+static int filter_preload(struct envv *env)
+{
+	const char *val = envv_get(env, "LD_PRELOAD");
+	if (val == NULL)
+		return 0;
+	size_t size = strlen(val) + 1;
+	char *copy = strdup(val), *kept = calloc(1, size);
+	if (copy == NULL || kept == NULL) {
+		free(copy);
+		free(kept);
+		warn("exec");
+		return -1;
+	}
+	bool dropped = false;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ": \t", &save); tok; tok = strtok_r(NULL, ": \t", &save)) {
+		/* Names without '/' are searched by ld.so in its own paths: leave them. */
+		if (strchr(tok, '/') != NULL && access(tok, R_OK) == -1) {
+			warnx("exec: LD_PRELOAD: %s: %s; dropped, the service starts without it",
+			      tok, strerror(errno));
+			dropped = true;
+			continue;
+		}
+		if (kept[0] != '\0')
+			strlcat(kept, ":", size); /* fits: kept never outgrows val */
+		strlcat(kept, tok, size);
+	}
+	int rc = 0;
+	if (dropped) {
+		if (kept[0] == '\0')
+			envv_unset(env, "LD_PRELOAD");
+		else
+			rc = envv_set(env, "LD_PRELOAD", kept);
+	}
+	free(copy);
+	free(kept);
+	if (rc == -1)
+		warn("exec");
+	return rc;
+}
+
+/*
+ * Find the command like a shell does, but in the PATH of the NEW
+ * environment. Returns 0 with the path in out, or the exit status to use.
+ */
+static int resolve(const char *cmd, const struct envv *env, char *out, size_t outlen)
+{
+	if (strchr(cmd, '/') != NULL) {
+		if (strlcpy(out, cmd, outlen) >= outlen) {
+			warnx("exec: %s: path too long", cmd);
+			return EXIT_NOTFOUND;
+		}
+		return 0;
+	}
+	const char *path = envv_get(env, "PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	bool denied = false;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		int dlen = (int)(end - p);
+		struct stat st;
+		/* An empty element means the current directory, as in execvp. */
+		int n = snprintf(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd);
+		if (n > 0 && (size_t)n < outlen && stat(out, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+				return 0;
+			denied = true;
+		}
+		if (*end == '\0')
+			break;
+		p = end;
+	}
+	if (denied) {
+		warnx("exec: %s: found in PATH but not executable", cmd);
+		return EXIT_NOTEXEC;
+	}
+	warnx("exec: %s: not found in PATH=%s", cmd, path);
+	return EXIT_NOTFOUND;
+}
+
+/* Undo whatever runsv, a shell or a container runtime left: ignored signals survive execve. */
+static void reset_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL); /* EINVAL for libc-reserved ones */
+	sigset_t none;
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int run(struct target *t)
+{
+	char path[PATH_MAX];
+
+	if (set_credentials(t->user, t->group) == -1)
+		return 1;
+	umask(077);
+	if (t->home != NULL && t->home[0] != '\0' && chdir(t->home) == -1) {
+		warn("exec: chdir %s", t->home);
+		return 1;
+	}
+	if (filter_preload(&t->env) == -1)
+		return 1;
+	int rc = resolve(t->argv[0], &t->env, path, sizeof path);
+	if (rc != 0)
+		return rc;
+	reset_signals();
+	closefrom(3);
+	char *empty[] = {NULL}; /* an empty envdir is an empty environment */
+	execve(path, t->argv, t->env.v ? t->env.v : empty);
+	int saved = errno;
+	warn("exec: %s", path);
+	return saved == ENOENT ? EXIT_NOTFOUND : EXIT_NOTEXEC;
+}
 
 int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	warnx("%s: not implemented yet", argv[0]);
-	return 1;
+	struct exec_opts o;
+	struct target t;
+	struct catalog cat;
+	struct attrs a;
+	bool loaded = false;
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc != 0)
+		return rc;
+	memset(&t, 0, sizeof t);
+	envv_init(&t.env);
+	memset(&cat, 0, sizeof cat);
+	memset(&a, 0, sizeof a);
+	if (o.envdir == NULL) {
+		loaded = true;
+		rc = target_from_config(ctl, &o, &cat, &a, &t) == 0 ? 0 : 1;
+	} else {
+		t.user = o.user;
+		t.group = o.group;
+		t.home = o.chdir;
+		t.argv = o.cmd;
+		rc = env_from_dir(o.envdir, &t.env) == 0 ? 0 : 1;
+	}
+	if (rc == 0)
+		rc = run(&t); /* returns only on failure */
+	envv_free(&t.env);
+	if (loaded) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+	return rc;
 }

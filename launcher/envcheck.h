@@ -19,4 +19,12 @@ int envcheck_var(const char *name, const char *value, struct loc loc, struct dia
 /* Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) over a computed env. */
 int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
 
+/*
+ * The same, reporting each problem at the location where(name, ctx) gives
+ * for the variable at fault (attrs knows which gitlab.rb line or catalog
+ * default each value came from).
+ */
+typedef struct loc (*envcheck_locfn)(const char *name, void *ctx);
+int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d);
+
 #endif

@@ -19,11 +19,11 @@
 enum sv_state { SV_DOWN = 0, SV_RUN = 1, SV_FINISH = 2 };
 
 struct sv_status {
-	uint64_t tai;     /* TAI64 label: seconds + 2^62 (+10 leap s, as runit writes it) */
+	uint64_t tai; /* TAI64 label: seconds + 2^62 (+10 leap s, as runit writes it) */
 	uint32_t nsec;
-	pid_t pid;        /* 0 when down */
+	pid_t pid; /* 0 when down */
 	bool paused;
-	char want;        /* 'u', 'd' or 0 */
+	char want; /* 'u', 'd' or 0 */
 	bool got_term;
 	enum sv_state state;
 };
@@ -51,5 +51,31 @@ int sv_control(const char *dir, char cmd);
 
 /* Does dir hold a "down" file (service normally down)? */
 bool sv_normally_down(const char *dir);
+
+/*
+ * The same for a directory relative to dirfd (AT_FDCWD: as above): `status`
+ * resolves each service against an open service directory, as sv does with
+ * chdir, instead of walking the whole path for every file.
+ */
+int sv_live_at(int dirfd, const char *dir);
+int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st);
+bool sv_normally_down_at(int dirfd, const char *dir);
+
+/* Write several control bytes at once (sv's restart sends "tcu"). 0, or -1 with errno. */
+int sv_control_str(const char *dir, const char *cmds);
+
+/* Has the state changed at or after t (CLOCK_REALTIME), at full TAI64N precision? */
+bool sv_status_since(const struct sv_status *st, const struct timespec *t);
+
+/*
+ * Format sv's status text for one directory, without newline:
+ * "run: NAME: (pid 123) 45s, normally down, want down" or "down: NAME: 5s, normally up".
+ * normally_up: no "down" file. Returns the length snprintf would have written.
+ */
+int sv_status_format(char *buf, size_t len, const char *name, const struct sv_status *st,
+                     bool normally_up, time_t now);
+
+/* runit's own wording for errno values ("file does not exist"), strerror() for the rest. */
+const char *sv_strerror(int errnum);
 
 #endif

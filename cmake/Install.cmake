@@ -1,0 +1,79 @@
+# Install layout (SPEC section 4) and the Debian package (CPack), included from CMakeLists.txt.
+#
+#   <bindir>/gitlab-ctl
+#   <GITLAB_CTL_PKGDATADIR>/{sv/*.conf,templates/,exporter/}   found by the binary at run time
+#   <GITLAB_CTL_INSTALL_DIR>/embedded/bin/gitlab-exporter      -> the bundled exporter (symlink)
+#   <GITLAB_CTL_SYSTEMD_UNIT_DIR>/gitlab-runsvdir.service
+#   <mandir>/man8/gitlab-ctl.8.gz
+#   <datadir>/bash-completion/completions/gitlab-ctl
+#   <docdir>/{copyright,changelog.gz,examples/gitlab.rb}
+#
+# GITLAB_CTL_PKGDATADIR and GITLAB_CTL_INSTALL_DIR are absolute and compiled into the binary, so
+# they are installed where the binary will look for them, whatever `cmake --install --prefix` says.
+
+set(GITLAB_CTL_SYSTEMD_UNIT_DIR "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" CACHE STRING
+    "Where the gitlab-runsvdir.service systemd unit is installed")
+option(GITLAB_CTL_INSTALL_EMBEDDED
+       "Install <GITLAB_CTL_INSTALL_DIR>/embedded/bin/gitlab-exporter, a link to the bundled exporter" ON)
+
+install(TARGETS gitlab-ctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(CMAKE_OBJCOPY)
+  # A stripped install (cpack, --strip) also drops the compiler's .comment, as dh_strip does.
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP)
+      execute_process(COMMAND \"${CMAKE_OBJCOPY}\" --remove-section=.comment
+                      \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_BINDIR}/gitlab-ctl\")
+    endif()")
+endif()
+install(DIRECTORY sv/ DESTINATION ${GITLAB_CTL_PKGDATADIR}/sv FILES_MATCHING PATTERN "*.conf")
+install(DIRECTORY templates/ DESTINATION ${GITLAB_CTL_PKGDATADIR}/templates)
+# reconfigure links <root>/opt/gitlab/embedded/bin/gitlab-exporter here when that is missing.
+install(PROGRAMS exporter/gitlab-exporter DESTINATION ${GITLAB_CTL_PKGDATADIR}/exporter)
+
+if(GITLAB_CTL_INSTALL_EMBEDDED)
+  # A link, not a copy: one exporter to upgrade. Absolute, as it crosses top-level directories.
+  install(CODE "
+    set(_link \"\$ENV{DESTDIR}${GITLAB_CTL_INSTALL_DIR}/embedded/bin/gitlab-exporter\")
+    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}${GITLAB_CTL_INSTALL_DIR}/embedded/bin\")
+    message(STATUS \"Installing: \${_link}\")
+    file(REMOVE \"\${_link}\")
+    file(CREATE_LINK \"${GITLAB_CTL_PKGDATADIR}/exporter/gitlab-exporter\" \"\${_link}\" SYMBOLIC)
+    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_link}\")"
+    COMPONENT embedded)
+endif()
+
+# The unit runs the installed binary: etc/gitlab-runsvdir.service.in names @GITLAB_CTL_BINARY@.
+set(GITLAB_CTL_BINARY "${CMAKE_INSTALL_FULL_BINDIR}/gitlab-ctl")
+configure_file(etc/gitlab-runsvdir.service.in gitlab-runsvdir.service @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gitlab-runsvdir.service
+        DESTINATION ${GITLAB_CTL_SYSTEMD_UNIT_DIR})
+
+# Documentation. Debian wants man pages and changelogs gzip -9n: -n leaves out the name and
+# time stamp, so the output depends on the input only (reproducible).
+find_program(GZIP_EXECUTABLE gzip REQUIRED)
+set(_docs ${CMAKE_CURRENT_BINARY_DIR}/doc)
+add_custom_command(OUTPUT ${_docs}/gitlab-ctl.8.gz ${_docs}/changelog.gz
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${_docs}
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/doc/gitlab-ctl.8 ${_docs}/gitlab-ctl.8
+  COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_CURRENT_SOURCE_DIR}/contrib/debian/changelog
+          ${_docs}/changelog
+  COMMAND ${GZIP_EXECUTABLE} -9nf ${_docs}/gitlab-ctl.8 ${_docs}/changelog
+  DEPENDS doc/gitlab-ctl.8 contrib/debian/changelog
+  VERBATIM)
+add_custom_target(docs ALL DEPENDS ${_docs}/gitlab-ctl.8.gz ${_docs}/changelog.gz)
+
+install(FILES ${_docs}/gitlab-ctl.8.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man8)
+install(FILES contrib/bash-completion/gitlab-ctl
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES contrib/debian/copyright ${_docs}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES etc/gitlab.rb DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(FILES contrib/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        RENAME gitlab-ctl)
+
+# The packaged changelog must describe this version.
+file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/contrib/debian/changelog _changelog_head LIMIT_COUNT 1)
+if(NOT _changelog_head MATCHES "^gitlab-ctl \\(${PROJECT_VERSION}\\) ")
+  message(WARNING "contrib/debian/changelog does not start with version ${PROJECT_VERSION}")
+endif()
+
+include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/Packaging.cmake)

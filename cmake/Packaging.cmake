@@ -1,0 +1,59 @@
+# Debian package via CPack: configure with -DCMAKE_INSTALL_PREFIX=/usr, build, then
+# `cpack -G DEB` in the build directory (doc/packaging.md).
+set(GITLAB_CTL_MAINTAINER "gitlab-ctl maintainers <gitlab-ctl@example.org>" CACHE STRING
+    "Maintainer field of the Debian package")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME gitlab-ctl)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${GITLAB_CTL_MAINTAINER}")
+# The package holds exactly the paths compiled into the binary.
+set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Omnibus-style runit service launcher for gitlab-exporter")
+# CPack puts the summary first and indents this extended description.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+    "gitlab-ctl reads a gitlab.rb-style configuration, computes each service's
+environment (for gitlab-exporter: jemalloc preloaded with MALLOC_CONF and
+tuned Ruby garbage collection), renders a runit service tree from templates,
+keeps one runsvdir supervising it, and starts, stops, inspects and tails the
+services over runit's on-disk protocol.
+.
+It ships a small bundled gitlab-exporter (Ruby, WEBrick) as the default
+payload, and an exec mode to use as a container entrypoint.")
+# The supervisor, the preloaded allocator and the exporter's Ruby are run time dependencies no
+# linker sees; dpkg-shlibdeps adds versioned libc6, libconfig9 and libbsd0 from the binary.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "runit, libjemalloc2, ruby, ruby-webrick")
+find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
+if(DPKG_SHLIBDEPS_EXECUTABLE)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
+endif()
+# Debian packages keep out of /opt: the package leaves out the embedded/bin link, which
+# reconfigure creates at run time anyway.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_GROUPING ALL_COMPONENTS_IN_ONE)
+set(CPACK_COMPONENTS_ALL Unspecified)
+
+# Timestamps in the .deb come from SOURCE_DATE_EPOCH; default it to the last commit's time so
+# that two `cpack` runs of one tree give identical packages.
+find_package(Git QUIET)
+set(GITLAB_CTL_SOURCE_DATE_EPOCH "")
+if(DEFINED ENV{SOURCE_DATE_EPOCH})
+  set(GITLAB_CTL_SOURCE_DATE_EPOCH "$ENV{SOURCE_DATE_EPOCH}")
+elseif(GIT_FOUND AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/.git)
+  execute_process(COMMAND ${GIT_EXECUTABLE} log -1 --format=%ct
+                  WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+                  OUTPUT_VARIABLE GITLAB_CTL_SOURCE_DATE_EPOCH
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/CPackProjectConfig.cmake.in
+               ${CMAKE_CURRENT_BINARY_DIR}/CPackProjectConfig.cmake @ONLY)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_BINARY_DIR}/CPackProjectConfig.cmake)
+
+include(CPack)

@@ -1,0 +1,109 @@
+## GitLab configuration settings
+##! This file is read by `gitlab-ctl reconfigure`, in the style of Omnibus
+##! GitLab's /etc/gitlab/gitlab.rb. gitlab-ctl understands the literal subset
+##! of Ruby that gitlab.rb files use: name['key'] = value, strings, numbers,
+##! true/false/nil, arrays, hashes and integer arithmetic.
+##!
+##! Settings for services this build does not manage (external_url,
+##! gitlab_rails[...], nginx[...], ...) are accepted and ignored, so a whole
+##! Omnibus gitlab.rb can be used as is. Settings of managed services must be
+##! literal values: Ruby such as ENV['X'] or "#{...}" is reported as an error.
+##!
+##! Every line below shows the default; uncomment and edit to change it.
+##! Check your edits with `gitlab-ctl check-config`, see the result with
+##! `gitlab-ctl show-config`, and apply them with `gitlab-ctl reconfigure`.
+
+################################################################################
+## Service user
+################################################################################
+
+##! The account the services run as when gitlab-ctl runs as root. When
+##! gitlab-ctl runs as another user, services run as that user.
+# user['username'] = "git"
+# user['group'] = "git"
+
+##! Create the user and group above when they are missing.
+# manage_accounts['enable'] = true
+
+################################################################################
+## Logging (runit svlogd)
+################################################################################
+
+##! Rotate `current` at this size, keep this many old files, rotate at least
+##! this often (seconds), and compress rotated files with this filter.
+# logging['svlogd_size'] = 200 * 1024 * 1024 # 200 MB
+# logging['svlogd_num'] = 30
+# logging['svlogd_timeout'] = 24 * 60 * 60 # 1 day
+# logging['svlogd_filter'] = "gzip"
+
+##! Also send log lines to a UDP host:port, and prefix each line with a string.
+# logging['svlogd_udp'] = nil
+# logging['svlogd_prefix'] = nil
+
+################################################################################
+## GitLab exporter
+##! Docs: https://docs.gitlab.com/ee/administration/monitoring/prometheus/gitlab_exporter.html
+################################################################################
+
+# gitlab_exporter['enable'] = true
+# gitlab_exporter['home'] = "/var/opt/gitlab/gitlab-exporter"
+# gitlab_exporter['log_directory'] = "/var/log/gitlab/gitlab-exporter"
+# gitlab_exporter['env_directory'] = "/opt/gitlab/etc/gitlab-exporter/env"
+
+##! Where /metrics is served.
+# gitlab_exporter['listen_address'] = 'localhost'
+# gitlab_exporter['listen_port'] = '9168'
+# gitlab_exporter['server_name'] = 'webrick'
+
+##! The exporter executable. The default is the exporter bundled with
+##! gitlab-ctl; point it at a real gitlab-exporter when one is installed.
+# gitlab_exporter['command'] = "/opt/gitlab/embedded/bin/gitlab-exporter"
+
+##! The exporter's environment. This hash is merged over the defaults below;
+##! a nil value removes a default. gitlab-ctl checks what Ruby and jemalloc
+##! would silently ignore: RUBY_GC_* ranges and k/m/g suffixes, MALLOC_CONF
+##! keys, and that every LD_PRELOAD file exists.
+##!
+##! Defaults (LD_PRELOAD is the jemalloc library found at build time):
+##!   'LD_PRELOAD' => '/usr/lib/<arch>/libjemalloc.so.2',
+##!   'MALLOC_CONF' => 'dirty_decay_ms:0,muzzy_decay_ms:0',
+##!   'RUBY_GC_HEAP_INIT_SLOTS' => 80000,
+##!   'RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO' => 0.055,
+##!   'RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO' => 0.111
+# gitlab_exporter['env'] = {
+#   'MALLOC_CONF' => 'dirty_decay_ms:0,muzzy_decay_ms:0',
+#   'RUBY_GC_HEAP_INIT_SLOTS' => 80000,
+# }
+##! One variable at a time works too:
+# gitlab_exporter['env']['RUBY_GC_HEAP_GROWTH_FACTOR'] = 1.1
+##! Run without jemalloc:
+# gitlab_exporter['env']['LD_PRELOAD'] = nil
+
+##! Probes of the real gitlab-exporter (the bundled exporter ignores them).
+# gitlab_exporter['probe_sidekiq'] = true
+# gitlab_exporter['probe_elasticsearch'] = false
+# gitlab_exporter['elasticsearch_url'] = nil
+# gitlab_exporter['elasticsearch_authorization'] = nil
+# gitlab_exporter['tls_enabled'] = false
+# gitlab_exporter['tls_cert_path'] = nil
+# gitlab_exporter['tls_key_path'] = nil
+
+##! Per-service logging overrides take the logging['svlogd_*'] names:
+# gitlab_exporter['svlogd_num'] = 10
+
+################################################################################
+## Prometheus node exporter (Debian's prometheus-node-exporter)
+################################################################################
+
+# node_exporter['enable'] = false
+# node_exporter['home'] = "/var/opt/gitlab/node-exporter"
+# node_exporter['log_directory'] = "/var/log/gitlab/node-exporter"
+# node_exporter['env_directory'] = "/opt/gitlab/etc/node-exporter/env"
+# node_exporter['listen_address'] = 'localhost:9100'
+
+##! Command-line flags, rendered as --key=value sorted by key; '' renders a
+##! bare --key, nil removes a default flag.
+# node_exporter['flags'] = {
+#   'collector.textfile.directory' => "/var/opt/gitlab/node-exporter/textfile_collector"
+# }
+# node_exporter['env'] = {}

@@ -1,0 +1,132 @@
+/* Service user and group (see accounts.h). */
+#include <err.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "accounts.h"
+
+int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid)
+{
+	errno = 0;
+	const struct passwd *pw = getpwnam(user);
+	if (pw == NULL) {
+		if (errno == 0)
+			errno = ENOENT;
+		return -1;
+	}
+	*uid = pw->pw_uid;
+	errno = 0;
+	const struct group *gr = getgrnam(group);
+	if (gr == NULL) {
+		if (errno == 0)
+			errno = ENOENT;
+		return -1;
+	}
+	*gid = gr->gr_gid;
+	return 0;
+}
+
+/* The first executable of a short list: shadow-utils live in /usr/sbin or /sbin. */
+static const char *find_tool(const char *const *paths)
+{
+	for (; *paths; paths++)
+		if (access(*paths, X_OK) == 0)
+			return *paths;
+	return NULL;
+}
+
+/* fork + execve with a fixed argv and a minimal environment; returns the exit status. */
+static int run(const char *prog, char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == -1)
+		return -1;
+	if (pid == 0) {
+		char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+		execve(prog, argv, envp);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A name useradd accepts and no option parser can mistake for a flag. */
+static bool valid_name(const char *s)
+{
+	if (*s == '\0' || *s == '-' || strlen(s) > 32)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
+                    bool dry_run, FILE *out, int *created)
+{
+	static const char *const groupadd[] = {"/usr/sbin/groupadd", "/sbin/groupadd", NULL};
+	static const char *const useradd[] = {"/usr/sbin/useradd", "/sbin/useradd", NULL};
+	errno = 0;
+	bool have_group = getgrnam(group) != NULL;
+	errno = 0;
+	bool have_user = getpwnam(user) != NULL;
+
+	if (have_group && have_user)
+		return 0;
+	if (!manage) {
+		warnx("%s '%s' does not exist and manage_accounts['enable'] is false",
+		      have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (geteuid() != 0) {
+		warnx("%s '%s' does not exist (only root creates accounts)",
+		      have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (!valid_name(user) || !valid_name(group)) {
+		warnx("refusing to create account with unusual name '%s' / '%s'", user, group);
+		return -1;
+	}
+	if (!have_group) {
+		fprintf(out, "create group %s\n", group);
+		(*created)++;
+		const char *prog = find_tool(groupadd);
+		if (!dry_run) {
+			char *argv[] = {"groupadd", "--system", (char *)group, NULL};
+			int rc = prog ? run(prog, argv) : -1;
+			if (rc != 0) {
+				warnx("groupadd %s failed (status %d)", group, rc);
+				return -1;
+			}
+		}
+	}
+	if (!have_user) {
+		fprintf(out, "create user %s\n", user);
+		(*created)++;
+		const char *prog = find_tool(useradd);
+		const char *shell =
+		    access("/usr/sbin/nologin", X_OK) == 0 ? "/usr/sbin/nologin" : "/bin/false";
+		if (!dry_run) {
+			char *argv[] = {"useradd",          "--system",   "--gid",
+			                (char *)group,      "--home-dir", (char *)home,
+			                "--no-create-home", "--shell",    (char *)shell,
+			                (char *)user,       NULL};
+			int rc = prog ? run(prog, argv) : -1;
+			if (rc != 0) {
+				warnx("useradd %s failed (status %d)", user, rc);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,236 @@
+/*
+ * runit: runsv's on-disk protocol (runsv.c's update_status and ctrl, sv.c's
+ * svstatus_get/svstatus_print), spoken directly with plain system calls: this
+ * is the hot path of `gitlab-ctl status`, so no stdio and no allocation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runit.h"
+
+/* TAI64 labels are 2^62 + TAI seconds; runit adds 10 s to the Unix time. */
+#define TAI_UNIX_OFFSET ((1ULL << 62) + 10ULL)
+
+int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st)
+{
+	uint64_t tai = 0;
+	uint32_t nsec = 0;
+
+	/* Bytes 0..7 TAI64 and 8..11 nanoseconds, big-endian (tai_pack/taia_pack). */
+	for (int i = 0; i < 8; i++)
+		tai = tai << 8 | buf[i];
+	for (int i = 8; i < 12; i++)
+		nsec = nsec << 8 | buf[i];
+	if (buf[19] > SV_FINISH || nsec >= 1000000000U)
+		return -1;
+	if (buf[17] != 'u' && buf[17] != 'd' && buf[17] != 0)
+		return -1;
+	st->tai = tai;
+	st->nsec = nsec;
+	/* The pid is little-endian: runsv stores it byte by byte from the low end. */
+	st->pid = (pid_t)((uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 |
+	                  (uint32_t)buf[15] << 24);
+	st->paused = buf[16] != 0;
+	st->want = (char)buf[17];
+	st->got_term = buf[18] != 0;
+	st->state = (enum sv_state)buf[19];
+	return 0;
+}
+
+long sv_status_age(const struct sv_status *st, time_t now)
+{
+	uint64_t tnow = (uint64_t)now + TAI_UNIX_OFFSET;
+	return tnow < st->tai ? 0 : (long)(tnow - st->tai);
+}
+
+bool sv_status_since(const struct sv_status *st, const struct timespec *t)
+{
+	uint64_t tai = (uint64_t)t->tv_sec + TAI_UNIX_OFFSET;
+	if (st->tai != tai)
+		return st->tai > tai;
+	return st->nsec >= (uint32_t)t->tv_nsec;
+}
+
+static int subpath(char *out, size_t len, const char *dir, const char *file)
+{
+	int n = snprintf(out, len, "%s/%s", dir, file);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int sv_live_at(int dirfd, const char *dir)
+{
+	char path[PATH_MAX];
+	if (subpath(path, sizeof path, dir, "supervise/ok") == -1)
+		return -1;
+	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
+	int fd = openat(dirfd, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENXIO)
+			return SV_LIVE_NOT_RUNNING;
+		if (errno == ENOENT)
+			return SV_LIVE_NO_SUPERVISE;
+		return -1;
+	}
+	close(fd);
+	return SV_LIVE_OK;
+}
+
+int sv_live(const char *dir)
+{
+	return sv_live_at(AT_FDCWD, dir);
+}
+
+int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
+{
+	char path[PATH_MAX];
+	unsigned char buf[SV_STATUS_LEN + 1];
+
+	if (subpath(path, sizeof path, dir, "supervise/status") == -1)
+		return -1;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof buf);
+	while (n == -1 && errno == EINTR);
+	int saved = errno;
+	close(fd);
+	if (n == -1) {
+		errno = saved;
+		return -1;
+	}
+	/* runsv renames a complete 20-byte file into place; anything else is not runsv's. */
+	if (n != SV_STATUS_LEN || sv_status_decode(buf, st) == -1) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+int sv_read_status(const char *dir, struct sv_status *st)
+{
+	return sv_read_status_at(AT_FDCWD, dir, st);
+}
+
+int sv_control_str(const char *dir, const char *cmds)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(cmds);
+
+	if (subpath(path, sizeof path, dir, "supervise/control") == -1)
+		return -1;
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n;
+	do
+		n = write(fd, cmds, len);
+	while (n == -1 && errno == EINTR);
+	int saved = errno;
+	close(fd);
+	if (n == -1) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return 0;
+}
+
+int sv_control(const char *dir, char cmd)
+{
+	const char s[2] = {cmd, '\0'};
+	return sv_control_str(dir, s);
+}
+
+bool sv_normally_down_at(int dirfd, const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	if (subpath(path, sizeof path, dir, "down") == -1)
+		return false;
+	return fstatat(dirfd, path, &sb, 0) == 0;
+}
+
+bool sv_normally_down(const char *dir)
+{
+	return sv_normally_down_at(AT_FDCWD, dir);
+}
+
+int sv_status_format(char *buf, size_t len, const char *name, const struct sv_status *st,
+                     bool normally_up, time_t now)
+{
+	static const char *const states[] = {"down", "run", "finish"};
+	char pid[32] = "";
+	bool haspid = st->pid != 0;
+
+	/* sv prints the pid for run and finish, and the flags only where they matter. */
+	if (st->state != SV_DOWN)
+		snprintf(pid, sizeof pid, "(pid %ld) ", (long)st->pid);
+	return snprintf(buf, len, "%s: %s: %s%lds%s%s%s%s%s%s", states[st->state], name, pid,
+	                sv_status_age(st, now), haspid && !normally_up ? ", normally down" : "",
+	                !haspid && normally_up ? ", normally up" : "",
+	                haspid && st->paused ? ", paused" : "",
+	                !haspid && st->want == 'u' ? ", want up" : "",
+	                haspid && st->want == 'd' ? ", want down" : "",
+	                haspid && st->got_term ? ", got TERM" : "");
+}
+
+const char *sv_strerror(int errnum)
+{
+	/* The wording of runit's error_str(), so that our lines match sv's. */
+	switch (errnum) {
+	case ENOENT:
+		return "file does not exist";
+	case EACCES:
+		return "access denied";
+	case EPERM:
+		return "permission denied";
+	case ENOTDIR:
+		return "not a directory";
+	case EISDIR:
+		return "is a directory";
+	case ELOOP:
+		return "symbolic link loop";
+	case ENAMETOOLONG:
+		return "file name too long";
+	case ENXIO:
+		return "device not configured";
+	case EIO:
+		return "input/output error";
+	case EINTR:
+		return "interrupted system call";
+	case ENOMEM:
+		return "out of memory";
+	case EAGAIN:
+		return "temporary failure";
+	case EINVAL:
+		return "invalid argument";
+	case EBUSY:
+		return "device busy";
+	case EMFILE:
+		return "process cannot open more files";
+	case ENFILE:
+		return "system cannot open more files";
+	case EROFS:
+		return "read-only file system";
+	case ENOSPC:
+		return "out of disk space";
+	case EBADMSG:
+		return "bad format";
+	default:
+		return strerror(errnum);
+	}
+}

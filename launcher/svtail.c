@@ -1,0 +1,290 @@
+/* Following svlogd's current files, tail -F style, with inotify wakeups and a slow poll. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attrs.h"
+#include "build_config.h"
+#include "catalog.h"
+#include "svsel.h"
+#include "svtail.h"
+
+#define POLL_MS 1000 /* fallback when inotify misses something (NFS, dir created later) */
+
+struct tfile {
+	const char *path;
+	int fd; /* -1 while the file does not exist */
+	dev_t dev;
+	ino_t ino;
+	int wd; /* inotify watch on the directory, -1 if none yet */
+	bool said_missing;
+};
+
+struct tail {
+	struct tfile *f;
+	size_t n;
+	int ifd;
+	const struct tfile *last; /* whose bytes were written last, for headers */
+};
+
+static int write_all(const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int header(struct tail *t, const struct tfile *f)
+{
+	char line[PATH_MAX + 16];
+	if (t->n < 2 || t->last == f)
+		return 0;
+	int n = snprintf(line, sizeof line, "%s==> %s <==\n", t->last ? "\n" : "", f->path);
+	t->last = f;
+	return write_all(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* Copy everything new in f to stdout. */
+static int drain(struct tail *t, struct tfile *f)
+{
+	char buf[16384];
+	for (;;) {
+		ssize_t n = read(f->fd, buf, sizeof buf);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (header(t, f) == -1 || write_all(buf, (size_t)n) == -1)
+			return -1;
+	}
+}
+
+/* Position fd so that the last `lines` lines remain to be read. */
+static void seek_last_lines(int fd, long lines)
+{
+	char buf[8192];
+	struct stat sb;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode))
+		return;
+	if (lines == 0) {
+		lseek(fd, 0, SEEK_END);
+		return;
+	}
+	off_t pos = sb.st_size;
+	long seen = 0;
+	bool first = true;
+	while (pos > 0) {
+		size_t chunk = pos < (off_t)sizeof buf ? (size_t)pos : sizeof buf;
+		pos -= (off_t)chunk;
+		if (pread(fd, buf, chunk, pos) != (ssize_t)chunk)
+			break;
+		for (size_t i = chunk; i-- > 0;) {
+			if (buf[i] != '\n')
+				continue;
+			/* A final newline ends the last line; it does not start one. */
+			if (first && pos + (off_t)i == sb.st_size - 1)
+				continue;
+			if (++seen >= lines) {
+				lseek(fd, pos + (off_t)i + 1, SEEK_SET);
+				return;
+			}
+		}
+		first = false;
+	}
+	lseek(fd, 0, SEEK_SET);
+}
+
+static void watch_dir(struct tail *t, struct tfile *f)
+{
+	char dir[PATH_MAX];
+	if (t->ifd == -1 || f->wd != -1)
+		return;
+	strlcpy(dir, f->path, sizeof dir);
+	f->wd = inotify_add_watch(t->ifd, dirname(dir),
+	                          IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+	                              IN_ATTRIB | IN_CLOSE_WRITE);
+}
+
+/* (Re)open f when its path names another file than the one we hold. */
+static int reopen(struct tail *t, struct tfile *f, long lines, bool initial)
+{
+	struct stat sb;
+	watch_dir(t, f);
+	if (stat(f->path, &sb) == -1) {
+		if (!f->said_missing && f->fd == -1) { /* mid-rotation is not worth a word */
+			warnx("%s: %s; waiting for it", f->path, strerror(errno));
+			f->said_missing = true;
+		}
+		return 0;
+	}
+	if (f->fd != -1 && sb.st_dev == f->dev && sb.st_ino == f->ino) {
+		/* Truncated in place: start over like tail does. */
+		off_t cur = lseek(f->fd, 0, SEEK_CUR);
+		if (cur != -1 && sb.st_size < cur)
+			lseek(f->fd, 0, SEEK_SET);
+		return 0;
+	}
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd == -1)
+		return 0; /* vanished between stat and open: next round */
+	if (f->fd != -1) {
+		drain(t, f); /* what svlogd wrote before rotating */
+		close(f->fd);
+	}
+	f->fd = fd;
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	if (initial)
+		seek_last_lines(fd, lines);
+	else
+		warnx("%s: following new file", f->path);
+	f->said_missing = false;
+	return 0;
+}
+
+int svtail_files(char **paths, size_t n, long lines, long max_rounds)
+{
+	struct tail t = {.n = n};
+	t.f = calloc(n ? n : 1, sizeof *t.f);
+	if (t.f == NULL) {
+		warn("out of memory");
+		return 1;
+	}
+	t.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	for (size_t i = 0; i < n; i++) {
+		t.f[i] = (struct tfile){.path = paths[i], .fd = -1, .wd = -1};
+		reopen(&t, &t.f[i], lines, true);
+		if (t.f[i].fd != -1 && drain(&t, &t.f[i]) == -1)
+			goto out;
+	}
+	for (long round = 0; max_rounds <= 0 || round < max_rounds; round++) {
+		struct pollfd p = {.fd = t.ifd, .events = POLLIN};
+		if (t.ifd != -1 && poll(&p, 1, POLL_MS) > 0) {
+			char ev[4096];
+			while (read(t.ifd, ev, sizeof ev) > 0)
+				; /* which file changed does not matter: checking all is cheap */
+		} else if (t.ifd == -1) {
+			usleep(250 * 1000);
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct tfile *f = &t.f[i];
+			if (f->fd != -1 && drain(&t, f) == -1)
+				goto out;
+			reopen(&t, f, lines, false);
+			if (f->fd != -1 && drain(&t, f) == -1)
+				goto out;
+		}
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		if (t.f[i].fd != -1)
+			close(t.f[i].fd);
+	if (t.ifd != -1)
+		close(t.ifd);
+	free(t.f);
+	return 0;
+}
+
+/* The configured log_directory when gitlab.rb and the catalog load, else the default. */
+static int log_dir(const struct ctl *ctl, const struct attrs *a, const char *svc, char *out,
+                   size_t len)
+{
+	const struct svc *s = a ? attrs_svc(a, svc) : NULL;
+	if (s != NULL && s->log_dir != NULL) {
+		if (snprintf(out, len, "%s/current", s->log_dir) >= (int)len)
+			return -1;
+		return 0;
+	}
+	return ctl_path(ctl, out, len, GITLAB_CTL_LOG_DIR, svc, "current", (char *)NULL);
+}
+
+static bool load_attrs(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
+{
+	char dir[PATH_MAX];
+	struct diags d;
+	bool ok = false;
+
+	if (snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= (int)sizeof dir)
+		return false;
+	diags_init(&d);
+	if (catalog_load(dir, cat, &d) == 0) {
+		ok = attrs_load(ctl, cat, a, &d) == 0;
+		if (!ok)
+			catalog_free(cat);
+	}
+	if (!ok && ctl->verbose) {
+		diags_print(&d, stderr);
+		warnx("using the default log directories");
+	}
+	diags_free(&d);
+	return ok;
+}
+
+int svtail_run(const struct ctl *ctl, const char *name, long lines)
+{
+	struct svsel sel;
+	struct catalog cat;
+	struct attrs a;
+	int rc = 1;
+
+	if (svsel_load(ctl, name, &sel) == -1) {
+		if (name == NULL || errno != ENOENT || !svsel_valid_name(name)) {
+			warn("%s", name ? name : sel.dir);
+			return 1;
+		}
+		/* Not enabled: its logs may still be worth reading. */
+		sel.names = calloc(1, sizeof *sel.names);
+		if (sel.names == NULL || (sel.names[0] = strdup(name)) == NULL) {
+			warn("out of memory");
+			svsel_free(&sel);
+			return 1;
+		}
+		sel.n = 1;
+	}
+	bool have_attrs = load_attrs(ctl, &cat, &a);
+	char **paths = calloc(sel.n ? sel.n : 1, sizeof *paths);
+	if (paths == NULL) {
+		warn("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sel.n; i++) {
+		char p[PATH_MAX];
+		if (log_dir(ctl, have_attrs ? &a : NULL, sel.names[i], p, sizeof p) == -1 ||
+		    (paths[i] = strdup(p)) == NULL) {
+			warnx("%s: log path too long or out of memory", sel.names[i]);
+			goto out;
+		}
+	}
+	if (sel.n == 0)
+		warnx("no enabled services in %s", sel.dir);
+	else
+		rc = svtail_files(paths, sel.n, lines, 0);
+out:
+	if (paths != NULL)
+		for (size_t i = 0; i < sel.n; i++)
+			free(paths[i]);
+	free(paths);
+	if (have_attrs) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+	svsel_free(&sel);
+	return rc;
+}

@@ -1,0 +1,8 @@
+=begin
+c
+=end
+z = 'a' 'b' # c
+w = foo(1)
+  .bar
+__END__
+data

@@ -1,0 +1,207 @@
+# gitlab-ctl exec --envdir: the target gets exactly the envdir's environment,
+# missing LD_PRELOAD objects are warned about and dropped, inherited fds are
+# closed, umask 077, chdir, signal dispositions reset, PATH searched in the new
+# environment, shell-like exit codes, and (as root) the user/group switch.
+. "$SRCDIR/test/integration/lib.sh"
+
+JEMALLOC=$(sed -n 's/^#define GITLAB_CTL_JEMALLOC *"\(.*\)"$/\1/p' "$BUILDDIR/build_config.h")
+[ -r "$JEMALLOC" ] || fail "jemalloc not found: '$JEMALLOC'"
+ENVDIR=$T_ROOT/env
+OUT=$T_ROOT/out
+ERR=$T_ROOT/err
+mkdir -p "$ENVDIR" "$T_ROOT/bin" "$T_ROOT/home"
+chmod 755 "$ENVDIR" "$T_ROOT/bin" "$T_ROOT/home"
+# A command only the envdir's PATH can find.
+printf '#!/bin/sh\necho hello-from-envdir-path\n' >"$T_ROOT/bin/only-in-envdir-path"
+chmod 755 "$T_ROOT/bin/only-in-envdir-path"
+
+# Values as reconfigure writes them: whole file, no trailing newline added.
+printf '%s' "$T_ROOT/bin:/usr/bin:/bin" >"$ENVDIR/PATH"
+printf '%s' "$T_ROOT/home" >"$ENVDIR/HOME"
+printf '%s' "/nonexistent/libjemalloc.so.2:$JEMALLOC" >"$ENVDIR/LD_PRELOAD"
+printf '%s' 'dirty_decay_ms:0,muzzy_decay_ms:0' >"$ENVDIR/MALLOC_CONF"
+printf 'line1\n  "double" '\''single'\'' $HOME `x` \\ \n\n' >"$ENVDIR/TRICKY"
+: >"$ENVDIR/EMPTY"
+printf 'ignored' >"$ENVDIR/.LD_PRELOAD.tmp"
+
+ex() { ctl exec --envdir "$ENVDIR" gitlab-exporter "$@"; }
+
+note "environment is exactly the envdir (sorted), byte for byte; missing preload dropped"
+export LEAKED_FROM_PARENT=1
+ex -- /bin/cat /proc/self/environ >"$OUT" 2>"$ERR" || fail "exec cat failed: $(cat "$ERR")"
+{
+	printf 'EMPTY=\0'
+	printf 'HOME=%s\0' "$T_ROOT/home"
+	printf 'LD_PRELOAD=%s\0' "$JEMALLOC"
+	printf 'MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0\0'
+	printf 'PATH=%s\0' "$T_ROOT/bin:/usr/bin:/bin"
+	printf 'TRICKY=line1\n  "double" '\''single'\'' $HOME `x` \\ \n\n\0'
+} >"$T_ROOT/expected"
+cmp "$OUT" "$T_ROOT/expected" || {
+	od -c "$OUT" | head -20
+	fail "environment differs from the envdir"
+}
+[ "$(grep -c 'LD_PRELOAD' "$ERR")" = 1 ] || fail "want one LD_PRELOAD warning, got: $(cat "$ERR")"
+grep -q '/nonexistent/libjemalloc.so.2: No such file or directory; dropped' "$ERR" ||
+	fail "warning does not name the missing file: $(cat "$ERR")"
+
+note "the preloaded jemalloc is really mapped in the target"
+ex -- /bin/cat /proc/self/maps 2>/dev/null | grep -q 'libjemalloc' || fail "jemalloc not mapped"
+
+note "a preload list with nothing missing is passed unchanged"
+printf '%s' "$JEMALLOC" >"$ENVDIR/LD_PRELOAD"
+ex -- /bin/cat /proc/self/environ 2>"$ERR" | tr '\0' '\n' | grep -qx "LD_PRELOAD=$JEMALLOC" ||
+	fail "LD_PRELOAD changed"
+[ ! -s "$ERR" ] || fail "unexpected stderr: $(cat "$ERR")"
+printf '%s' "/nonexistent/only.so" >"$ENVDIR/LD_PRELOAD"
+ex -- /bin/cat /proc/self/environ 2>"$ERR" | tr '\0' '\n' | grep -q '^LD_PRELOAD=' &&
+	fail "LD_PRELOAD with only missing entries must be unset"
+grep -q 'only.so' "$ERR" || fail "no warning for the only entry"
+printf '%s' "$JEMALLOC" >"$ENVDIR/LD_PRELOAD"
+
+note "inherited fds above 2 are closed"
+exec 7</dev/null
+# Control: without exec, a child inherits fd 7.
+[ -e /proc/self/fd/7 ] || fail "control: fd 7 not open here"
+/bin/ls /proc/self/fd >"$OUT"
+grep -qx 7 "$OUT" || fail "control: fd 7 not inherited by a plain child"
+ex -- /bin/ls /proc/self/fd >"$OUT" || fail "exec ls failed"
+# ls itself holds one fd for the directory it lists.
+[ "$(grep -cvx '[012]' "$OUT")" -le 1 ] || fail "fds leaked into the target: $(tr '\n' ' ' <"$OUT")"
+grep -qx 7 "$OUT" && fail "fd 7 leaked into the target"
+exec 7<&-
+
+note "umask 077 and --chdir"
+umask 022
+[ "$(ex -- /bin/sh -c umask)" = 0077 ] || fail "umask is not 077"
+[ "$(ctl exec --envdir "$ENVDIR" --chdir "$T_ROOT/home" svc -- /bin/pwd)" = "$T_ROOT/home" ] ||
+	fail "chdir not done"
+ctl exec --envdir "$ENVDIR" --chdir "$T_ROOT/nonexistent" svc -- /bin/true 2>"$ERR" &&
+	fail "chdir to a missing dir must fail"
+grep -q 'chdir' "$ERR" || fail "no chdir error message"
+
+note "signal dispositions and mask are reset"
+sigign() { awk '/^SigIgn:/ {print $2}' "$1"; }
+(
+	trap '' INT QUIT USR1
+	cat /proc/self/status >"$T_ROOT/control-status"
+	ex -- /bin/cat /proc/self/status >"$OUT"
+)
+[ "$(sigign "$T_ROOT/control-status")" != 0000000000000000 ] || fail "control: trap '' did not ignore"
+[ "$(sigign "$OUT")" = 0000000000000000 ] || fail "ignored signals survived: $(sigign "$OUT")"
+[ "$(awk '/^SigBlk:/ {print $2}' "$OUT")" = 0000000000000000 ] || fail "signals blocked"
+
+note "PATH is searched in the new environment; exit codes like a shell"
+[ "$(ex -- only-in-envdir-path)" = hello-from-envdir-path ] || fail "PATH of the envdir not used"
+rc=0; ex -- no-such-command-x 2>"$ERR" || rc=$?
+[ "$rc" = 127 ] || fail "not found: want 127, got $rc"
+rc=0; ex -- /etc/hostname 2>"$ERR" || rc=$?
+[ "$rc" = 126 ] || fail "not executable: want 126, got $rc"
+rc=0; ex 2>"$ERR" || rc=$?
+[ "$rc" = 2 ] || fail "no command: want usage error 2, got $rc"
+rc=0; ctl exec --envdir "$ENVDIR" --from-config svc -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 2 ] || fail "--envdir with --from-config: want 2, got $rc"
+rc=0; ctl exec --envdir "$T_ROOT/nonexistent" svc -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "missing envdir: want 1, got $rc"
+grep -q 'nonexistent' "$ERR" || fail "missing envdir not named"
+printf 'x' >"$ENVDIR/BAD-NAME"
+rc=0; ex -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "bad variable name: want 1, got $rc"
+grep -q 'BAD-NAME' "$ERR" || fail "bad variable name not named: $(cat "$ERR")"
+rm "$ENVDIR/BAD-NAME"
+# The command's own options are not ours.
+[ "$(ex -- /bin/echo --user x -n)" = "--user x -n" ] || fail "command arguments mangled"
+
+if [ "$(id -u)" = 0 ]; then
+	# A test user with a supplementary group; created once and left in place.
+	getent group gitlabctl-test-sup >/dev/null || groupadd --system gitlabctl-test-sup
+	if ! getent passwd gitlabctl-test >/dev/null; then
+		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+			--user-group -G gitlabctl-test-sup gitlabctl-test
+	fi
+	RUN_AS=gitlabctl-test
+else
+	RUN_AS=$(id -un)
+fi
+
+note "--from-config: env, user, home and command computed from gitlab.rb + catalog"
+mkdir -p "$T_ROOT/etc/gitlab" "$T_ROOT/var/opt/gitlab/gitlab-exporter"
+chmod -R 755 "$T_ROOT/var"
+echo "gitlab_exporter['env'] = { 'EXTRA_VAR' => 'a \"b\" c', 'RUBY_GC_HEAP_INIT_SLOTS' => nil }" \
+	>"$T_ROOT/etc/gitlab/gitlab.rb"
+if [ "$(id -u)" = 0 ]; then
+	echo "user['username'] = 'gitlabctl-test'" >>"$T_ROOT/etc/gitlab/gitlab.rb"
+	echo "user['group'] = 'gitlabctl-test'" >>"$T_ROOT/etc/gitlab/gitlab.rb"
+fi
+ctl exec --from-config gitlab-exporter -- /bin/cat /proc/self/environ >"$OUT" 2>"$ERR" ||
+	fail "exec --from-config failed: $(cat "$ERR")"
+FC_ENV=$T_ROOT/fc-env
+tr '\0' '\n' <"$OUT" >"$FC_ENV"
+home=$T_ROOT/var/opt/gitlab/gitlab-exporter
+grep -qx 'EXTRA_VAR=a "b" c' "$FC_ENV" || fail "user env missing: $(cat "$FC_ENV")"
+grep -qx "HOME=$home" "$FC_ENV" || fail "HOME not the root-prefixed home"
+grep -qx "LD_PRELOAD=$JEMALLOC" "$FC_ENV" || fail "LD_PRELOAD not the default"
+grep -q '^MALLOC_CONF=' "$FC_ENV" || fail "MALLOC_CONF missing"
+grep -q '^RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO=' "$FC_ENV" || fail "GC default missing"
+grep -q '^RUBY_GC_HEAP_INIT_SLOTS=' "$FC_ENV" && fail "nil did not remove a default"
+grep -q '^LEAKED_FROM_PARENT=' "$FC_ENV" && fail "parent environment leaked"
+[ "$(LC_ALL=C sort "$FC_ENV")" = "$(cat "$FC_ENV")" ] || fail "env not sorted"
+# Exactly what show-config says: the service's base_env + env, nothing else.
+ctl show-config 2>/dev/null | awk '/^\tgitlab-exporter = \{/ {on = 1} on && /^\t\};/ {on = 0} on' |
+	sed -n 's/^[[:space:]]*"\([A-Za-z_][A-Za-z0-9_]*=.*\)",\{0,1\}$/\1/p' |
+	sed 's/\\"/"/g; s/\\\\/\\/g' | LC_ALL=C sort >"$T_ROOT/show-config-env"
+[ -s "$T_ROOT/show-config-env" ] || fail "no env found in show-config output"
+cmp -s "$T_ROOT/show-config-env" "$FC_ENV" ||
+	fail "exec --from-config env differs from show-config: $(diff "$T_ROOT/show-config-env" "$FC_ENV")"
+ctl exec --from-config gitlab-exporter -- /bin/sh -c 'pwd; id -un' >"$OUT" 2>"$ERR" ||
+	fail "$(cat "$ERR")"
+[ "$(sed -n 1p "$OUT")" = "$home" ] || fail "--from-config did not chdir to home"
+[ "$(sed -n 2p "$OUT")" = "$RUN_AS" ] || fail "--from-config runs as $(sed -n 2p "$OUT"), not $RUN_AS"
+# Without a command: the catalog's command, root-prefixed (missing here: 127, and named).
+rc=0; ctl exec --from-config gitlab-exporter 2>"$ERR" || rc=$?
+[ "$rc" = 127 ] || fail "missing exporter: want 127, got $rc"
+grep -q "$T_ROOT/opt/gitlab/embedded/bin/gitlab-exporter" "$ERR" || fail "command not named: $(cat "$ERR")"
+rc=0; ctl exec --from-config no-such-service -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "unknown service: want 1, got $rc"
+
+note "bare exec SERVICE: env from the service's envdir, the rest from the config"
+SVC_ENVDIR=$T_ROOT/opt/gitlab/etc/gitlab-exporter/env
+mkdir -p "$SVC_ENVDIR"
+printf 'from-the-envdir' >"$SVC_ENVDIR/ONLY_IN_ENVDIR"
+printf '%s' "$home" >"$SVC_ENVDIR/HOME"
+ctl exec gitlab-exporter -- /bin/cat /proc/self/environ >"$OUT" 2>"$ERR" || fail "$(cat "$ERR")"
+[ "$(tr '\0' '\n' <"$OUT")" = "$(printf 'HOME=%s\nONLY_IN_ENVDIR=from-the-envdir' "$home")" ] ||
+	fail "bare exec env: $(tr '\0' ' ' <"$OUT")"
+[ "$(ctl exec gitlab-exporter -- /bin/pwd)" = "$home" ] || fail "bare exec did not chdir home"
+
+if [ "$(id -u)" = 0 ]; then
+	note "as root: switch to the service user, its group and supplementary groups"
+	uid=$(id -u gitlabctl-test)
+	gid=$(id -g gitlabctl-test)
+	chmod 755 "$T_ROOT/home"
+	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --group gitlabctl-test --chdir "$T_ROOT/home" \
+		svc -- /bin/cat /proc/self/status >"$OUT" || fail "exec as gitlabctl-test failed"
+	[ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$OUT")" = "$uid $uid $uid $uid" ] || fail "uid not dropped"
+	[ "$(awk '/^Gid:/ {print $2, $3, $4, $5}' "$OUT")" = "$gid $gid $gid $gid" ] || fail "gid not set"
+	want=$(id -G gitlabctl-test | tr ' ' '\n' | sort -n | tr '\n' ' ')
+	got=$(awk '/^Groups:/ {for (i = 2; i <= NF; i++) print $i}' "$OUT" | sort -n | tr '\n' ' ')
+	[ "$got" = "$want" ] || fail "supplementary groups: want '$want', got '$got'"
+	note "chdir happens as the service user"
+	mkdir -m 700 "$T_ROOT/private"
+	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --chdir "$T_ROOT/private" svc -- /bin/true \
+		2>"$ERR" && fail "chdir into a root-only dir must fail as the service user"
+	grep -q 'Permission denied' "$ERR" || fail "chdir error: $(cat "$ERR")"
+	note "a non-root exec cannot switch to another user"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --user root svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody switching to root: want 1, got $rc ($(cat "$ERR"))"
+	grep -q 'only root can switch users' "$ERR" || fail "message: $(cat "$ERR")"
+	rc=0; ctl exec --envdir "$ENVDIR" --user no-such-user-x svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "unknown user: want 1, got $rc"
+else
+	note "not root: running as oneself works, another user does not"
+	ctl exec --envdir "$ENVDIR" --user "$(id -un)" svc -- /bin/true || fail "self user"
+	ctl exec --envdir "$ENVDIR" --user root svc -- /bin/true 2>/dev/null && fail "switched to root"
+fi
+echo "ok t_exec"

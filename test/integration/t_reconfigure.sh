@@ -1,0 +1,121 @@
+# reconfigure converges a private root: the first run brings gitlab-exporter up under
+# runit; a second run changes nothing; an env edit restarts it (new pid, new value in
+# /proc/PID/environ); a svlogd-only edit reloads the log and keeps the pid; --dry-run
+# changes nothing; enable = false stops it and removes the symlink; enabling it again
+# while runsvdir runs is picked up at once (no 5 s scan wait).
+. "$SRCDIR/test/integration/lib.sh"
+
+PORT=$(free_port)
+RB=$T_ROOT/etc/gitlab/gitlab.rb
+mkdir -p "$T_ROOT/etc/gitlab"
+cat >"$RB" <<EOF2
+gitlab_exporter['listen_address'] = '127.0.0.1'
+gitlab_exporter['listen_port'] = $PORT
+EOF2
+SVC=$SV_DIR/gitlab-exporter
+STATUS=$SVC/supervise/status
+ENVDIR=$T_ROOT/opt/gitlab/etc/gitlab-exporter/env
+LOGCONF=$T_ROOT/var/log/gitlab/gitlab-exporter/config
+
+state() { [ -s "$STATUS" ] && od -An -tu1 -j19 -N1 "$STATUS" | tr -d ' '; }
+svpid() { status_pid "$STATUS"; }
+# env_of PID NAME: the value of NAME in the process environment, byte for byte (hex).
+env_of() {
+	ruby -e 'e = File.binread("/proc/#{ARGV[0]}/environ").split("\0").find { |x| x.start_with?(ARGV[1] + "=") }
+		 exit 1 unless e
+		 print e.sub(/\A[^=]*=/, "").unpack1("H*")' "$1" "$2"
+}
+hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+answers() { sh "$SVC/check" 2>/dev/null; }
+
+# --- first reconfigure: up under runit ---------------------------------------------------
+out=$(ctl reconfigure) || fail "first reconfigure failed: $out"
+note "$(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')"
+printf '%s\n' "$out" | grep -q '^create file .*/env/MALLOC_CONF (mode 0600)$' || fail "no env line: $out"
+printf '%s\n' "$out" | grep -q '^gitlab Reconfigured!$' || fail "no final line: $out"
+printf '%s\n' "$out" | grep -Eq '^[0-9]+/[0-9]+ resources updated in [0-9]+ ms$' || fail "no summary"
+[ -L "$SERVICE_DIR/gitlab-exporter" ] || fail "service not enabled"
+[ "$(state)" = 1 ] || fail "supervise/status does not say run"
+PID1=$(svpid)
+alive "$PID1" || fail "service pid $PID1 not alive"
+[ "$(stat -c %a "$ENVDIR")" = 700 ] || fail "envdir mode $(stat -c %a "$ENVDIR")"
+[ "$(stat -c %a "$ENVDIR/MALLOC_CONF")" = 600 ] || fail "env file mode"
+[ "$(cat "$ENVDIR/MALLOC_CONF")" = "dirty_decay_ms:0,muzzy_decay_ms:0" ] || fail "MALLOC_CONF"
+[ "$(tail -c1 "$ENVDIR/LANG" | od -An -c | tr -d ' ')" = 8 ] || fail "env file ends in a newline"
+[ "$(stat -c %a "$SVC/run")" = 755 ] || fail "run mode"
+grep -q "^s209715200\$" "$LOGCONF" && grep -q '^!gzip$' "$LOGCONF" || fail "svlogd defaults: $(cat "$LOGCONF")"
+until_true 150 answers || fail "exporter does not answer /metrics on $PORT"
+[ "$(env_of "$PID1" MALLOC_CONF)" = "$(hex dirty_decay_ms:0,muzzy_decay_ms:0)" ] || fail "env not in process"
+
+# --- second reconfigure: nothing to do ---------------------------------------------------
+out=$(ctl reconfigure) || fail "second reconfigure failed: $out"
+printf '%s\n' "$out" | grep -Eq '^0/[0-9]+ resources updated' || fail "second run updated: $out"
+printf '%s\n' "$out" | grep -q restart && fail "second run restarted: $out"
+[ "$(svpid)" = "$PID1" ] || fail "pid changed on a no-op reconfigure"
+
+# --- --dry-run shows a diff and changes nothing -----------------------------------------
+echo "gitlab_exporter['env'] = { 'GREETING' => 'hello' }" >>"$RB"
+out=$(ctl reconfigure --dry-run) || fail "dry run failed: $out"
+printf '%s\n' "$out" | grep -q "^create file $ENVDIR/GREETING" || fail "dry run: $out"
+printf '%s\n' "$out" | grep -q '^+hello$' || fail "dry run shows no diff: $out"
+[ -e "$ENVDIR/GREETING" ] && fail "dry run wrote a file"
+[ "$(svpid)" = "$PID1" ] || fail "dry run restarted"
+
+# --- env edit: restart with the new value ------------------------------------------------
+out=$(ctl reconfigure) || fail "env reconfigure failed: $out"
+printf '%s\n' "$out" | grep -q '^restart gitlab-exporter (env changed)$' || fail "no restart: $out"
+PID2=$(svpid)
+[ "$PID2" != "$PID1" ] && [ "$PID2" != 0 ] || fail "pid did not change ($PID1 -> $PID2)"
+alive "$PID1" && fail "old process $PID1 still alive"
+[ "$(env_of "$PID2" GREETING)" = "$(hex hello)" ] || fail "new env value not in /proc/$PID2/environ"
+until_true 150 answers || fail "exporter does not answer after the restart"
+
+# removing the variable removes its file and restarts again
+sed -i '/GREETING/d' "$RB"
+out=$(ctl reconfigure) || fail "env removal failed: $out"
+printf '%s\n' "$out" | grep -q "^delete $ENVDIR/GREETING\$" || fail "stale env file kept: $out"
+PID3=$(svpid)
+[ "$PID3" != "$PID2" ] || fail "no restart after removing a variable"
+env_of "$PID3" GREETING >/dev/null && fail "GREETING still in the environment"
+
+# --- svlogd-only edit: log reloaded, service pid kept -------------------------------------
+echo "logging['svlogd_num'] = 7" >>"$RB"
+echo "logging['svlogd_filter'] = nil" >>"$RB"
+out=$(ctl reconfigure) || fail "log reconfigure failed: $out"
+printf '%s\n' "$out" | grep -q '^reload gitlab-exporter log' || fail "log not reloaded: $out"
+printf '%s\n' "$out" | grep -q '^restart' && fail "restarted on a log change: $out"
+[ "$(svpid)" = "$PID3" ] || fail "service pid changed on a log-only edit"
+grep -q '^n7$' "$LOGCONF" || fail "svlogd_num not applied: $(cat "$LOGCONF")"
+grep -q '^!' "$LOGCONF" && fail "nil filter still in log config"
+
+# --- disable: stopped, symlink gone, runsv gone ------------------------------------------
+echo "gitlab_exporter['enable'] = false" >>"$RB"
+out=$(ctl reconfigure) || fail "disable failed: $out"
+printf '%s\n' "$out" | grep -q '^disable gitlab-exporter$' || fail "no disable line: $out"
+[ -e "$SERVICE_DIR/gitlab-exporter" ] && fail "symlink not removed"
+alive "$PID3" && fail "service $PID3 still running after disable"
+[ "$(state)" = 0 ] || fail "status not down after disable"
+# no runsv reads supervise/ok any more: opening the fifo for writing blocks
+( exec 3>"$SVC/supervise/ok" ) 2>/dev/null </dev/null &
+_w=$!
+sleep 0.3
+alive "$_w" || fail "runsv still reads supervise/ok after disable"
+kill "$_w" 2>/dev/null || true
+out=$(ctl reconfigure) || fail "reconfigure of disabled failed"
+printf '%s\n' "$out" | grep -Eq '^0/[0-9]+ resources updated' || fail "disabled re-run updated: $out"
+
+# --- enable again while runsvdir runs: supervised at once, not at runsvdir's next 5 s scan.
+# (The service dir last changed > 1 s ago, so its mtime can be backdated; runsvdir is
+# woken by the wrapper's nudge. Without both this takes 1-6 s.)
+sleep 2.2
+sed -i '/enable/d' "$RB"
+t0=$(date +%s%N)
+out=$(ctl -v reconfigure 2>&1) || fail "re-enable failed: $out"
+note "$(printf '%s\n' "$out" | grep -E 'supervised|mtime' | tr '\n' ' ')"
+ms=$((($(date +%s%N) - t0) / 1000000))
+note "re-enable with runsvdir running: $ms ms"
+[ "$(state)" = 1 ] || fail "not running after re-enable"
+sup=$(printf '%s\n' "$out" | sed -n 's/.*supervised after \([0-9]*\) ms.*/\1/p')
+[ -n "$sup" ] || fail "no supervision time in: $out"
+[ "$sup" -lt 1500 ] || fail "supervised after $sup ms: runsvdir's 5 s scan not avoided"
+until_true 150 answers || fail "exporter does not answer after re-enable"

@@ -1,0 +1,632 @@
+/* attrs: catalog defaults merged with gitlab.rb, env computation, and located errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "attrs.h"
+#include "build_config.h"
+
+static struct catalog cat;
+static struct ctl ctl;
+
+static int setup(void **state)
+{
+	(void)state;
+	struct diags d;
+	diags_init(&d);
+	if (catalog_load(SRCDIR "/sv", &cat, &d) == -1) {
+		diags_print(&d, stderr);
+		return -1;
+	}
+	diags_free(&d);
+	return ctl_init(&ctl, NULL, "/nonexistent/gitlab.rb");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	catalog_free(&cat);
+	return 0;
+}
+
+/* Parse text as gitlab.rb and build; returns attrs_build's result. */
+static int build_with(const struct ctl *c, const char *text, struct attrs *a, struct diags *d)
+{
+	struct rb_file f;
+	memset(&f, 0, sizeof f);
+	diags_init(d);
+	if (rb_parse("gitlab.rb", text, strlen(text), &f, d) == -1) {
+		diags_print(d, stderr);
+		fail_msg("parse error in test input");
+	}
+	int rc = attrs_build(c, &cat, &f, a, d);
+	rb_free(&f);
+	return rc;
+}
+
+static int build(const char *text, struct attrs *a, struct diags *d)
+{
+	return build_with(&ctl, text, a, d);
+}
+
+/* The one diagnostic whose message contains needle; fails when absent. */
+static const struct diag *find(const struct diags *d, enum diag_sev sev, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].sev == sev && strstr(d->v[i].msg, needle))
+			return &d->v[i];
+	diags_print(d, stderr);
+	fail_msg("no %s mentioning '%s'", sev == DIAG_ERR ? "error" : "warning", needle);
+	return NULL;
+}
+
+static void expect_at(const char *text, const char *needle, int line, int col)
+{
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build(text, &a, &d), -1);
+	const struct diag *g = find(&d, DIAG_ERR, needle);
+	assert_string_equal(g->file, "gitlab.rb");
+	assert_int_equal(g->line, line);
+	assert_int_equal(g->col, col);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static const struct svc *svc(const struct attrs *a, const char *name)
+{
+	const struct svc *s = attrs_svc(a, name);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("", &a, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(a.nsvcs, 2);
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
+	assert_true(s->enabled);
+	assert_string_equal(s->home, "/var/opt/gitlab/gitlab-exporter");
+	assert_string_equal(s->log_dir, "/var/log/gitlab/gitlab-exporter");
+	assert_string_equal(s->env_dir, "/opt/gitlab/etc/gitlab-exporter/env");
+	assert_string_equal(s->listen_host, "localhost");
+	assert_int_equal(s->listen_port, 9168);
+	assert_int_equal(s->env.n, 5);
+	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC);
+	assert_string_equal(kv_get(&s->env, "MALLOC_CONF"), "dirty_decay_ms:0,muzzy_decay_ms:0");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");
+	for (size_t i = 1; i < s->env.n; i++) /* sorted */
+		assert_true(strcmp(s->env.v[i - 1].name, s->env.v[i].name) < 0);
+	assert_string_equal(kv_get(&s->base_env, "HOME"), "/var/opt/gitlab/gitlab-exporter");
+	assert_string_equal(kv_get(&s->base_env, "LANG"), "C.UTF-8");
+	assert_int_equal(s->argc, 4);
+	assert_string_equal(s->argv[0], "/opt/gitlab/embedded/bin/gitlab-exporter");
+	assert_string_equal(s->argv[1], "web");
+	assert_string_equal(s->argv[2], "-c");
+	assert_string_equal(s->argv[3], "/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml");
+	assert_null(s->argv[4]);
+	assert_string_equal(svc_var(s, "service"), "gitlab-exporter");
+	assert_string_equal(svc_var(s, "listen_port"), "9168");
+	assert_string_equal(svc_var(s, "server_name"), "webrick");
+	assert_string_equal(svc_var(s, "elasticsearch_url"), ""); /* nil */
+	assert_string_equal(svc_var(s, "sv_dir"), "/opt/gitlab/sv/gitlab-exporter");
+	assert_string_equal(svc_var(s, "gitlab_ctl"), ctl.self);
+	assert_string_equal(svc_var(s, "jemalloc"), GITLAB_CTL_JEMALLOC);
+	char *dest = svc_expand(s, "{{home}}/gitlab-exporter.yml");
+	assert_string_equal(dest, "/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml");
+	free(dest);
+	assert_null(svc_expand(s, "{{nope}}"));
+
+	const struct svc *n = svc(&a, "node-exporter");
+	assert_false(n->enabled);
+	assert_int_equal(n->env.n, 0); /* no jemalloc, no Ruby GC */
+	assert_string_equal(n->listen_host, "localhost");
+	assert_int_equal(n->listen_port, 9100);
+	assert_int_equal(n->argc, 3);
+	assert_string_equal(n->argv[0], "/usr/bin/prometheus-node-exporter");
+	assert_string_equal(n->argv[1], "--web.listen-address=localhost:9100");
+	assert_string_equal(n->argv[2], "--collector.textfile.directory="
+	                                "/var/opt/gitlab/node-exporter/textfile_collector");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_root_prefix(void **state)
+{
+	(void)state;
+	struct ctl rc;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(ctl_init(&rc, "/tmp", "/nonexistent/gitlab.rb"), 0);
+	assert_int_equal(build_with(&rc, "gitlab_exporter['log_directory'] = '/srv/log'\n", &a, &d),
+	                 0);
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	assert_string_equal(s->home, "/tmp/var/opt/gitlab/gitlab-exporter"); /* default: prefixed */
+	assert_string_equal(s->log_dir, "/srv/log");                         /* user's: as given */
+	assert_string_equal(s->argv[0], "/tmp/opt/gitlab/embedded/bin/gitlab-exporter");
+	assert_string_equal(svc_var(s, "root"), "/tmp");
+	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC); /* not prefixed */
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_settings(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("gitlab_exporter['listen_port'] = '9999'\n"
+	                       "gitlab_exporter['listen_address'] = '0.0.0.0'\n"
+	                       "gitlab_exporter['enable'] = false\n"
+	                       "gitlab_exporter['enable'] = true\n" /* later wins */
+	                       "gitlab_exporter['home'] = '/srv/ge'\n"
+	                       "gitlab_exporter['command'] = '/usr/local/bin/gitlab-exporter'\n"
+	                       "gitlab_exporter['elasticsearch_url'] = 'http://es:9200'\n"
+	                       "gitlab_exporter['server_name'] = :puma\n"
+	                       "node_exporter['enable'] = true\n"
+	                       "node_exporter['listen_address'] = '[::1]:9101'\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	assert_true(s->enabled);
+	assert_int_equal(s->listen_port, 9999);
+	assert_string_equal(s->listen_host, "0.0.0.0");
+	assert_string_equal(s->home, "/srv/ge");
+	assert_string_equal(s->argv[0], "/usr/local/bin/gitlab-exporter");
+	assert_string_equal(s->argv[3], "/srv/ge/gitlab-exporter.yml"); /* follows home */
+	assert_string_equal(kv_get(&s->base_env, "HOME"), "/srv/ge");
+	assert_string_equal(svc_var(s, "elasticsearch_url"), "http://es:9200");
+	assert_string_equal(svc_var(s, "server_name"), "puma");
+	const struct svc *n = svc(&a, "node-exporter");
+	assert_true(n->enabled);
+	assert_string_equal(n->listen_host, "::1");
+	assert_int_equal(n->listen_port, 9101);
+	assert_string_equal(n->argv[1], "--web.listen-address=[::1]:9101");
+	attrs_free(&a);
+
+	/* nil restores the default */
+	assert_int_equal(build("gitlab_exporter['listen_port'] = 1234\n"
+	                       "gitlab_exporter['listen_port'] = nil\n",
+	                       &a, &d),
+	                 0);
+	assert_int_equal(svc(&a, "gitlab-exporter")->listen_port, 9168);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_ports(void **state)
+{
+	(void)state;
+	static const char *const good[] = {"1", "65535", "'9168'", "'1'"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		char text[128];
+		struct attrs a;
+		struct diags d;
+		snprintf(text, sizeof text, "gitlab_exporter['listen_port'] = %s\n", good[i]);
+		assert_int_equal(build(text, &a, &d), 0);
+		attrs_free(&a);
+		diags_free(&d);
+	}
+	expect_at("gitlab_exporter['listen_port'] = [9168]\n",
+	          "gitlab_exporter['listen_port'] must be an integer or numeric string, not array",
+	          1, 34);
+	expect_at("gitlab_exporter['listen_port'] = 0\n", "between 1 and 65535, not 0", 1, 34);
+	expect_at("gitlab_exporter['listen_port'] = 65536\n", "between 1 and 65535", 1, 34);
+	expect_at("\n  gitlab_exporter['listen_port'] = '91x'\n", "must be an integer, not \"91x\"",
+	          2, 36);
+	expect_at("gitlab_exporter['listen_port'] = 9168.0\n", "not float", 1, 34);
+	expect_at("gitlab_exporter['listen_port'] = true\n", "not boolean", 1, 34);
+	expect_at("node_exporter['listen_address'] = 'localhost'\n", "host:port", 1, 35);
+	expect_at("node_exporter['listen_address'] = 'h:0'\n", "host:port", 1, 35);
+	expect_at("node_exporter['listen_address'] = '::1:9100'\n", "host:port", 1, 35);
+}
+
+static void test_types(void **state)
+{
+	(void)state;
+	expect_at("gitlab_exporter['enable'] = 'true'\n", "must be true or false, not string", 1,
+	          29);
+	expect_at("gitlab_exporter['home'] = 'var/opt'\n", "must be an absolute path", 1, 27);
+	expect_at("gitlab_exporter['home'] = 5\n", "must be a string, not integer", 1, 27);
+	expect_at("gitlab_exporter['env'] = 'X=1'\n", "must be a hash, not string", 1, 26);
+	expect_at("gitlab_exporter['env'] = { 'A' => [1] }\n",
+	          "gitlab_exporter['env']['A'] must be a string, number or boolean, not array", 1,
+	          35);
+	expect_at("gitlab_exporter['env']['A'] = { 'b' => 1 }\n", "not hash", 1, 31);
+	expect_at("gitlab_exporter['env']['A']['B'] = 1\n", "cannot be nested", 1, 29);
+	expect_at("gitlab_exporter['listen_port']['x'] = 1\n", "is port, not a hash", 1, 32);
+	expect_at("gitlab_exporter 'x'\n", "managed by gitlab-ctl", 1, 1);
+	expect_at("user['username'] = 42\n", "must be a string", 1, 20);
+	expect_at("user['group'] = 'a:b'\n", "user or group name", 1, 17);
+	expect_at("manage_accounts['enable'] = 'no'\n", "must be true or false", 1, 29);
+	expect_at("logging['svlogd_num'] = -1\n", "must be 0 or greater, not -1", 1, 25);
+	expect_at("logging['svlogd_filter'] = 1\n", "must be a string", 1, 28);
+}
+
+static void test_opaque(void **state)
+{
+	(void)state;
+	const char *msg = "gitlab_exporter['env'] uses Ruby that gitlab-ctl cannot evaluate";
+	expect_at("gitlab_exporter['env'] = { 'X' => ENV['Y'] }\n", msg, 1, 35);
+	expect_at("# comment\ngitlab_exporter['env'] = {\n  'A' => 'b',\n  'X' => "
+	          "\"#{node['fqdn']}\"\n}\n",
+	          msg, 4, 10);
+	expect_at("gitlab_exporter['env']['X'] = ENV['Y']\n",
+	          "gitlab_exporter['env']['X'] uses Ruby", 1, 31);
+	expect_at("gitlab_exporter['listen_address'] = node['ip']\n", "uses Ruby", 1, 37);
+	expect_at("user['username'] = \"#{x}\"\n", "user['username'] uses Ruby", 1, 20);
+	expect_at("logging['svlogd_size'] = 200.megabytes\n", "uses Ruby", 1, 26);
+
+	/* the same Ruby under names this build does not manage is fine */
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("gitlab_rails['env'] = { 'X' => ENV['Y'] }\n"
+	                       "nginx['listen_addresses'] = [\"#{node['ip']}\"]\n"
+	                       "gitlab_exporter['consul_service_meta'] = ENV['X']\n",
+	                       &a, &d),
+	                 0);
+	/* an unknown key of a managed service only warns, whatever its value */
+	const struct diag *w = find(&d, DIAG_WARN, "gitlab_exporter['consul_service_meta']");
+	assert_int_equal(w->line, 3);
+	assert_int_equal(w->col, 17);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_env_merge(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	/* a hash merges over the catalog defaults; a nil value removes one */
+	assert_int_equal(build("gitlab_exporter['env'] = {\n"
+	                       "  'MALLOC_CONF' => 'narenas:2',\n"
+	                       "  'FOO' => 'bar',\n"
+	                       "  'RUBY_GC_HEAP_INIT_SLOTS' => nil,\n"
+	                       "}\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	assert_string_equal(kv_get(&s->env, "MALLOC_CONF"), "narenas:2");
+	assert_string_equal(kv_get(&s->env, "FOO"), "bar");
+	assert_null(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"));
+	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC);
+	assert_int_equal(s->env.n, 5);
+	for (size_t i = 1; i < s->env.n; i++)
+		assert_true(strcmp(s->env.v[i - 1].name, s->env.v[i].name) < 0);
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* ['env']['X'] sets one key; a later whole hash replaces the user's earlier keys */
+	assert_int_equal(build("gitlab_exporter['env']['A'] = 'one'\n"
+	                       "gitlab_exporter['env']['LD_PRELOAD'] = nil\n"
+	                       "gitlab_exporter['env'] = { 'B' => 'two' }\n"
+	                       "gitlab_exporter['env']['C'] = 'three'\n"
+	                       "gitlab_exporter['env']['C'] = 'four'\n",
+	                       &a, &d),
+	                 0);
+	s = svc(&a, "gitlab-exporter");
+	assert_null(kv_get(&s->env, "A"));
+	assert_string_equal(kv_get(&s->env, "B"), "two");
+	assert_string_equal(kv_get(&s->env, "C"), "four");
+	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC); /* nil dropped */
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* symbols keys, and numbers and booleans written as Ruby's to_s would */
+	assert_int_equal(build("gitlab_exporter['env'] = { RUBY_GC_HEAP_INIT_SLOTS: 100_000,\n"
+	                       "  'RUBY_GC_HEAP_GROWTH_FACTOR' => 1.25, 'T' => true, 'F' => 1e20,\n"
+	                       "  'G' => 0.0001, 'H' => 3.0, 'I' => -7 }\n"
+	                       "gitlab_exporter['env']['LD_PRELOAD'] = nil\n"
+	                       "gitlab_exporter['env'] = nil\n" /* back to the defaults */
+	                       "gitlab_exporter['env']['K'] = 2 * 1024\n",
+	                       &a, &d),
+	                 0);
+	s = svc(&a, "gitlab-exporter");
+	assert_string_equal(kv_get(&s->env, "K"), "2048");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
+	assert_non_null(kv_get(&s->env, "LD_PRELOAD"));
+	attrs_free(&a);
+	assert_int_equal(build("gitlab_exporter['env'] = { RUBY_GC_HEAP_INIT_SLOTS: 100_000,\n"
+	                       "  'RUBY_GC_HEAP_GROWTH_FACTOR' => 1.25, 'T' => true, 'F' => 1e20,\n"
+	                       "  'G' => 0.0001, 'H' => 3.0, 'I' => -7, 'J' => :sym }\n",
+	                       &a, &d),
+	                 0);
+	s = svc(&a, "gitlab-exporter");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"), "100000");
+	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_GROWTH_FACTOR"), "1.25");
+	assert_string_equal(kv_get(&s->env, "T"), "true");
+	assert_string_equal(kv_get(&s->env, "F"), "1.0e+20");
+	assert_string_equal(kv_get(&s->env, "G"), "0.0001");
+	assert_string_equal(kv_get(&s->env, "H"), "3.0");
+	assert_string_equal(kv_get(&s->env, "I"), "-7");
+	assert_string_equal(kv_get(&s->env, "J"), "sym");
+	attrs_free(&a);
+	diags_free(&d);
+	/* Float#to_s: shortest round-trip digits, exponent form outside 1e-4...1e16 */
+	assert_int_equal(build("gitlab_exporter['env'] = { 'A' => 0.055, 'B' => 1.0e-5,\n"
+	                       "  'C' => 123456789012345680.0, 'D' => 1e15, 'E' => -0.5 }\n",
+	                       &a, &d),
+	                 0);
+	s = svc(&a, "gitlab-exporter");
+	assert_string_equal(kv_get(&s->env, "A"), "0.055");
+	assert_string_equal(kv_get(&s->env, "B"), "1.0e-05");
+	assert_string_equal(kv_get(&s->env, "C"), "1.2345678901234568e+17");
+	assert_string_equal(kv_get(&s->env, "D"), "1000000000000000.0");
+	assert_string_equal(kv_get(&s->env, "E"), "-0.5");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_env_validation_located(void **state)
+{
+	(void)state;
+	expect_at("gitlab_exporter['env'] = {\n  'RUBY_GC_HEAP_INIT_SLOTS' => '80_000'\n}\n",
+	          "RUBY_GC_HEAP_INIT_SLOTS=80_000 is not an integer", 2, 32);
+	expect_at("gitlab_exporter['env']['MALLOC_CONF'] = 'dirty_decay_ms:0,bogus:1'\n",
+	          "unknown jemalloc option 'bogus'", 1, 41);
+	expect_at("gitlab_exporter['env']['LD_PRELOAD'] = '/nonexistent/libjemalloc.so.2'\n",
+	          "/nonexistent/libjemalloc.so.2", 1, 40);
+	expect_at("gitlab_exporter['env']['BAD-NAME'] = 'x'\n", "not a valid environment variable",
+	          1, 38);
+	/* cross rule: reported at the MAX value the user wrote */
+	expect_at("gitlab_exporter['env']['RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO'] = 0.3\n"
+	          "gitlab_exporter['env']['RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO'] = 0.2\n",
+	          "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO=0.2 must be greater", 2, 63);
+	/* the catalog default MAX (0.111) is below the user's MIN: reported at the catalog line */
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(
+	    build("gitlab_exporter['env']['RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO'] = 0.5\n", &a, &d),
+	    -1);
+	const struct diag *g = find(&d, DIAG_ERR, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO=0.111");
+	assert_non_null(strstr(g->file, "sv/gitlab-exporter.conf"));
+	assert_true(g->line > 0);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_flags(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("node_exporter['flags'] = { 'web.telemetry-path' => '/m' }\n"
+	                       "node_exporter['flags']['collector.textfile.directory'] = nil\n"
+	                       "node_exporter['flags']['no-collector.wifi'] = ''\n"
+	                       "node_exporter['flags']['a.first'] = 3\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *n = svc(&a, "node-exporter");
+	assert_int_equal(n->argc, 5);
+	assert_string_equal(n->argv[2], "--a.first=3"); /* sorted by flag name */
+	assert_string_equal(n->argv[3], "--no-collector.wifi");
+	assert_string_equal(n->argv[4], "--web.telemetry-path=/m");
+	assert_string_equal(svc_var(n, "flags"),
+	                    "--a.first=3 --no-collector.wifi --web.telemetry-path=/m");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_user_group(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("", &a, &d), 0);
+	assert_string_equal(a.user, "git");
+	assert_string_equal(a.group, "git");
+	assert_true(a.manage_accounts);
+	attrs_free(&a);
+	diags_free(&d);
+
+	assert_int_equal(build("user['username'] = 'gitlab'\nuser['group'] = 'gitlab'\n"
+	                       "manage_accounts['enable'] = false\nuser['uid'] = 998\n",
+	                       &a, &d),
+	                 0);
+	assert_string_equal(a.user, "gitlab");
+	assert_string_equal(a.group, "gitlab");
+	assert_false(a.manage_accounts);
+	find(&d, DIAG_WARN, "user['uid']");
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	if (geteuid() == 0) {
+		assert_string_equal(s->user, "gitlab");
+		assert_string_equal(s->group, "gitlab");
+	} else { /* not root: the invoking user and its primary group */
+		const struct passwd *pw = getpwuid(geteuid());
+		assert_non_null(pw);
+		assert_string_equal(s->user, pw->pw_name);
+		const struct group *gr = getgrgid(pw->pw_gid);
+		assert_string_equal(s->group, gr->gr_name);
+	}
+	assert_string_equal(svc_var(s, "user"), s->user);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_logging(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("", &a, &d), 0);
+	assert_int_equal(a.logging.size, 200 * 1024 * 1024);
+	assert_int_equal(a.logging.num, 30);
+	assert_int_equal(a.logging.timeout, 86400);
+	assert_string_equal(a.logging.filter, "gzip");
+	assert_null(a.logging.udp);
+	assert_null(a.logging.prefix);
+	const struct svc *s = svc(&a, "gitlab-exporter");
+	assert_int_equal(s->log.num, 30);
+	assert_string_equal(svc_var(s, "svlogd_size"), "209715200");
+	assert_string_equal(svc_var(s, "svlogd_udp"), "");
+	attrs_free(&a);
+	diags_free(&d);
+
+	assert_int_equal(build("logging['svlogd_size'] = 10 * 1024 * 1024\n"
+	                       "logging['svlogd_num'] = '5'\n"
+	                       "logging['svlogd_timeout'] = nil\n"
+	                       "logging['svlogd_filter'] = nil\n"
+	                       "logging['svlogd_udp'] = '127.0.0.1:514'\n"
+	                       "logging['svlogd_prefix'] = 'gl:'\n"
+	                       "gitlab_exporter['svlogd_num'] = 3\n"
+	                       "gitlab_exporter['svlogd_prefix'] = 'ge:'\n"
+	                       "logging['logrotate_frequency'] = 'daily'\n",
+	                       &a, &d),
+	                 0);
+	assert_int_equal(a.logging.size, 10 * 1024 * 1024);
+	assert_int_equal(a.logging.num, 5);
+	assert_int_equal(a.logging.timeout, -1);
+	assert_null(a.logging.filter);
+	assert_string_equal(a.logging.udp, "127.0.0.1:514");
+	s = svc(&a, "gitlab-exporter");
+	assert_int_equal(s->log.size, 10 * 1024 * 1024);
+	assert_int_equal(s->log.num, 3);
+	assert_string_equal(s->log.prefix, "ge:");
+	assert_string_equal(s->log.udp, "127.0.0.1:514");
+	assert_string_equal(svc_var(s, "svlogd_timeout"), "");
+	const struct svc *n = svc(&a, "node-exporter");
+	assert_int_equal(n->log.num, 5);
+	assert_string_equal(n->log.prefix, "gl:");
+	const struct diag *w = find(&d, DIAG_WARN, "logging['logrotate_frequency']");
+	assert_int_equal(w->line, 9);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static void test_unknown_names(void **state)
+{
+	(void)state;
+	const char *text = "external_url 'https://gitlab.example.com'\n"
+	                   "gitlab_rails['time_zone'] = 'UTC'\n"
+	                   "nginx['enable'] = false\n"
+	                   "gitlab_rails['ldap_enabled'] = true\n";
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build(text, &a, &d), 0);
+	assert_int_equal(d.n, 1); /* one summary line */
+	const struct diag *w = find(&d, DIAG_WARN,
+	                            "ignoring settings for services this build does not manage: "
+	                            "external_url, gitlab_rails, nginx");
+	assert_string_equal(w->file, "gitlab.rb");
+	assert_int_equal(a.unknown_names.n, 3);
+	assert_string_equal(kv_get(&a.unknown_names, "gitlab_rails"), "gitlab.rb:2");
+	assert_string_equal(kv_get(&a.unknown_names, "nginx"), "gitlab.rb:3");
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* --verbose: one more warning per name, at its first use */
+	struct ctl v = ctl;
+	v.verbose = true;
+	assert_int_equal(build_with(&v, text, &a, &d), 0);
+	assert_int_equal(d.n, 4);
+	w = find(&d, DIAG_WARN, "ignoring nginx");
+	assert_int_equal(w->line, 3);
+	assert_int_equal(w->col, 1);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+/* A catalog default that does not validate is reported at its .conf line. */
+static void test_catalog_default_located(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_attrs.XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/x.conf", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("name = \"x\";\nconfig_name = \"x\";\nsettings = (\n"
+	      "  { name = \"enable\"; type = \"bool\"; default = true; },\n"
+	      "  { name = \"home\"; type = \"path\"; default = \"/h\"; },\n"
+	      "  { name = \"log_directory\"; type = \"path\"; default = \"/l\"; },\n"
+	      "  { name = \"env_directory\"; type = \"path\"; default = \"{{nowhere}}/e\"; },\n"
+	      "  { name = \"env\"; type = \"env\"; }\n);\n"
+	      "env = {\n  MALLOC_CONF = \"bogus:1\";\n};\n"
+	      "command = [ \"/bin/true\" ];\n",
+	      fp);
+	assert_int_equal(fclose(fp), 0);
+	struct catalog c;
+	struct diags d;
+	struct attrs a;
+	diags_init(&d);
+	assert_int_equal(catalog_load(dir, &c, &d), 0);
+	assert_int_equal(attrs_build(&ctl, &c, NULL, &a, &d), -1);
+	const struct diag *g = find(&d, DIAG_ERR, "unknown placeholder {{nowhere}}");
+	assert_string_equal(g->file, path);
+	assert_int_equal(g->line, 7);
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* fix the placeholder: now the env default is checked, at its line */
+	fp = fopen(path, "r+");
+	assert_non_null(fp);
+	char buf[2048];
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	buf[n] = '\0';
+	char *p = strstr(buf, "{{nowhere}}");
+	memcpy(p, "/tmp/nowher", 11);
+	rewind(fp);
+	fputs(buf, fp);
+	assert_int_equal(fclose(fp), 0);
+	catalog_free(&c);
+	diags_init(&d);
+	assert_int_equal(catalog_load(dir, &c, &d), 0);
+	assert_int_equal(attrs_build(&ctl, &c, NULL, &a, &d), -1);
+	g = find(&d, DIAG_ERR, "unknown jemalloc option 'bogus'");
+	assert_string_equal(g->file, path);
+	assert_int_equal(g->line, 11);
+	attrs_free(&a);
+	diags_free(&d);
+	catalog_free(&c);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_secret_names(void **state)
+{
+	(void)state;
+	assert_true(env_is_secret("SECRET_TOKEN"));
+	assert_true(env_is_secret("DB_PASSWORD"));
+	assert_true(env_is_secret("AWS_ACCESS_KEY_ID"));
+	assert_true(env_is_secret("github_token"));
+	assert_false(env_is_secret("MALLOC_CONF"));
+	assert_false(env_is_secret("LD_PRELOAD"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_root_prefix),
+	    cmocka_unit_test(test_settings),
+	    cmocka_unit_test(test_ports),
+	    cmocka_unit_test(test_types),
+	    cmocka_unit_test(test_opaque),
+	    cmocka_unit_test(test_env_merge),
+	    cmocka_unit_test(test_env_validation_located),
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_user_group),
+	    cmocka_unit_test(test_logging),
+	    cmocka_unit_test(test_unknown_names),
+	    cmocka_unit_test(test_catalog_default_located),
+	    cmocka_unit_test(test_secret_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,296 @@
+/* catalog: the shipped service definitions, and malformed ones reported with file:line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+
+static const char *kv(const struct cat_kv *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return v[i].value;
+	return NULL;
+}
+
+static void expect_setting(const struct cat_service *s, const char *name, enum stype type,
+                           const char *def)
+{
+	const struct cat_setting *cs = cat_setting_find(s, name);
+	assert_non_null(cs);
+	assert_int_equal(cs->type, type);
+	if (def == NULL)
+		assert_null(cs->def);
+	else
+		assert_string_equal(cs->def, def);
+	assert_true(cs->line > 0);
+}
+
+static void test_shipped_catalog(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.v[0].name, "gitlab-exporter"); /* sorted by name */
+	assert_string_equal(c.v[1].name, "node-exporter");
+
+	const struct cat_service *ge = catalog_find(&c, "gitlab_exporter");
+	assert_ptr_equal(ge, catalog_find(&c, "gitlab-exporter"));
+	assert_string_equal(ge->config_name, "gitlab_exporter");
+	assert_true(ge->enable_default);
+	assert_true(ge->jemalloc);
+	expect_setting(ge, "enable", ST_BOOL, "true");
+	expect_setting(ge, "home", ST_PATH, "{{data_dir}}/gitlab-exporter");
+	expect_setting(ge, "log_directory", ST_PATH, "{{log_dir}}/gitlab-exporter");
+	expect_setting(ge, "env_directory", ST_PATH, "{{install_dir}}/etc/gitlab-exporter/env");
+	expect_setting(ge, "listen_address", ST_STRING, "localhost");
+	expect_setting(ge, "listen_port", ST_PORT, "9168");
+	expect_setting(ge, "env", ST_ENV, NULL);
+	expect_setting(ge, "command", ST_PATH, "{{install_dir}}/embedded/bin/gitlab-exporter");
+	expect_setting(ge, "elasticsearch_url", ST_STRING, NULL);
+	assert_int_equal(ge->nenv, 5);
+	assert_string_equal(kv(ge->env, ge->nenv, "LD_PRELOAD"), "@JEMALLOC@");
+	assert_string_equal(kv(ge->env, ge->nenv, "MALLOC_CONF"),
+	                    "dirty_decay_ms:0,muzzy_decay_ms:0");
+	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
+	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
+	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");
+	assert_string_equal(kv(ge->base_env, ge->nbase_env, "HOME"), "{{home}}");
+	assert_string_equal(kv(ge->base_env, ge->nbase_env, "LANG"), "C.UTF-8");
+	assert_non_null(kv(ge->base_env, ge->nbase_env, "PATH"));
+	assert_int_equal(ge->ncommand, 4);
+	assert_string_equal(ge->command[0], "{{command}}");
+	assert_string_equal(ge->command[1], "web");
+	assert_string_equal(ge->command[2], "-c");
+	assert_string_equal(ge->command[3], "{{home}}/gitlab-exporter.yml");
+	assert_int_equal(ge->ntemplates, 1);
+	assert_string_equal(ge->templates[0].src, "gitlab-exporter.yml");
+	assert_string_equal(ge->templates[0].dest, "{{home}}/gitlab-exporter.yml");
+	assert_int_equal(ge->templates[0].mode, 0600);
+	assert_true(ge->templates[0].service_owned);
+	assert_string_equal(ge->check, "http:/metrics");
+
+	const struct cat_service *ne = catalog_find(&c, "node_exporter");
+	assert_non_null(ne);
+	assert_string_equal(ne->name, "node-exporter");
+	assert_false(ne->enable_default);
+	assert_false(ne->jemalloc);
+	expect_setting(ne, "enable", ST_BOOL, "false");
+	expect_setting(ne, "listen_address", ST_ADDRESS, "localhost:9100");
+	expect_setting(ne, "flags", ST_FLAGS, NULL);
+	const struct cat_setting *fl = cat_setting_find(ne, "flags");
+	assert_int_equal(fl->ndefs, 1);
+	assert_string_equal(fl->defs[0].name, "collector.textfile.directory");
+	assert_string_equal(fl->defs[0].value, "{{home}}/textfile_collector");
+	for (size_t i = 0; i < ne->nenv; i++) /* a Go binary: no jemalloc, no Ruby GC */
+		assert_true(strncmp(ne->env[i].name, "RUBY_GC_", 8) != 0 &&
+		            strcmp(ne->env[i].name, "LD_PRELOAD") != 0);
+	assert_string_equal(ne->command[0], "/usr/bin/prometheus-node-exporter");
+	assert_string_equal(ne->command[1], "--web.listen-address={{listen_address}}");
+	assert_string_equal(ne->command[2], "{{flags}}");
+	assert_string_equal(ne->check, "http:/metrics");
+	assert_null(catalog_find(&c, "gitlab_rails"));
+	assert_null(cat_setting_find(ge, "nope"));
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+/* ---- malformed definitions ------------------------------------------------ */
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strlcpy(tmpdir, "/tmp/test_catalog.XXXXXX", sizeof tmpdir);
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof path, "%s/x.conf", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/y.conf", tmpdir);
+	unlink(path);
+	return rmdir(tmpdir);
+}
+
+static void write_file(const char *name, const char *text)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* A valid service; BAD_* variants replace one line of it. */
+#define HEAD "name = \"x\";\nconfig_name = \"x_svc\";\n" /* lines 1-2 */
+#define SETTINGS                                                                                   \
+	"settings = (\n"                                                                           \
+	"  { name = \"enable\"; type = \"bool\"; default = true; },\n"                             \
+	"  { name = \"home\"; type = \"path\"; default = \"{{data_dir}}/x\"; },\n"                 \
+	"  { name = \"log_directory\"; type = \"path\"; default = \"{{log_dir}}/x\"; },\n"         \
+	"  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; }\n"                     \
+	");\n"                                   /* lines 3-8 */
+#define COMMAND "command = [ \"/bin/true\" ];\n" /* line 9 */
+
+/* Load the directory; expect failure with a diagnostic at file:line mentioning needle. */
+static void expect_error(const char *text, int line, const char *needle)
+{
+	struct catalog c;
+	struct diags d;
+	char path[128];
+	write_file("x.conf", text);
+	snprintf(path, sizeof path, "%s/x.conf", tmpdir);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	bool found = false;
+	for (size_t i = 0; i < d.n; i++) {
+		if (d.v[i].sev == DIAG_ERR && d.v[i].file && strcmp(d.v[i].file, path) == 0 &&
+		    d.v[i].line == line && strstr(d.v[i].msg, needle))
+			found = true;
+	}
+	if (!found) {
+		diags_print(&d, stderr);
+		fail_msg("no error at %s:%d mentioning '%s'", path, line, needle);
+	}
+	assert_int_equal(c.n, 0);
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+static void test_valid_minimal(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	write_file("x.conf", HEAD SETTINGS COMMAND);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
+	assert_int_equal(c.n, 1);
+	assert_false(c.v[0].enable_default); /* optional keys default to false / none */
+	assert_null(c.v[0].check);
+	assert_int_equal(c.v[0].command_line, 9);
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "unknown key 'colour'");
+	expect_error(HEAD SETTINGS COMMAND "jemalloc = \"yes\";\n", 10, "must be true or false");
+	expect_error(HEAD SETTINGS COMMAND "enable_default = 1;\n", 10, "must be true or false");
+	expect_error(HEAD SETTINGS COMMAND "description = 5;\n", 10, "must be a string");
+	expect_error("name = 42;\n"
+	             "config_name = \"x\";\n" SETTINGS COMMAND,
+	             1, "must be a string");
+	expect_error("name = \"Bad/Name\";\n"
+	             "config_name = \"x\";\n" SETTINGS COMMAND,
+	             1, "service name");
+	expect_error("name = \"x\";\n"
+	             "config_name = \"x-y\";\n" SETTINGS COMMAND,
+	             2, "config_name");
+	/* syntax error: libconfig's message at its line */
+	expect_error(HEAD SETTINGS COMMAND "check = \"tcp\"\nbogus = ;\n", 11, "syntax error");
+	/* settings entries */
+	expect_error(HEAD
+	             "settings = (\n  { name = \"enable\"; type = \"boolean\"; }\n);\n" COMMAND,
+	             4, "unknown setting type");
+	expect_error(
+	    HEAD
+	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
+	    4, "unknown key 'colour'");
+	expect_error(HEAD
+	             "settings = (\n  { name = \"enable\"; type = \"port\"; default = 70000; }\n"
+	             ");\n" COMMAND,
+	             4, "must be a port");
+	expect_error(HEAD
+	             "settings = (\n  { name = \"home\"; type = \"path\"; default = \"rel\"; }\n"
+	             ");\n" COMMAND,
+	             4, "absolute path");
+	expect_error(HEAD "settings = (\n  { name = \"Home\"; type = \"path\"; }\n);\n" COMMAND, 4,
+	             "setting name");
+	expect_error(HEAD "settings = \"none\";\n" COMMAND, 3, "settings must be a list");
+	/* a required setting is missing: reported at the service name */
+	expect_error(HEAD
+	             "settings = (\n  { name = \"enable\"; type = \"bool\"; default = true; }\n"
+	             ");\n" COMMAND,
+	             1, "must declare setting 'home'");
+	/* env, command, templates, check */
+	expect_error(HEAD SETTINGS COMMAND "env = { my-var = \"x\"; };\n", 10,
+	             "not a valid environment variable name");
+	expect_error(HEAD SETTINGS COMMAND "env = { A = [ 1 ]; };\n", 10, "not array");
+	expect_error(HEAD SETTINGS "command = [ ];\n", 9, "non-empty array");
+	expect_error(HEAD SETTINGS "command = \"/bin/true\";\n", 9, "non-empty array");
+	expect_error(HEAD SETTINGS "command = [ \"{{home}\" ];\n", 9, "malformed placeholder");
+	expect_error(HEAD SETTINGS COMMAND
+	             "templates = ( { src = \"a\"; dest = \"/b\"; mode = \"0999\"; } );\n",
+	             10, "octal");
+	expect_error(HEAD SETTINGS COMMAND
+	             "templates = ( { src = \"a\"; dest = \"/b\"; owner = \"nobody\"; } );\n",
+	             10, "owner");
+	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = \"../a\"; dest = \"/b\"; } );\n",
+	             10, "file name under templates");
+	expect_error(HEAD SETTINGS COMMAND "check = \"udp\";\n", 10, "check must be");
+	/* whole-file rules */
+	expect_error(HEAD SETTINGS, 0, "needs name, config_name and command");
+}
+
+static void test_duplicate_and_empty(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	write_file("x.conf", HEAD SETTINGS COMMAND);
+	write_file("y.conf", HEAD SETTINGS COMMAND);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(strstr(d.v[0].msg, "clashes"));
+	catalog_free(&c);
+	diags_free(&d);
+
+	char path[128];
+	snprintf(path, sizeof path, "%s/x.conf", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/y.conf", tmpdir);
+	unlink(path);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "no service definitions"));
+	catalog_free(&c);
+	diags_free(&d);
+
+	diags_init(&d);
+	assert_int_equal(catalog_load("/nonexistent/sv", &c, &d), -1);
+	assert_string_equal(d.v[0].file, "/nonexistent/sv");
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_shipped_catalog),
+	    cmocka_unit_test_setup_teardown(test_valid_minimal, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_duplicate_and_empty, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,247 @@
+/* envcheck: every env validation rule, with valid and invalid values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "build_config.h"
+#include "envcheck.h"
+
+static struct src test_src = {"gitlab.rb", NULL, 0};
+static const struct loc L = {&test_src, 7, 3};
+
+/* Check one variable; returns the number of errors and, via warns, warnings. */
+static size_t check(const char *name, const char *value, size_t *warns)
+{
+	struct diags d;
+	diags_init(&d);
+	int rc = envcheck_var(name, value, L, &d);
+	size_t nerr = d.nerr;
+	if (warns)
+		*warns = d.n - d.nerr;
+	for (size_t i = 0; i < d.n; i++) {
+		/* every diagnostic is tied to the value's location */
+		assert_string_equal(d.v[i].file, "gitlab.rb");
+		assert_int_equal(d.v[i].line, 7);
+		assert_int_equal(d.v[i].col, 3);
+	}
+	assert_int_equal(rc, nerr ? -1 : 0);
+	diags_free(&d);
+	return nerr;
+}
+
+#define OK(n, v)  assert_int_equal(check(n, v, NULL), 0)
+#define BAD(n, v) assert_int_not_equal(check(n, v, NULL), 0)
+#define WARN_ONLY(n, v)                                                                            \
+	do {                                                                                       \
+		size_t w_;                                                                         \
+		assert_int_equal(check(n, v, &w_), 0);                                             \
+		assert_int_equal(w_, 1);                                                           \
+	} while (0)
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(envcheck_name("PATH"));
+	assert_true(envcheck_name("_X1"));
+	assert_true(envcheck_name("lower_case"));
+	assert_false(envcheck_name("1ABC"));
+	assert_false(envcheck_name("A-B"));
+	assert_false(envcheck_name("A B"));
+	assert_false(envcheck_name("A=B"));
+	assert_false(envcheck_name(""));
+	assert_false(envcheck_name("É"));
+	OK("FOO", "anything at all");
+	BAD("FOO-BAR", "x");
+	BAD("9LIVES", "x");
+	BAD("FOO", "two\nlines");
+}
+
+static void test_gc_sizes(void **state)
+{
+	(void)state;
+	OK("RUBY_GC_HEAP_INIT_SLOTS", "80000");
+	OK("RUBY_GC_HEAP_INIT_SLOTS", "600k");
+	OK("RUBY_GC_MALLOC_LIMIT", "64M");
+	OK("RUBY_GC_MALLOC_LIMIT_MAX", "1g");
+	OK("RUBY_GC_OLDMALLOC_LIMIT", "0x1000"); /* strtoll base 0, as Ruby */
+	OK("RUBY_GC_OLDMALLOC_LIMIT_MAX", "128m ");
+	OK("RUBY_GC_HEAP_FREE_SLOTS", "4096");
+	OK("RUBY_GC_HEAP_GROWTH_MAX_SLOTS", "300000");
+	OK("RUBY_GC_HEAP_0_INIT_SLOTS", "10000"); /* Ruby 3.3+ per size pool */
+	OK("RUBY_GC_HEAP_4_INIT_SLOTS", "10k");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "80_000");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "1.5");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "abc");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "10kb");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "0");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "-5");
+	BAD("RUBY_GC_HEAP_INIT_SLOTS", "k");
+	BAD("RUBY_GC_MALLOC_LIMIT", "99999999999999999999");
+	BAD("RUBY_GC_MALLOC_LIMIT", "9999999999999g");
+	WARN_ONLY("RUBY_GC_HEAP_INIT_SLOTS", "");
+	WARN_ONLY("RUBY_GC_HEAP_5_INIT_SLOTS", "1");
+	WARN_ONLY("RUBY_GC_NO_SUCH_THING", "1");
+}
+
+static void test_gc_doubles(void **state)
+{
+	(void)state;
+	OK("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "0.055");
+	OK("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "1");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "0");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "1.5");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "-0.1");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "0.5 "); /* strtod must consume all */
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "half");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", "nan");
+	OK("RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO", "0.111");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO", "2");
+	OK("RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO", "0"); /* 0 means: use the growth factor */
+	OK("RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO", "0.4");
+	BAD("RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO", "1.01");
+	OK("RUBY_GC_HEAP_GROWTH_FACTOR", "1.1");
+	BAD("RUBY_GC_HEAP_GROWTH_FACTOR", "1");
+	BAD("RUBY_GC_HEAP_GROWTH_FACTOR", "0.9");
+	OK("RUBY_GC_HEAP_OLDOBJECT_LIMIT_FACTOR", "0");
+	OK("RUBY_GC_HEAP_OLDOBJECT_LIMIT_FACTOR", "2.0");
+	BAD("RUBY_GC_HEAP_OLDOBJECT_LIMIT_FACTOR", "-1");
+	OK("RUBY_GC_MALLOC_LIMIT_GROWTH_FACTOR", "1.4");
+	BAD("RUBY_GC_MALLOC_LIMIT_GROWTH_FACTOR", "1.0");
+	OK("RUBY_GC_OLDMALLOC_LIMIT_GROWTH_FACTOR", "1.2");
+	BAD("RUBY_GC_OLDMALLOC_LIMIT_GROWTH_FACTOR", "x");
+	OK("RUBY_GC_HEAP_REMEMBERED_WB_UNPROTECTED_OBJECTS_LIMIT_RATIO", "0.01");
+	BAD("RUBY_GC_HEAP_REMEMBERED_WB_UNPROTECTED_OBJECTS_LIMIT_RATIO", "-0.01");
+}
+
+/* Cross rules run over a whole env; each problem is reported where its variable came from. */
+static struct loc where(const char *name, void *ctx)
+{
+	(void)ctx;
+	struct loc l = {&test_src, 0, 1};
+	if (strcmp(name, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO") == 0)
+		l.line = 1;
+	else if (strcmp(name, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO") == 0)
+		l.line = 2;
+	else
+		l.line = 3;
+	return l;
+}
+
+static int cross(const char *min, const char *max, const char *goal, int *line)
+{
+	struct kv v[3];
+	struct kvlist env = {v, 0};
+	/* sorted by name, as attrs keeps it: GOAL < MAX < MIN */
+	if (goal)
+		v[env.n++] = (struct kv){"RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO", (char *)goal};
+	if (max)
+		v[env.n++] = (struct kv){"RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO", (char *)max};
+	if (min)
+		v[env.n++] = (struct kv){"RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO", (char *)min};
+	struct diags d;
+	diags_init(&d);
+	int rc = envcheck_env_at(&env, where, NULL, &d);
+	*line = d.n ? d.v[0].line : 0;
+	assert_int_equal(rc, d.nerr ? -1 : 0);
+	size_t n = d.nerr;
+	diags_free(&d);
+	return (int)n;
+}
+
+static void test_gc_cross(void **state)
+{
+	(void)state;
+	int line;
+	assert_int_equal(cross("0.055", "0.111", NULL, &line), 0);
+	assert_int_equal(cross("0.2", "0.2", NULL, &line), 1); /* MAX must be > MIN */
+	assert_int_equal(line, 2);
+	assert_int_equal(cross("0.3", "0.1", NULL, &line), 1);
+	assert_int_equal(line, 2);
+	assert_int_equal(cross(NULL, "0.1", NULL, &line), 1); /* below Ruby's default MIN 0.20 */
+	assert_int_equal(cross("0.7", NULL, NULL, &line), 1); /* above Ruby's default MAX 0.65 */
+	assert_int_equal(line, 1);
+	assert_int_equal(cross("0.1", "0.5", "0.3", &line), 0);
+	assert_int_equal(cross("0.1", "0.5", "0", &line), 0);
+	assert_int_equal(cross("0.1", "0.5", "0.6", &line), 1);
+	assert_int_equal(line, 3);
+	assert_int_equal(cross("0.1", "0.5", "0.1", &line), 1);
+	/* the single-location form */
+	struct kv v[] = {{"RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO", "0.01"}};
+	struct kvlist env = {v, 1};
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_env(&env, L, &d), -1);
+	assert_int_equal(d.v[0].line, 7);
+	diags_free(&d);
+}
+
+static void test_malloc_conf(void **state)
+{
+	(void)state;
+	OK("MALLOC_CONF", "");
+	OK("MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0");
+	OK("MALLOC_CONF", "dirty_decay_ms:-1");
+	OK("MALLOC_CONF", "narenas:2,background_thread:true,tcache:false");
+	OK("MALLOC_CONF", "narenas:default");
+	OK("MALLOC_CONF", "percpu_arena:percpu,thp:never,metadata_thp:auto,dss:primary");
+	OK("MALLOC_CONF", "junk:alloc,zero:false,retain:true,abort_conf:true");
+	OK("MALLOC_CONF", "stats_print:true,stats_print_opts:Jgm");
+	OK("MALLOC_CONF", "oversize_threshold:0x800000,lg_extent_max_active_fit:6");
+	OK("MALLOC_CONF", "prof:true,prof_prefix:/tmp/jeprof,lg_prof_sample:19");
+	OK("MALLOC_CONF", "tcache_max:4096,lg_tcache_max:12,max_background_threads:4");
+	BAD("MALLOC_CONF", "dirty_decay_ms:-2");
+	BAD("MALLOC_CONF", "dirty_decay_ms:abc");
+	BAD("MALLOC_CONF", "dirty_decay_ms:10ms");
+	BAD("MALLOC_CONF", "muzzy_decay_ms:");
+	BAD("MALLOC_CONF", "bogus:1");
+	BAD("MALLOC_CONF", "background_thread:yes");
+	BAD("MALLOC_CONF", "narenas:0");
+	BAD("MALLOC_CONF", "narenas:-1");
+	BAD("MALLOC_CONF", "thp:sometimes");
+	BAD("MALLOC_CONF", "stats_print_opts:Z");
+	BAD("MALLOC_CONF", "lg_extent_max_active_fit:65");
+	BAD("MALLOC_CONF", "dirty_decay_ms:0,"); /* ends with comma */
+	BAD("MALLOC_CONF", "dirty_decay_ms");    /* key without value */
+	BAD("MALLOC_CONF", "dirty_decay_ms=0");  /* wrong separator */
+	BAD("MALLOC_CONF", ":0");                /* empty key */
+	BAD("MALLOC_CONF", "dirty_decay_ms:0,,tcache:true");
+	WARN_ONLY("MALLOC_CONF", "tcache_nslots_large:5000"); /* jemalloc clips it */
+}
+
+static void test_ld_preload(void **state)
+{
+	(void)state;
+	OK("LD_PRELOAD", GITLAB_CTL_JEMALLOC);
+	OK("LD_PRELOAD", GITLAB_CTL_JEMALLOC ":" GITLAB_CTL_JEMALLOC);
+	OK("LD_PRELOAD", " " GITLAB_CTL_JEMALLOC " ");
+	OK("LD_PRELOAD", "libjemalloc.so.2");           /* bare names go through ld.so's search */
+	OK("LD_PRELOAD", "/usr/$LIB/libjemalloc.so.2"); /* ld.so expands $LIB */
+	OK("LD_PRELOAD", "");
+	BAD("LD_PRELOAD", "/nonexistent/libjemalloc.so.2");
+	BAD("LD_PRELOAD", GITLAB_CTL_JEMALLOC ":/nonexistent/x.so");
+	BAD("LD_PRELOAD", "/tmp"); /* a directory */
+	WARN_ONLY("LD_PRELOAD", "lib/x.so");
+
+	/* the error names the missing file */
+	struct diags d;
+	diags_init(&d);
+	envcheck_var("LD_PRELOAD", "/nonexistent/libfoo.so", L, &d);
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(strstr(d.v[0].msg, "/nonexistent/libfoo.so"));
+	diags_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_names),       cmocka_unit_test(test_gc_sizes),
+	    cmocka_unit_test(test_gc_doubles),  cmocka_unit_test(test_gc_cross),
+	    cmocka_unit_test(test_malloc_conf), cmocka_unit_test(test_ld_preload),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,193 @@
+/* envdir.c: values byte for byte, sorted, bad entries rejected by name. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "envdir.h"
+
+struct fixture {
+	char dir[64];
+};
+
+static void put(const struct fixture *f, const char *name, const char *data, size_t len)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", f->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void put_s(const struct fixture *f, const char *name, const char *s)
+{
+	put(f, name, s, strlen(s));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	strlcpy(f->dir, "/tmp/test_envdir.XXXXXX", sizeof f->dir);
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	DIR *d = opendir(f->dir);
+	struct dirent *de;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			(void)unlinkat(dirfd(d), de->d_name, 0); /* the fixture is flat */
+	closedir(d);
+	int rc = rmdir(f->dir);
+	free(f);
+	return rc;
+}
+
+static void test_values_byte_for_byte(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	put_s(f, "PATH", "/usr/bin:/bin");
+	put_s(f, "MULTI", "a\nb 'c' \"d\"\n\n");
+	put_s(f, "EMPTY", "");
+	put_s(f, ".PATH.tmp", "skipped");
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), 0);
+	assert_int_equal(e.n, 3);
+	/* sorted by name */
+	assert_string_equal(e.v[0], "EMPTY=");
+	assert_string_equal(e.v[1], "MULTI=a\nb 'c' \"d\"\n\n");
+	assert_string_equal(e.v[2], "PATH=/usr/bin:/bin");
+	assert_null(e.v[3]);
+	assert_string_equal(envv_get(&e, "PATH"), "/usr/bin:/bin");
+	assert_null(envv_get(&e, "PAT"));
+	envv_free(&e);
+}
+
+static void test_bad_name(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	put_s(f, "OK", "1");
+	put_s(f, "BAD-NAME", "1");
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(bad, "BAD-NAME");
+	envv_free(&e);
+}
+
+static void test_nul_byte(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	put(f, "NUL", "a\0b", 3);
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(bad, "NUL");
+	envv_free(&e);
+}
+
+static void test_not_regular(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64], path[256];
+	snprintf(path, sizeof path, "%s/LINK", f->dir);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(bad, "LINK");
+	envv_free(&e);
+}
+
+static void test_too_big(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	size_t len = ENVDIR_MAX_VALUE + 1;
+	char *big = malloc(len);
+	memset(big, 'x', len);
+	put(f, "BIG", big, len);
+	free(big);
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_string_equal(bad, "BIG");
+	envv_free(&e);
+}
+
+static void test_missing_dir(void **state)
+{
+	(void)state;
+	struct envv e;
+	char bad[64];
+	envv_init(&e);
+	assert_int_equal(envdir_read("/nonexistent/env", &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(bad, "");
+	envv_free(&e);
+}
+
+static void test_set_unset(void **state)
+{
+	(void)state;
+	struct envv e;
+	envv_init(&e);
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "V%03d", 99 - i);
+		assert_int_equal(envv_set(&e, name, "x"), 0);
+	}
+	assert_int_equal(envv_set(&e, "V050", "replaced"), 0);
+	assert_int_equal(e.n, 100);
+	envv_unset(&e, "V000");
+	envv_unset(&e, "NOPE");
+	assert_int_equal(e.n, 99);
+	assert_null(e.v[99]);
+	envv_sort(&e);
+	assert_string_equal(e.v[0], "V001=x");
+	assert_string_equal(envv_get(&e, "V050"), "replaced");
+	envv_free(&e);
+	assert_true(envv_name_ok("_A1"));
+	assert_false(envv_name_ok("1A"));
+	assert_false(envv_name_ok("A=B"));
+	assert_false(envv_name_ok(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_values_byte_for_byte, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_name, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+	    cmocka_unit_test(test_missing_dir),
+	    cmocka_unit_test(test_set_unset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,268 @@
+/*
+ * Unit tests of the runit protocol module against status files captured from
+ * the real runsv in every state (test/fixtures/gen-runit-status.sh): decoding,
+ * and formatting compared byte for byte with what runit's sv printed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "runit.h"
+
+#define FIXTURES SRCDIR "/test/fixtures/runit-status"
+
+static const char *const states[] = {
+    "run",       "down",     "normally-down", "normally-down-run",  "paused",
+    "want-down", "got-term", "want-up",       "want-down-got-term", "finish",
+};
+
+struct expect {
+	long state, pid, paused, got_term, normally_up;
+	char want;
+	long long now;
+	char sv[256];
+};
+
+static void read_expect(const char *name, struct expect *e)
+{
+	char path[PATH_MAX], line[512];
+	snprintf(path, sizeof path, "%s/%s.txt", FIXTURES, name);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	memset(e, 0, sizeof *e);
+	while (fgets(line, sizeof line, fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		char *v = strchr(line, '=');
+		assert_non_null(v);
+		*v++ = '\0';
+		if (strcmp(line, "state") == 0)
+			e->state = atol(v);
+		else if (strcmp(line, "pid") == 0)
+			e->pid = atol(v);
+		else if (strcmp(line, "paused") == 0)
+			e->paused = atol(v);
+		else if (strcmp(line, "got_term") == 0)
+			e->got_term = atol(v);
+		else if (strcmp(line, "normally_up") == 0)
+			e->normally_up = atol(v);
+		else if (strcmp(line, "want") == 0)
+			e->want = v[0];
+		else if (strcmp(line, "now") == 0)
+			e->now = atoll(v);
+		else if (strcmp(line, "sv") == 0)
+			strlcpy(e->sv, v, sizeof e->sv);
+	}
+	fclose(fp);
+}
+
+static void read_bin(const char *name, unsigned char buf[SV_STATUS_LEN])
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s.bin", FIXTURES, name);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, SV_STATUS_LEN), SV_STATUS_LEN);
+	close(fd);
+}
+
+static void test_fixtures_decode_and_format(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+		unsigned char buf[SV_STATUS_LEN];
+		struct expect e;
+		struct sv_status st;
+		char line[256];
+
+		read_expect(states[i], &e);
+		read_bin(states[i], buf);
+		assert_int_equal(sv_status_decode(buf, &st), 0);
+		assert_int_equal(st.state, e.state);
+		assert_int_equal(st.pid, e.pid);
+		assert_int_equal(st.paused, e.paused);
+		assert_int_equal(st.got_term, e.got_term);
+		assert_int_equal(st.want, e.want);
+		/* runit's TAI64 label: 2^62 + 10 + Unix seconds, within a minute of capture */
+		assert_true(st.tai > (1ULL << 62));
+		assert_true(sv_status_age(&st, (time_t)e.now) < 60);
+		sv_status_format(line, sizeof line, states[i], &st, e.normally_up != 0,
+		                 (time_t)e.now);
+		if (strcmp(line, e.sv) != 0)
+			fail_msg("%s: ours \"%s\", sv \"%s\"", states[i], line, e.sv);
+	}
+}
+
+static void test_specific_states(void **state)
+{
+	(void)state;
+	unsigned char buf[SV_STATUS_LEN];
+	struct sv_status st;
+
+	read_bin("finish", buf);
+	assert_int_equal(sv_status_decode(buf, &st), 0);
+	assert_int_equal(st.state, SV_FINISH);
+	assert_true(st.pid != 0);
+
+	read_bin("want-down-got-term", buf);
+	assert_int_equal(sv_status_decode(buf, &st), 0);
+	assert_int_equal(st.want, 'd');
+	assert_true(st.got_term);
+	assert_int_equal(st.state, SV_RUN);
+
+	read_bin("want-up", buf);
+	assert_int_equal(sv_status_decode(buf, &st), 0);
+	assert_int_equal(st.pid, 0);
+	assert_int_equal(st.want, 'u');
+	assert_int_equal(st.state, SV_DOWN);
+}
+
+static void test_decode_rejects(void **state)
+{
+	(void)state;
+	unsigned char buf[SV_STATUS_LEN];
+	struct sv_status st;
+
+	read_bin("run", buf);
+	buf[19] = 3; /* no such state */
+	assert_int_equal(sv_status_decode(buf, &st), -1);
+	read_bin("run", buf);
+	buf[17] = 'x'; /* want is u, d (or 0 from daemontools) */
+	assert_int_equal(sv_status_decode(buf, &st), -1);
+	read_bin("run", buf);
+	buf[8] = 0xff; /* nanoseconds >= 10^9 */
+	assert_int_equal(sv_status_decode(buf, &st), -1);
+}
+
+static void test_pid_little_endian(void **state)
+{
+	(void)state;
+	unsigned char buf[SV_STATUS_LEN] = {0x40, 0, 0, 0, 0, 0, 0, 10};
+	struct sv_status st;
+	buf[12] = 0x78;
+	buf[13] = 0x56;
+	buf[14] = 0x34;
+	buf[15] = 0x02;
+	buf[17] = 'u';
+	buf[19] = SV_RUN;
+	assert_int_equal(sv_status_decode(buf, &st), 0);
+	assert_int_equal(st.pid, 0x02345678);
+	/* TAI64 0x400000000000000a is the Unix epoch for runit */
+	assert_int_equal(sv_status_age(&st, 100), 100);
+	/* a stamp in the future (clock stepped back) is age 0, as in sv */
+	assert_int_equal(sv_status_age(&st, 0), 0);
+	struct timespec t = {0, 0};
+	assert_true(sv_status_since(&st, &t));
+	t.tv_sec = 1;
+	assert_false(sv_status_since(&st, &t));
+}
+
+static void test_format_flags(void **state)
+{
+	(void)state;
+	struct sv_status st = {.tai = (1ULL << 62) + 10 + 1000, .pid = 42, .state = SV_RUN};
+	char line[256];
+
+	st.want = 'd';
+	st.paused = true;
+	st.got_term = true;
+	sv_status_format(line, sizeof line, "svc", &st, false, 1005);
+	assert_string_equal(line,
+	                    "run: svc: (pid 42) 5s, normally down, paused, want down, got TERM");
+	/* flags that need a pid are not shown for a down service, and vice versa */
+	st.pid = 0;
+	st.state = SV_DOWN;
+	st.want = 'u';
+	sv_status_format(line, sizeof line, "svc", &st, true, 1000);
+	assert_string_equal(line, "down: svc: 0s, normally up, want up");
+}
+
+static char tmpdir[] = "/tmp/test_runit.XXXXXX";
+
+static void test_live_read_control(void **state)
+{
+	(void)state;
+	char path[PATH_MAX + 32];
+	struct sv_status st;
+
+	assert_non_null(mkdtemp(tmpdir));
+	assert_int_equal(sv_live(tmpdir), SV_LIVE_NO_SUPERVISE);
+	assert_int_equal(sv_read_status(tmpdir, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_false(sv_normally_down(tmpdir));
+
+	snprintf(path, sizeof path, "%s/supervise", tmpdir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/supervise/ok", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(sv_live(tmpdir), SV_LIVE_NOT_RUNNING);
+	int okfd = open(path, O_RDONLY | O_NONBLOCK); /* what runsv holds */
+	assert_true(okfd >= 0);
+	assert_int_equal(sv_live(tmpdir), SV_LIVE_OK);
+	close(okfd);
+
+	snprintf(path, sizeof path, "%s/supervise/control", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(sv_control(tmpdir, 'u'), -1);
+	assert_int_equal(errno, ENXIO);
+	int cfd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(cfd >= 0);
+	assert_int_equal(sv_control_str(tmpdir, "tcu"), 0);
+	char got[8] = "";
+	assert_int_equal(read(cfd, got, sizeof got), 3);
+	assert_memory_equal(got, "tcu", 3);
+	close(cfd);
+
+	/* a short status file is not runsv's */
+	snprintf(path, sizeof path, "%s/supervise/status", tmpdir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(write(fd, "0123456789012345678", 19), 19);
+	close(fd);
+	assert_int_equal(sv_read_status(tmpdir, &st), -1);
+	assert_int_equal(errno, EBADMSG);
+
+	snprintf(path, sizeof path, "%s/down", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	close(fd);
+	assert_true(sv_normally_down(tmpdir));
+
+	const char *const files[] = {"down", "supervise/status", "supervise/control",
+	                             "supervise/ok", "supervise"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);
+		remove(path);
+	}
+	rmdir(tmpdir);
+}
+
+static void test_strerror(void **state)
+{
+	(void)state;
+	assert_string_equal(sv_strerror(ENOENT), "file does not exist");
+	assert_string_equal(sv_strerror(EACCES), "access denied");
+	assert_string_equal(sv_strerror(ENXIO), "device not configured");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fixtures_decode_and_format),
+	    cmocka_unit_test(test_specific_states),
+	    cmocka_unit_test(test_decode_rejects),
+	    cmocka_unit_test(test_pid_little_endian),
+	    cmocka_unit_test(test_format_flags),
+	    cmocka_unit_test(test_live_read_control),
+	    cmocka_unit_test(test_strerror),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,386 @@
+/* Unit tests of the template engine: escaping, blocks, errors with locations. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "template.h"
+
+static const char *vals[][2] = {
+    {"empty", ""},    {"plain", "hello"},
+    {"port", "9168"}, {"nasty", "a'b\"c$(touch /tmp/x)`id`\\n\nend"},
+    {"nl", "x\ny"},   {"unicode", "caf\xc3\xa9 \xe2\x80\xa8 \xff"},
+};
+
+static const char *get(void *arg, const char *name)
+{
+	(void)arg;
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+		if (strcmp(vals[i][0], name) == 0)
+			return vals[i][1];
+	return NULL;
+}
+
+static char *const argv_list[] = {"/bin/echo", "it's", "$HOME", "", NULL};
+
+static char *const *get_list(void *arg, const char *name)
+{
+	(void)arg;
+	return strcmp(name, "argv") == 0 ? argv_list : NULL;
+}
+
+static const struct tpl_vars vars = {get, get_list, NULL};
+
+/* Render, expecting success; returns a malloc'ed string. */
+static char *render_ok(const char *text)
+{
+	struct tbuf out;
+	struct diags d;
+	tbuf_init(&out);
+	diags_init(&d);
+	int rc = tpl_render("t", text, strlen(text), &vars, &out, &d);
+	if (rc != 0)
+		diags_print(&d, stderr);
+	assert_int_equal(rc, 0);
+	assert_int_equal(d.nerr, 0);
+	diags_free(&d);
+	char *s = strdup(out.p ? out.p : "");
+	tbuf_free(&out);
+	return s;
+}
+
+/* Render, expecting failure whose first message mentions want at line. */
+static void render_err(const char *text, int line, const char *want)
+{
+	struct tbuf out;
+	struct diags d;
+	tbuf_init(&out);
+	diags_init(&d);
+	assert_int_equal(tpl_render("tpl/x", text, strlen(text), &vars, &out, &d), -1);
+	assert_true(d.nerr >= 1);
+	assert_string_equal(d.v[0].file, "tpl/x");
+	assert_int_equal(d.v[0].line, line);
+	if (strstr(d.v[0].msg, want) == NULL)
+		fail_msg("message '%s' lacks '%s'", d.v[0].msg, want);
+	diags_free(&d);
+	tbuf_free(&out);
+}
+
+static void test_raw(void **state)
+{
+	(void)state;
+	char *s = render_ok("a {{plain}} b {{ port }}\n");
+	assert_string_equal(s, "a hello b 9168\n");
+	free(s);
+}
+
+/* Run the rendered shell text with sh and capture argv as NUL-separated output. */
+static size_t sh_eval(const char *script, char *out, size_t outlen)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(p[0], out + n, outlen - n - 1)) > 0)
+		n += (size_t)r;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	out[n] = '\0';
+	return n;
+}
+
+static void test_sh_roundtrip(void **state)
+{
+	(void)state;
+	unlink("/tmp/gitlab-ctl-template-test-x");
+	char *s = render_ok("printf '%s\\0' {{sh nasty}} {{sh empty}} {{sh* argv}}");
+	char out[512];
+	size_t n = sh_eval(s, out, sizeof out);
+	const char *want[] = {vals[3][1], "", "/bin/echo", "it's", "$HOME", ""};
+	size_t off = 0;
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		assert_true(off < n);
+		assert_string_equal(out + off, want[i]);
+		off += strlen(want[i]) + 1;
+	}
+	assert_int_equal(off, n);
+	assert_int_equal(access("/tmp/gitlab-ctl-template-test-x", F_OK), -1);
+	free(s);
+}
+
+static void test_sh_quote_text(void **state)
+{
+	(void)state;
+	struct tbuf b;
+	tbuf_init(&b);
+	tpl_sh_quote(&b, "it's");
+	assert_string_equal(b.p, "'it'\\''s'");
+	tbuf_free(&b);
+}
+
+static void test_yaml(void **state)
+{
+	(void)state;
+	char *s = render_ok("k: {{yaml nasty}}\nu: {{yaml unicode}}\ne: {{yaml empty}}\n");
+	assert_string_equal(s, "k: \"a'b\\\"c$(touch /tmp/x)`id`\\\\n\\nend\"\n"
+	                       "u: \"caf\xc3\xa9 \\L \\uFFFD\"\n"
+	                       "e: \"\"\n");
+	free(s);
+}
+
+static void test_yaml_control(void **state)
+{
+	(void)state;
+	struct tbuf b;
+	tbuf_init(&b);
+	tpl_yaml_quote(&b, "\x01\t\r\x7f");
+	assert_string_equal(b.p, "\"\\x01\\t\\r\\x7F\"");
+	tbuf_free(&b);
+}
+
+static void test_blocks(void **state)
+{
+	(void)state;
+	char *s = render_ok("a\n{{#if plain}}\ns{{plain}}\n{{/if}}\n{{#if empty}}\nn{{empty}}\n"
+	                    "{{/if}}\n{{#unless empty}}\nu\n{{/if}}\n{{! comment }}\nz{{#if port}} "
+	                    "p{{/if}}{{#if empty}} q{{/if}}\n");
+	assert_string_equal(s, "a\nshello\nu\nz p\n");
+	free(s);
+}
+
+static void test_int(void **state)
+{
+	(void)state;
+	char *s = render_ok("port: {{int port}}\n");
+	assert_string_equal(s, "port: 9168\n");
+	free(s);
+	render_err("x\nport: {{int plain}}\n", 2, "not an integer");
+	/* an unset (empty) value is fine where it is not used */
+	s = render_ok("{{#if empty}}\ns{{int empty}}\n{{/if}}\n{{#if empty}}{{nl}}{{/if}}x\n");
+	assert_string_equal(s, "x\n");
+	free(s);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	render_err("a\nb {{nosuch}}\n", 2, "unknown placeholder 'nosuch'");
+	render_err("{{#if nosuch}}\n{{/if}}\n", 1, "unknown placeholder");
+	render_err("x\n\n{{raw plain\n", 3, "unterminated");
+	render_err("{{#if plain}}\nx\n", 1, "not closed");
+	render_err("x\n{{/if}}\n", 2, "without an open block");
+	render_err("{{sh a b}}", 1, "malformed");
+	render_err("l {{nl}}\n", 1, "newline");
+	render_err("{{sh* plain}}\n", 1, "unknown list");
+	/* an unknown name inside a false block is still an error */
+	render_err("{{#if empty}}\n{{typo}}\n{{/if}}\n", 2, "unknown placeholder 'typo'");
+}
+
+/* ---- the shipped templates, rendered with hostile values and then executed/parsed ---- */
+
+struct kvs {
+	const char *const (*v)[2];
+	size_t n;
+	char *const *argv;
+};
+
+static const char *kv_lookup(void *arg, const char *name)
+{
+	const struct kvs *k = arg;
+	for (size_t i = 0; i < k->n; i++)
+		if (strcmp(k->v[i][0], name) == 0)
+			return k->v[i][1];
+	return NULL;
+}
+
+static char *const *kv_list(void *arg, const char *name)
+{
+	const struct kvs *k = arg;
+	return strcmp(name, "argv") == 0 ? k->argv : NULL;
+}
+
+static char *render_template(const char *file, const struct kvs *k)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
+	struct tpl_vars v = {kv_lookup, kv_list, (void *)k};
+	struct tbuf out;
+	struct diags d;
+	tbuf_init(&out);
+	diags_init(&d);
+	int rc = tpl_render_file(path, &v, &out, &d);
+	if (rc != 0)
+		diags_print(&d, stderr);
+	assert_int_equal(rc, 0);
+	diags_free(&d);
+	char *s = strdup(out.p);
+	tbuf_free(&out);
+	return s;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The run script passes every value to gitlab-ctl as exactly one argument. */
+static void test_run_template(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gitlab-ctl-tpl'$(x).XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fake[300], script[300], marker[300];
+	snprintf(fake, sizeof fake, "%s/fake ctl", dir);
+	snprintf(script, sizeof script, "%s/run", dir);
+	snprintf(marker, sizeof marker, "%s/pwned", dir);
+	/* a stand-in for gitlab-ctl: prints its arguments NUL-separated */
+	write_file(fake, "#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", 0755);
+	char touch[700];
+	snprintf(touch, sizeof touch, "$(touch %s)`touch %s`", marker, marker);
+	const char *const vals_run[][2] = {
+	    {"gitlab_ctl", fake},
+	    {"root", "/r o'ot"},
+	    {"env_directory", "/e\nnv"},
+	    {"user", "g\"it"},
+	    {"group", "g$IFS"},
+	    {"home", touch},
+	    {"service", "gitlab-exporter"},
+	};
+	char *const argv[] = {"/bin/cmd", "it's", "\\", "", "a\nb", NULL};
+	struct kvs k = {vals_run, sizeof vals_run / sizeof vals_run[0], argv};
+	char *run = render_template("run", &k);
+	write_file(script, run, 0755);
+	free(run);
+
+	char out[2048];
+	setenv("RUNSCRIPT", script, 1);
+	size_t n = sh_eval("exec \"$RUNSCRIPT\"", out, sizeof out);
+	const char *want[] = {
+	    "--root", "/r o'ot",  "exec",  "--envdir", "/e\nnv", "--user",
+	    "g\"it",  "--group",  "g$IFS", "--chdir",  touch,    "gitlab-exporter",
+	    "--",     "/bin/cmd", "it's",  "\\",       "",       "a\nb"};
+	size_t off = 0;
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		assert_true(off < n);
+		assert_string_equal(out + off, want[i]);
+		off += strlen(want[i]) + 1;
+	}
+	assert_int_equal(off, n);
+	assert_int_equal(access(marker, F_OK), -1);
+
+	/* without a root, no --root at all */
+	const char *const vals_noroot[][2] = {
+	    {"gitlab_ctl", fake}, {"root", ""},   {"env_directory", "/e"}, {"user", "u"},
+	    {"group", "g"},       {"home", "/h"}, {"service", "s"},
+	};
+	struct kvs k2 = {vals_noroot, sizeof vals_noroot / sizeof vals_noroot[0], argv};
+	run = render_template("run", &k2);
+	write_file(script, run, 0755);
+	free(run);
+	sh_eval("exec \"$RUNSCRIPT\"", out, sizeof out);
+	assert_string_equal(out, "exec");
+	unlink(script);
+	unlink(fake);
+	rmdir(dir);
+}
+
+static void test_log_templates(void **state)
+{
+	(void)state;
+	const char *const full[][2] = {
+	    {"log_directory", "/var/log/x y"},
+	    {"svlogd_size", "209715200"},
+	    {"svlogd_num", "30"},
+	    {"svlogd_timeout", "86400"},
+	    {"svlogd_filter", "gzip"},
+	    {"svlogd_udp", "10.0.0.1:514"},
+	    {"svlogd_prefix", "gitlab"},
+	};
+	struct kvs k = {full, sizeof full / sizeof full[0], NULL};
+	char *s = render_template("log-config", &k);
+	assert_string_equal(s, "s209715200\nn30\nt86400\n!gzip\nu10.0.0.1:514\npgitlab\n");
+	free(s);
+	s = render_template("log-run", &k);
+	assert_non_null(strstr(s, "exec svlogd -tt '/var/log/x y'\n"));
+	free(s);
+
+	/* nil settings leave no line, not even an empty one */
+	const char *const some[][2] = {
+	    {"svlogd_size", ""},   {"svlogd_num", "5"}, {"svlogd_timeout", ""},
+	    {"svlogd_filter", ""}, {"svlogd_udp", ""},  {"svlogd_prefix", ""},
+	};
+	struct kvs k2 = {some, sizeof some / sizeof some[0], NULL};
+	s = render_template("log-config", &k2);
+	assert_string_equal(s, "n5\n");
+	free(s);
+}
+
+/* The exporter config parses back (Ruby's YAML, as the exporter reads it) to the values. */
+static void test_yaml_template(void **state)
+{
+	(void)state;
+	const char *addr = "127.0.0.1\" # x\n: y \\ '";
+	const char *const v[][2] = {
+	    {"server_name", "webrick"}, {"listen_address", addr}, {"listen_port", "9168"}};
+	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
+	char *yml = render_template("gitlab-exporter.yml", &k);
+	char path[] = "/tmp/gitlab-ctl-tpl-yml.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, yml, strlen(yml)), (ssize_t)strlen(yml));
+	close(fd);
+	free(yml);
+	char script[512];
+	snprintf(script, sizeof script,
+	         "ruby -ryaml -e 'c = YAML.load_file(ARGV[0]); s = c[\"server\"]; "
+	         "print [s[\"name\"], s[\"listen_address\"], s[\"listen_port\"].to_s, "
+	         "c[\"probes\"][\"process\"][\"opts\"][0][\"name\"]].join(\"\\0\")' %s",
+	         path);
+	char out[512];
+	size_t n = sh_eval(script, out, sizeof out);
+	unlink(path);
+	const char *want[] = {"webrick", addr, "9168", "gitlab_exporter"};
+	size_t off = 0;
+	for (size_t i = 0; i < 4; i++) {
+		assert_true(off <= n);
+		assert_string_equal(out + off, want[i]);
+		off += strlen(want[i]) + 1;
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_raw),           cmocka_unit_test(test_sh_roundtrip),
+	    cmocka_unit_test(test_sh_quote_text), cmocka_unit_test(test_yaml),
+	    cmocka_unit_test(test_yaml_control),  cmocka_unit_test(test_blocks),
+	    cmocka_unit_test(test_int),           cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_run_template),  cmocka_unit_test(test_log_templates),
+	    cmocka_unit_test(test_yaml_template),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
