@@ -1233,6 +1233,48 @@ static void compute_argv(struct comp *c, struct svc *out)
 	out->argc = n;
 }
 
+static char *loc_text(struct loc l)
+{
+	return xasprintf("%s:%d", l.src && l.src->name ? l.src->name : "gitlab.rb", l.line);
+}
+
+/* What gitlab.rb set, for show-config: setting -> "file:line", "env:NAME" -> "file:line". */
+static void compute_origin(const struct wsvc *w, struct svc *out)
+{
+	const struct cat_service *def = w->def;
+	size_t cap = def->nsettings + 1;
+	for (size_t i = 0; i < def->nsettings; i++)
+		cap += w->hash[i].n;
+	struct kv *v = xcalloc(cap, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		const struct hlist *h = &w->hash[i];
+		if (w->val[i] != NULL)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
+		else if (def->settings[i].type == ST_FLAGS && h->n > 0)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name),
+			                     loc_text(h->v[h->n - 1].loc)};
+		for (size_t j = 0; def->settings[i].type == ST_ENV && j < h->n; j++)
+			if (h->v[j].val != NULL && kv_get(&out->env, h->v[j].key) != NULL &&
+			    strcmp(kv_get(&out->env, h->v[j].key), h->v[j].val) == 0)
+				v[n++] = (struct kv){xasprintf("env:%s", h->v[j].key),
+				                     loc_text(h->v[j].loc)};
+	}
+	/* Several env settings could name the same variable; keep the names unique. */
+	qsort(v, n, sizeof *v, kv_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u > 0 && strcmp(v[u - 1].name, v[i].name) == 0) {
+			free(v[u - 1].name);
+			free(v[u - 1].value);
+			u--;
+		}
+		v[u++] = v[i];
+	}
+	out->origin.v = v;
+	out->origin.n = u;
+}
+
 static void compute_svc(struct build *b, struct wsvc *w, struct svc *out)
 {
 	struct comp c = {.b = b, .w = w, .def = w->def};
@@ -1245,6 +1287,7 @@ static void compute_svc(struct build *b, struct wsvc *w, struct svc *out)
 		compute_env(&c, out);
 		compute_base_env(&c, out);
 		compute_argv(&c, out);
+		compute_origin(w, out);
 	}
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].raw);
@@ -1354,6 +1397,7 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->vars);
 		kvlist_free(&s->env);
 		kvlist_free(&s->base_env);
+		kvlist_free(&s->origin);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
 		free(s->argv);

@@ -62,6 +62,8 @@ struct svc {
 	const char *listen_host;              /* NULL if the service has no address */
 	int listen_port;                      /* 0 if none */
 	struct svlog log;
+	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
+	struct kvlist origin;
 };
 
 struct attrs {

@@ -178,9 +178,17 @@ static void put_log(FILE *fp, int ind, const struct svlog *lg)
 	}
 }
 
-static void put_setting(FILE *fp, int ind, const struct cat_setting *cs, const char *v)
+/* "  # from FILE:LINE" for values gitlab.rb set; nothing for defaults. */
+static void put_origin(FILE *fp, const struct svc *s, const char *key)
 {
-	const char *errstr = NULL;
+	const char *o = s ? kv_get(&s->origin, key) : NULL;
+	if (o != NULL)
+		fprintf(fp, " # %s", o);
+}
+
+static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat_setting *cs)
+{
+	const char *errstr = NULL, *v = svc_var(s, cs->name);
 	indent(fp, ind);
 	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
 		fprintf(fp, "# %s: unset\n", cs->name);
@@ -198,23 +206,32 @@ static void put_setting(FILE *fp, int ind, const struct cat_setting *cs, const c
 	} else {
 		put_str(fp, v);
 	}
-	fputs(";\n", fp);
+	fputc(';', fp);
+	put_origin(fp, s, cs->name);
+	fputc('\n', fp);
 }
 
-static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *env, bool secrets)
+/* NAME=value strings, one per line; origin comments only for the service env. */
+static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *env,
+                    const struct svc *s, bool secrets)
 {
 	indent(fp, ind);
 	fprintf(fp, "%s = [", name);
 	for (size_t i = 0; i < env->n; i++) {
-		char *line;
+		char *line, *key;
 		bool hide = !secrets && env_is_secret(env->v[i].name);
 		if (asprintf(&line, "%s=%s", env->v[i].name,
-		             hide ? "[REDACTED]" : env->v[i].value) == -1)
+		             hide ? "[REDACTED]" : env->v[i].value) == -1 ||
+		    asprintf(&key, "env:%s", env->v[i].name) == -1)
 			err(1, "out of memory");
-		fputs(i ? ",\n" : "\n", fp);
+		fputc('\n', fp);
 		indent(fp, ind + 1);
 		put_str(fp, line);
+		if (i + 1 < env->n)
+			fputc(',', fp);
+		put_origin(fp, s, key);
 		free(line);
+		free(key);
 	}
 	if (env->n) {
 		fputc('\n', fp);
@@ -248,7 +265,7 @@ static void put_service(FILE *fp, const struct svc *s, bool secrets)
 	fputs("\t\tsettings = {\n", fp);
 	for (size_t i = 0; i < def->nsettings; i++)
 		if (def->settings[i].type != ST_ENV)
-			put_setting(fp, 3, &def->settings[i], svc_var(s, def->settings[i].name));
+			put_setting(fp, 3, s, &def->settings[i]);
 	fputs("\t\t};\n\t\tlogging = {\n", fp);
 	put_log(fp, 3, &s->log);
 	fputs("\t\t};\n\t\tcommand = [", fp);
@@ -257,8 +274,8 @@ static void put_service(FILE *fp, const struct svc *s, bool secrets)
 		put_str(fp, s->argv[i]);
 	}
 	fputs(" ];\n", fp);
-	put_env(fp, 2, "env", &s->env, secrets);
-	put_env(fp, 2, "base_env", &s->base_env, secrets);
+	put_env(fp, 2, "env", &s->env, s, secrets);
+	put_env(fp, 2, "base_env", &s->base_env, NULL, secrets);
 	fputs("\t};\n", fp);
 }
 

@@ -387,6 +387,23 @@ static bool starts(const struct op *op)
 }
 
 /*
+ * Is some runsvdir at work on the service directory, even one not started by
+ * our wrapper (an init system's, a test's)? Then a second one must not be
+ * started: waiting for its next scan is enough.
+ */
+static bool any_supervised(const struct ctl *ctl)
+{
+	struct svsel all;
+	bool any = false;
+	if (svsel_load(ctl, NULL, &all) == -1)
+		return false;
+	for (size_t i = 0; i < all.n && !any; i++)
+		any = sv_live_at(all.fd, all.names[i]) == SV_LIVE_OK;
+	svsel_free(&all);
+	return any;
+}
+
+/*
  * Starting a service that no runsv supervises: make sure runsvdir runs for
  * this root (the `gitlab-ctl runsvdir` wrapper, svdir.h) and ask it to rescan
  * now. Returns how long a job may then wait for its runsv: 0 when nothing
@@ -400,7 +417,8 @@ static double ensure_supervisor(const struct ctl *ctl, const struct job *jobs, s
 		missing |= jobs[i].dir[0] != '\0' && sv_live(jobs[i].dir) != SV_LIVE_OK;
 	if (!missing)
 		return wait;
-	if (svdir_ensure(ctl) == -1)
+	pid_t pid;
+	if (svdir_running(ctl, &pid) != 1 && !any_supervised(ctl) && svdir_ensure(ctl) == -1)
 		return 0;
 	svdir_nudge(ctl);
 	return wait;

@@ -2,7 +2,7 @@
  * exec: become a service (SPEC section 8). What a run script execs under
  * runsv, and a container's entrypoint with --from-config.
  *
- *   gitlab-ctl exec [--envdir DIR | --from-config] [--user U] [--group G]
+ *   gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user U] [--group G]
  *                   [--chdir DIR] SERVICE [-- COMMAND ARGS...]
  *
  * Where the parts come from:
@@ -44,6 +44,7 @@
 
 struct exec_opts {
 	const char *envdir, *user, *group, *chdir;
+	const char *config; /* -c FILE after the command name, as containers write it */
 	bool from_config;
 	const char *service;
 	char **cmd; /* NULL: the service's command (--from-config) */
@@ -54,27 +55,42 @@ struct target {
 	struct envv env;
 	const char *user, *group, *home;
 	char **argv;
+	bool own_pgrp; /* under runsv: lead a process group, as Omnibus's `chpst -P` does */
 };
 
 static int usage_error(const char *msg)
 {
 	warnx("exec: %s", msg);
-	fprintf(stderr, "usage: gitlab-ctl exec [--envdir DIR | --from-config] [--user USER] "
+	fprintf(stderr, "usage: gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user USER] "
 	                "[--group GROUP] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
 	return 2;
 }
 
+/* Index of the first "--", which ends exec's own arguments; argc if none. */
+static int find_dashdash(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+/*
+ * Options may come before or after SERVICE (containers write
+ * `exec gitlab-exporter --from-config -c FILE`), so getopt permutes, but only
+ * up to "--": everything after it is the command's, untouched.
+ */
 static int parse_opts(int argc, char **argv, struct exec_opts *o)
 {
 	static const struct option longopts[] = {
 	    {"envdir", required_argument, NULL, 'e'}, {"user", required_argument, NULL, 'u'},
 	    {"group", required_argument, NULL, 'g'},  {"chdir", required_argument, NULL, 'C'},
-	    {"from-config", no_argument, NULL, 'f'},  {NULL, 0, NULL, 0},
+	    {"from-config", no_argument, NULL, 'f'},  {"config", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
 	};
-	int ch;
+	int ch, end = find_dashdash(argc, argv);
 	memset(o, 0, sizeof *o);
-	/* '+': stop at SERVICE so that the command's own options stay its own. */
-	while ((ch = getopt_long(argc, argv, "+e:u:g:C:f", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(end, argv, "e:u:g:C:fc:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e':
 			o->envdir = optarg;
@@ -91,19 +107,22 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 		case 'f':
 			o->from_config = true;
 			break;
+		case 'c':
+			o->config = optarg;
+			break;
 		default:
 			return usage_error("bad option");
 		}
 	}
-	if (optind >= argc)
+	if (optind >= end)
 		return usage_error("no SERVICE given");
-	o->service = argv[optind++];
-	if (optind < argc) {
-		if (strcmp(argv[optind], "--") == 0)
-			optind++;
-		if (optind >= argc)
+	if (optind + 1 < end)
+		return usage_error("one SERVICE only; put the command after --");
+	o->service = argv[optind];
+	if (end < argc) {
+		if (end + 1 >= argc)
 			return usage_error("no COMMAND after --");
-		o->cmd = &argv[optind];
+		o->cmd = &argv[end + 1];
 	}
 	if (o->envdir != NULL && o->from_config)
 		return usage_error("--envdir and --from-config exclude each other");
@@ -392,6 +411,15 @@ static int run(struct target *t)
 	int rc = resolve(t->argv[0], &t->env, path, sizeof path);
 	if (rc != 0)
 		return rc;
+	/*
+	 * Under runsv the service leads its own process group so that
+	 * graceful-kill can reach its children; from a terminal we stay in
+	 * the foreground group, or reading the tty would stop us.
+	 */
+	if (t->own_pgrp && setpgid(0, 0) == -1 && errno != EPERM) {
+		warn("exec: setpgid");
+		return 1;
+	}
 	reset_signals();
 	closefrom(3);
 	char *empty[] = {NULL}; /* an empty envdir is an empty environment */
@@ -417,13 +445,20 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	memset(&cat, 0, sizeof cat);
 	memset(&a, 0, sizeof a);
 	if (o.envdir == NULL) {
+		struct ctl local = *ctl;
+		if (o.config != NULL && strlcpy(local.config, o.config, sizeof local.config) >=
+					    sizeof local.config) {
+			warnx("exec: %s: path too long", o.config);
+			return 2;
+		}
 		loaded = true;
-		rc = target_from_config(ctl, &o, &cat, &a, &t) == 0 ? 0 : 1;
+		rc = target_from_config(&local, &o, &cat, &a, &t) == 0 ? 0 : 1;
 	} else {
 		t.user = o.user;
 		t.group = o.group;
 		t.home = o.chdir;
 		t.argv = o.cmd;
+		t.own_pgrp = true;
 		rc = env_from_dir(o.envdir, &t.env) == 0 ? 0 : 1;
 	}
 	if (rc == 0)

@@ -200,8 +200,10 @@ static void inspect_one(const struct ctl *ctl, const struct svsel *sel, const st
 	envv_init(&want);
 	env_dir_of(ctl, s, r->name, r->env_dir, sizeof r->env_dir);
 	if (envdir_read(r->env_dir, &want, bad, sizeof bad) == -1) {
-		snprintf(r->env_err, sizeof r->env_err, "%s/%s: %s", r->env_dir, bad,
-		         strerror(errno));
+		/* A cut message still names the dir: truncation is acceptable here. */
+		if (snprintf(r->env_err, sizeof r->env_err, "%s/%s: %s", r->env_dir, bad,
+		             strerror(errno)) < 0)
+			r->env_err[0] = '\0';
 		r->problems++;
 	} else {
 		envv_sort(&want);

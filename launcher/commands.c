@@ -27,7 +27,7 @@ const struct command commands[] = {
 	{"inspect", cmd_inspect, "[--json] [SERVICE]",
 	 "check the running process: memory, allocator, env drift, user, /metrics"},
 	{"exec", cmd_exec,
-	 "[--envdir DIR | --from-config] [--user USER] [--group GROUP] [--chdir DIR] SERVICE "
+	 "[--envdir DIR | --from-config [-c FILE]] [--user USER] [--group GROUP] [--chdir DIR] SERVICE "
 	 "[-- COMMAND ARGS...]",
 	 "run a service in the foreground with its computed env (run scripts, containers)"},
 	{"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground"},

@@ -491,11 +491,10 @@ int envcheck_var(const char *name, const char *value, struct loc loc, struct dia
 		        name);
 		return -1;
 	}
-	if (strchr(value, '\n') != NULL) {
-		diag_at(d, DIAG_ERR, loc, "%s contains a newline, which an envdir cannot hold",
-		        name);
-		return -1;
-	}
+	/*
+	 * Newlines are fine: our envdir files hold the value byte for byte and
+	 * exec reads them whole (unlike runit's envdir, which stops at one).
+	 */
 	if (strncmp(name, "RUBY_GC_", 8) == 0)
 		return check_gc(name, value, loc, d);
 	if (strcmp(name, "MALLOC_CONF") == 0)

@@ -21,7 +21,7 @@
 #define SVDIR_PIDFILE    "runsvdir.pid"
 #define SVDIR_LOG        "runsvdir.log"
 #define START_TIMEOUT_MS 5000
-#define STOP_TIMEOUT_S   120
+#define STOP_TIMEOUT_S   120 /* then SIGKILL; systemd TimeoutStopSec is 150 s */
 #define DEFAULT_PATH     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int svdir_running(const struct ctl *ctl, pid_t *pid)
@@ -268,11 +268,32 @@ static void exec_runsvdir(const char *prog, const char *service_dir)
 	_exit(127);
 }
 
+/*
+ * Signal every direct child: after runsvdir is gone these are the runsv's we
+ * adopted as subreaper (a second TERM to a runsv is harmless) and anything
+ * orphaned by a runsv that died. Found by parentage, never by name.
+ */
+static void signal_children(int sig)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+	FILE *fp = fopen(path, "re");
+	if (fp == NULL)
+		return;
+	long pid;
+	while (fscanf(fp, "%ld", &pid) == 1)
+		if (pid > 1)
+			kill((pid_t)pid, sig);
+	fclose(fp);
+}
+
 /* After runsvdir exits on our HUP, its runsv's are ours (subreaper): wait for them all. */
 static void reap_all(const sigset_t *set)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool killed = false;
+	signal_children(SIGTERM);
 	for (;;) {
 		int st;
 		pid_t p;
@@ -280,12 +301,17 @@ static void reap_all(const sigset_t *set)
 			;
 		if (p == -1 && errno == ECHILD)
 			return;
-		if (ms_since(&t0) > STOP_TIMEOUT_S * 1000L) {
-			warnx("runsvdir: services still stopping after %d s; exiting",
+		long ms = ms_since(&t0);
+		if (!killed && ms > STOP_TIMEOUT_S * 1000L) {
+			warnx("runsvdir: services still running after %d s; killing them",
 			      STOP_TIMEOUT_S);
+			signal_children(SIGKILL);
+			killed = true;
+		} else if (killed && ms > (STOP_TIMEOUT_S + 5) * 1000L) {
+			warnx("runsvdir: children left after SIGKILL; exiting");
 			return;
 		}
-		struct timespec ts = {0, 200 * 1000000};
+		struct timespec ts = {0, 100 * 1000000};
 		sigtimedwait(set, NULL, &ts);
 	}
 }
@@ -386,8 +412,12 @@ int svdir_run(const struct ctl *ctl)
 	}
 	if (logfd != -1)
 		close(logfd);
-	if (stopping)
-		reap_all(&set);
+	/*
+	 * Whatever ended runsvdir, nothing it started outlives the wrapper: a
+	 * restarted wrapper's runsvdir would otherwise find runsv's it does not
+	 * know, holding their supervise locks.
+	 */
+	reap_all(&set);
 	pidfile_remove(pfh);
 	if (stopping)
 		return 0;

@@ -103,7 +103,7 @@ node_exporter['flags'] = { 'collector.systemd' => '' }
 EOF
 expect_rc 0 ctl show-config
 has "$OUT" '"SECRET_TOKEN=[REDACTED]"'
-has "$OUT" '"PLAIN=visible"'
+has "$OUT" '"PLAIN=visible", # '"$CONF"':1' # where gitlab.rb set it
 lacks "$OUT" "hunter2-value"
 has "$OUT" "node-exporter = {"
 has "$OUT" '"--collector.systemd"'

@@ -150,6 +150,17 @@ touch "$T_ROOT/ready"
 out=$(ctl start checked) || fail "start checked with check passing: $out"
 expect_out '^ok: run: checked: ' "$out"
 
+# a service enabled while this test's own runsvdir runs: start waits for its scan
+# (up to 5 s) and must not start a second runsvdir through the wrapper
+mksv late 'exec sleep 100000' nolog
+touch "$SV_DIR/late/down"
+enable late
+out=$(ctl start late) || fail "start of a newly enabled service: $out"
+expect_out '^ok: run: late: \(pid [0-9]+\) [0-9]+s, normally down$' "$out"
+[ -e "$PIDFILE" ] && fail "start launched a runsvdir wrapper although runsvdir runs"
+ctl stop late >/dev/null || fail "stop late"
+rm "$SERVICE_DIR/late"
+
 # --- every service, exit code sum ---------------------------------------------------------
 ctl stop stubborn >/dev/null 2>&1 || true
 for _try in 1 2 3; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Container entrypoint mode: `gitlab-ctl -c FILE exec --from-config gitlab-exporter` with no
+# Container entrypoint mode: `gitlab-ctl exec gitlab-exporter --from-config -c FILE` with no
 # runit tree computes the env from the config and execs the exporter in place: the pid we
 # started becomes the exporter, with exactly the computed env (LD_PRELOAD of jemalloc,
 # MALLOC_CONF, RUBY_GC_*; nothing inherited), jemalloc mapped, as the configured user.
@@ -38,7 +38,7 @@ EOF
 
 note "start the entrypoint in the background; its pid must become the exporter"
 export INHERITED_BY_ACCIDENT=yes
-"$GITLAB_CTL" -c "$CONFIG" exec --from-config gitlab-exporter >"$T_ROOT/out" 2>&1 </dev/null &
+"$GITLAB_CTL" exec gitlab-exporter --from-config -c "$CONFIG" >"$T_ROOT/out" 2>&1 </dev/null &
 pid=$!
 track_pid "$pid"
 unset INHERITED_BY_ACCIDENT

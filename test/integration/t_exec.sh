@@ -148,7 +148,7 @@ grep -q '^LEAKED_FROM_PARENT=' "$FC_ENV" && fail "parent environment leaked"
 [ "$(LC_ALL=C sort "$FC_ENV")" = "$(cat "$FC_ENV")" ] || fail "env not sorted"
 # Exactly what show-config says: the service's base_env + env, nothing else.
 ctl show-config 2>/dev/null | awk '/^\tgitlab-exporter = \{/ {on = 1} on && /^\t\};/ {on = 0} on' |
-	sed -n 's/^[[:space:]]*"\([A-Za-z_][A-Za-z0-9_]*=.*\)",\{0,1\}$/\1/p' |
+	sed -n 's/^[[:space:]]*"\([A-Za-z_][A-Za-z0-9_]*=.*\)",\{0,1\}\( # [^"]*\)\{0,1\}$/\1/p' |
 	sed 's/\\"/"/g; s/\\\\/\\/g' | LC_ALL=C sort >"$T_ROOT/show-config-env"
 [ -s "$T_ROOT/show-config-env" ] || fail "no env found in show-config output"
 cmp -s "$T_ROOT/show-config-env" "$FC_ENV" ||

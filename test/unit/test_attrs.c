@@ -193,6 +193,10 @@ static void test_settings(void **state)
 	assert_string_equal(kv_get(&s->base_env, "HOME"), "/srv/ge");
 	assert_string_equal(svc_var(s, "elasticsearch_url"), "http://es:9200");
 	assert_string_equal(svc_var(s, "server_name"), "puma");
+	/* show-config's origin comments: what gitlab.rb set, and where */
+	assert_string_equal(kv_get(&s->origin, "listen_port"), "gitlab.rb:1");
+	assert_string_equal(kv_get(&s->origin, "enable"), "gitlab.rb:4");
+	assert_null(kv_get(&s->origin, "log_directory"));
 	const struct svc *n = svc(&a, "node-exporter");
 	assert_true(n->enabled);
 	assert_string_equal(n->listen_host, "::1");
@@ -306,6 +310,9 @@ static void test_env_merge(void **state)
 	assert_string_equal(kv_get(&s->env, "MALLOC_CONF"), "narenas:2");
 	assert_string_equal(kv_get(&s->env, "FOO"), "bar");
 	assert_null(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"));
+	assert_string_equal(kv_get(&s->origin, "env:FOO"), "gitlab.rb:3");
+	assert_null(kv_get(&s->origin, "env:RUBY_GC_HEAP_INIT_SLOTS"));
+	assert_null(kv_get(&s->origin, "env:LD_PRELOAD"));
 	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC);
 	assert_int_equal(s->env.n, 5);
 	for (size_t i = 1; i < s->env.n; i++)

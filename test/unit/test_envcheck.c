@@ -58,7 +58,7 @@ static void test_names(void **state)
 	OK("FOO", "anything at all");
 	BAD("FOO-BAR", "x");
 	BAD("9LIVES", "x");
-	BAD("FOO", "two\nlines");
+	OK("FOO", "two\nlines: the envdir keeps them byte for byte");
 }
 
 static void test_gc_sizes(void **state)
