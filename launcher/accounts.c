@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "accounts.h"
+#include "spawn.h"
 
 int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid)
 {
@@ -42,21 +43,11 @@ static const char *find_tool(const char *const *paths)
 }
 
 /* fork + execve with a fixed argv and a minimal environment; returns the exit status. */
+/* useradd and groupadd report their own errors on our stderr. */
 static int run(const char *prog, char *const argv[])
 {
-	pid_t pid = fork();
-	if (pid == -1)
-		return -1;
-	if (pid == 0) {
-		char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-		execve(prog, argv, envp);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	const struct spawn sp = {.out = SPAWN_INHERIT, .err = SPAWN_INHERIT};
+	return spawn_wait(prog, argv, &sp);
 }
 
 /* A name useradd accepts and no option parser can mistake for a flag. */

@@ -212,31 +212,6 @@ static void hlist_set(struct hlist *h, const char *key, char *val, struct loc lo
 
 /* ---- values -------------------------------------------------------------- */
 
-static const char *kind_word(enum rb_kind k)
-{
-	switch (k) {
-	case RB_NIL:
-		return "nil";
-	case RB_BOOL:
-		return "boolean";
-	case RB_INT:
-		return "integer";
-	case RB_FLOAT:
-		return "float";
-	case RB_STR:
-		return "string";
-	case RB_SYM:
-		return "symbol";
-	case RB_ARRAY:
-		return "array";
-	case RB_HASH:
-		return "hash";
-	case RB_OPAQUE:
-		return "Ruby expression";
-	}
-	return "value";
-}
-
 /* The first opaque value in v, depth first, or NULL. */
 static const struct rb_value *find_opaque(const struct rb_value *v)
 {
@@ -391,7 +366,7 @@ static int scalar_text(struct build *b, const char *path, const struct rb_value 
 		return 0;
 	default:
 		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, number or boolean, not %s",
-		        path, kind_word(v->kind));
+		        path, rb_kind_name(v->kind));
 		return -1;
 	}
 }
@@ -412,7 +387,7 @@ static int int_value(struct build *b, const char *path, const struct rb_value *v
 		}
 	} else {
 		diag_at(b->d, DIAG_ERR, v->loc, "%s must be an integer or numeric string, not %s",
-		        path, kind_word(v->kind));
+		        path, rb_kind_name(v->kind));
 		return -1;
 	}
 	if (*out < min || *out > max) {
@@ -460,7 +435,7 @@ static int setting_text(struct build *b, enum stype type, const char *path,
 	case ST_BOOL:
 		if (v->kind != RB_BOOL) {
 			diag_at(b->d, DIAG_ERR, v->loc, "%s must be true or false, not %s", path,
-			        kind_word(v->kind));
+			        rb_kind_name(v->kind));
 			return -1;
 		}
 		*out = xstrdup(v->u.b ? "true" : "false");
@@ -480,7 +455,7 @@ static int setting_text(struct build *b, enum stype type, const char *path,
 	case ST_ADDRESS:
 		if ((v->kind != RB_STR && v->kind != RB_SYM) || has_nul(v)) {
 			diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, not %s", path,
-			        kind_word(v->kind));
+			        rb_kind_name(v->kind));
 			return -1;
 		}
 		if (type == ST_PATH && v->u.s.ptr[0] != '/') {
@@ -534,7 +509,7 @@ static void assign_hash(struct build *b, const struct rb_stmt *st, struct hlist 
 		hlist_clear(h); /* back to the catalog defaults */
 	} else if (v->kind != RB_HASH) {
 		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a hash, not %s", path,
-		        kind_word(v->kind));
+		        rb_kind_name(v->kind));
 	} else {
 		/* Assigning a whole hash replaces what earlier lines set. */
 		hlist_clear(h);
@@ -544,7 +519,7 @@ static void assign_hash(struct build *b, const struct rb_stmt *st, struct hlist 
 			if (k->kind != RB_STR && k->kind != RB_SYM) {
 				diag_at(b->d, DIAG_ERR, k->loc,
 				        "keys of %s must be strings, not %s", path,
-				        kind_word(k->kind));
+				        rb_kind_name(k->kind));
 				continue;
 			}
 			char *epath = xasprintf("%s['%s']", path, k->u.s.ptr);

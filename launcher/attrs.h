@@ -81,11 +81,11 @@ struct attrs {
  * with warnings in d), or -1 with errors in d.
  */
 int attrs_load(const struct ctl *ctl, const struct catalog *cat, struct attrs *out,
-	       struct diags *d);
+               struct diags *d);
 
 /* Same from an already-parsed file (unit tests, fuzzing). */
 int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
-		struct attrs *out, struct diags *d);
+                struct attrs *out, struct diags *d);
 
 void attrs_free(struct attrs *a);
 

@@ -35,7 +35,7 @@ struct cat_kv {
 struct cat_setting {
 	char *name;
 	enum stype type;
-	char *def; /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
+	char *def;           /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
 	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
 	size_t ndefs;
 	int line;
@@ -66,7 +66,7 @@ struct cat_service {
 	size_t ncommand;
 	struct cat_template *templates;
 	size_t ntemplates;
-	char *check; /* readiness: "http:/metrics", "tcp", or NULL for none */
+	char *check;      /* readiness: "http:/metrics", "tcp", or NULL for none */
 	int line;         /* of `name`, for service-level messages */
 	int command_line; /* of `command` */
 	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */

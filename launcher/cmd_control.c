@@ -282,45 +282,13 @@ static int svwait(long *out)
 	return 0;
 }
 
-/*
- * The service's check script (sv's checkscript): absent or not executable
- * means ready; otherwise ready when it exits 0. Run in the service directory
- * with stdout on /dev/null, like sv, and with no shell in between.
- */
+/* Polled many times while a service starts: its complaints only matter at the end. */
 static bool check_passes(const char *dir, bool quiet)
 {
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path)
-		return false;
-	if (access(path, X_OK) == -1)
-		return errno == ENOENT || errno == EACCES;
-	pid_t pid = fork();
-	if (pid == -1) {
-		warn("%s: fork", path);
-		return false;
-	}
-	if (pid == 0) {
-		char *const argv[] = {"./check", NULL};
-		/* Polled many times while a service starts: its complaints only matter at the end.
-		 */
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd != -1) {
-			dup2(fd, STDOUT_FILENO);
-			if (quiet)
-				dup2(fd, STDERR_FILENO);
-			if (fd > STDERR_FILENO)
-				close(fd);
-		}
-		if (chdir(dir) == -1)
-			_exit(111);
-		execve("./check", argv, environ);
-		_exit(111);
-	}
-	int status;
-	while (waitpid(pid, &status, 0) == -1)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	int rc = sv_check(dir, quiet);
+	if (rc == -1)
+		warn("%s/check", dir);
+	return rc == 1;
 }
 
 /* sv's check(): has every state asked for by acts been reached? */

@@ -61,8 +61,9 @@ struct target {
 static int usage_error(const char *msg)
 {
 	warnx("exec: %s", msg);
-	fprintf(stderr, "usage: gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user USER] "
-	                "[--group GROUP] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
+	fprintf(stderr,
+	        "usage: gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user USER] "
+	        "[--group GROUP] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
 	return 2;
 }
 
@@ -83,9 +84,12 @@ static int find_dashdash(int argc, char **argv)
 static int parse_opts(int argc, char **argv, struct exec_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"envdir", required_argument, NULL, 'e'}, {"user", required_argument, NULL, 'u'},
-	    {"group", required_argument, NULL, 'g'},  {"chdir", required_argument, NULL, 'C'},
-	    {"from-config", no_argument, NULL, 'f'},  {"config", required_argument, NULL, 'c'},
+	    {"envdir", required_argument, NULL, 'e'},
+	    {"user", required_argument, NULL, 'u'},
+	    {"group", required_argument, NULL, 'g'},
+	    {"chdir", required_argument, NULL, 'C'},
+	    {"from-config", no_argument, NULL, 'f'},
+	    {"config", required_argument, NULL, 'c'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch, end = find_dashdash(argc, argv);
@@ -446,8 +450,8 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	if (o.envdir == NULL) {
 		struct ctl local = *ctl;
-		if (o.config != NULL && strlcpy(local.config, o.config, sizeof local.config) >=
-					    sizeof local.config) {
+		if (o.config != NULL &&
+		    strlcpy(local.config, o.config, sizeof local.config) >= sizeof local.config) {
 			warnx("exec: %s: path too long", o.config);
 			return 2;
 		}

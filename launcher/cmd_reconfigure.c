@@ -546,31 +546,6 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 	}
 }
 
-/* Run <sv>/check (fixed argv, minimal env, output discarded). Its exit status, or -1. */
-static int run_check(const struct plan *p)
-{
-	char path[PATH_MAX];
-	join(path, sizeof path, p->sv_dir, "check");
-	pid_t pid = fork();
-	if (pid == -1)
-		return -1;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null == -1 || dup2(null, 0) == -1 || dup2(null, 1) == -1 ||
-		    dup2(null, 2) == -1 || chdir(p->sv_dir) == -1)
-			_exit(127);
-		char *argv[] = {path, NULL};
-		char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
-		execve(path, argv, envp);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /*
  * After a start or restart: wait until the service passes its readiness check, so that
  * "gitlab Reconfigured!" means it answers. A run script that fails shows as a new pid
@@ -596,7 +571,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 		}
 		if (!p->has_check)
 			return 0;
-		if (run_check(p) == 0) {
+		if (sv_check(p->sv_dir, true) == 1) {
 			if (r->ctl->verbose)
 				fprintf(stderr, "%s: check passed after %ld ms\n", name,
 				        now_ms() - t0);

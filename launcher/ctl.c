@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "build_config.h"
 #include "ctl.h"
 
@@ -46,12 +45,12 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 		if (copy(ctl->config, sizeof ctl->config, config) == -1)
 			return -1;
 	} else if (ctl_path(ctl, ctl->config, sizeof ctl->config, GITLAB_CTL_CONFIG_FILE,
-			    (char *)NULL) == -1) {
+	                    (char *)NULL) == -1) {
 		return -1;
 	}
 	const char *datadir = getenv("GITLAB_CTL_DATADIR");
 	if (copy(ctl->datadir, sizeof ctl->datadir,
-		 datadir && *datadir ? datadir : GITLAB_CTL_PKGDATADIR) == -1)
+	         datadir && *datadir ? datadir : GITLAB_CTL_PKGDATADIR) == -1)
 		return -1;
 	return find_self(ctl->self, sizeof ctl->self);
 }

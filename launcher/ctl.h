@@ -28,11 +28,13 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config);
  * Returns 0, or -1 with errno = ENAMETOOLONG.
  */
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
-	__attribute__((sentinel));
+    __attribute__((sentinel));
 
 /* Well-known places, all root-prefixed. */
-int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen, const char *svc); /* <install>/sv/<svc> */
+int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen,
+               const char *svc);                                      /* <install>/sv/<svc> */
 int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen); /* <install>/service */
-int ctl_var_dir(const struct ctl *ctl, char *out, size_t outlen); /* <install>/var: locks, pidfiles */
+int ctl_var_dir(const struct ctl *ctl, char *out,
+                size_t outlen); /* <install>/var: locks, pidfiles */
 
 #endif

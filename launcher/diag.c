@@ -90,8 +90,7 @@ void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt
 	g->srcline = line_of(loc.src, loc.line);
 }
 
-void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt,
-	       ...)
+void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
 {
 	struct diag *g = push(d, sev);
 	va_list ap;

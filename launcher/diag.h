@@ -46,11 +46,11 @@ void diags_free(struct diags *d);
 
 /* Record a problem at a location inside a parsed source. */
 void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Record a problem in a file where only a line (or nothing: 0) is known, e.g. libconfig's. */
-void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt,
-	       ...) __attribute__((format(printf, 5, 6)));
+void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /*
  * Print every record: "FILE:LINE:COL: error: MSG", then the source line and a

@@ -15,7 +15,7 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: gitlab-ctl [--root DIR] [-c FILE] [-v] COMMAND [ARGS]\n"
-		    "       gitlab-ctl help [COMMAND]\n\ncommands:\n");
+	            "       gitlab-ctl help [COMMAND]\n\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(fp, "  %-14s %s\n", c->name, c->summary);
 }
@@ -23,7 +23,7 @@ static void usage(FILE *fp)
 static void command_usage(FILE *fp, const struct command *c)
 {
 	fprintf(fp, "usage: gitlab-ctl [--root DIR] [-c FILE] %s %s\n  %s\n", c->name, c->usage,
-		c->summary);
+	        c->summary);
 }
 
 static int help(const char *name)
@@ -56,9 +56,9 @@ static bool wants_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'}, {"config", required_argument, NULL, 'c'},
-		{"verbose", no_argument, NULL, 'v'},    {"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	    {"root", required_argument, NULL, 'r'}, {"config", required_argument, NULL, 'c'},
+	    {"verbose", no_argument, NULL, 'v'},    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	const char *root = NULL, *config = NULL;
 	bool verbose = false;

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdalign.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,19 +34,23 @@
 struct rb_chunk {
 	struct rb_chunk *next;
 	size_t used, cap;
-	max_align_t data[];
+	long long data[]; /* 8-aligned, see arena_alloc() */
 };
 
 struct rb_arena {
 	struct rb_chunk *head;
 	size_t total;
+	bool limit_hit; /* ARENA_LIMIT, as opposed to malloc failing */
 };
 
 static void *arena_alloc(struct rb_arena *a, size_t n)
 {
-	const size_t al = alignof(max_align_t);
-	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT)
+	/* Everything stored here (pointers, long long, double) needs at most 8. */
+	const size_t al = 8;
+	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT) {
+		a->limit_hit = true;
 		return NULL;
+	}
 	n = (n + al - 1) & ~(al - 1);
 	struct rb_chunk *c = a->head;
 	if (c != NULL && c->cap - c->used >= n) {
@@ -102,10 +105,11 @@ struct parser {
 	int depth;
 	struct heredoc pend[MAX_HEREDOCS];
 	size_t npend;
-	size_t hd_end;  /* end of the last heredoc terminator line read */
-	bool stmt_done; /* the value consumed its statement's newline */
-	size_t tok_end; /* end of the last token skipped by scan_tokens() */
-	size_t lc_pos;  /* location cache: lc_line and line start lc_ls of lc_pos */
+	size_t hd_end;          /* end of the last heredoc terminator line read */
+	bool stmt_done;         /* the value consumed its statement's newline */
+	size_t tok_end;         /* end of the last token skipped by scan_tokens() */
+	struct rb_value *spare; /* a node arithmetic consumed, for reuse */
+	size_t lc_pos;          /* location cache: lc_line and line start lc_ls of lc_pos */
 	size_t lc_ls;
 	int lc_line;
 };
@@ -183,8 +187,11 @@ static void fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
 static void *palloc(struct parser *p, size_t n)
 {
 	void *ptr = arena_alloc(p->arena, n);
-	if (ptr == NULL)
-		fail_at(p, p->pos, "out of memory (configuration too large)");
+	if (ptr == NULL && p->arena->limit_hit)
+		fail_at(p, p->pos, "configuration too large: its values need more than %zu MiB",
+		        ARENA_LIMIT >> 20);
+	else if (ptr == NULL)
+		fail_at(p, p->pos, "out of memory");
 	return ptr;
 }
 
@@ -497,7 +504,7 @@ static bool try_percent(struct parser *p, bool prev_value, bool space_before)
 	size_t start = p->pos, i = p->pos + 1;
 	int c = at(p, i);
 	bool interp = true, letter = false;
-	if (c >= 0 && strchr("qwisQWIrx", c) != NULL && c != 0) {
+	if (c > 0 && strchr("qwisQWIrx", c) != NULL) {
 		interp = strchr("QWIrx", c) != NULL;
 		letter = true;
 		i++;
@@ -807,8 +814,7 @@ static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
 			fail_at(p, b, "expected a value, found '%c'", c);
 			return;
 		}
-		/* Ruby juxtaposes values only as command arguments (foo 'x') or strings ('a' 'b').
-		 */
+		/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
 		if (value && operand && prev_value && !prev_ident && !(str && prev_str)) {
 			char what[40];
 			describe(p, b, what, sizeof what);
@@ -826,7 +832,8 @@ static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
 
 static struct rb_value *new_value(struct parser *p, enum rb_kind kind, size_t pos)
 {
-	struct rb_value *v = palloc(p, sizeof *v);
+	struct rb_value *v = p->spare ? p->spare : palloc(p, sizeof *v);
+	p->spare = NULL;
 	if (v == NULL)
 		return NULL;
 	memset(v, 0, sizeof *v);
@@ -1558,6 +1565,7 @@ static struct rb_value *parse_binary(struct parser *p, const char *ops,
 		struct rb_value *r = operand(p);
 		if (r == NULL || r->kind != RB_INT || !arith(p, op_pos, op, v, r))
 			return NULL;
+		p->spare = r; /* folded into v: nothing points to it */
 	}
 	return v;
 }

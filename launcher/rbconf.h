@@ -41,7 +41,8 @@ struct rb_value {
 		long long i;
 		double f;
 		struct {
-			char *ptr; /* NUL-terminated; len excludes the NUL, may hold '\0' for "\0" */
+			char
+			    *ptr; /* NUL-terminated; len excludes the NUL, may hold '\0' for "\0" */
 			size_t len;
 		} s; /* RB_STR, RB_SYM (name without ':'), RB_OPAQUE (source text) */
 		struct {
@@ -79,8 +80,7 @@ struct rb_file {
  * one DIAG_ERR recorded in d with its line and column. On -1 the file holds
  * nothing usable but must still be passed to rb_free().
  */
-int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out,
-	     struct diags *d);
+int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out, struct diags *d);
 
 /* Read and parse a file; I/O errors are recorded in d as well. */
 int rb_load(const char *path, struct rb_file *out, struct diags *d);

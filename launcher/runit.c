@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runit.h"
+#include "spawn.h"
 
 /* TAI64 labels are 2^62 + TAI seconds; runit adds 10 s to the Unix time. */
 #define TAI_UNIX_OFFSET ((1ULL << 62) + 10ULL)
@@ -233,4 +234,20 @@ const char *sv_strerror(int errnum)
 	default:
 		return strerror(errnum);
 	}
+}
+
+int sv_check(const char *dir, bool quiet)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (access(path, X_OK) == -1)
+		return errno == ENOENT || errno == EACCES ? 1 : -1;
+	char *const argv[] = {"./check", NULL};
+	const struct spawn sp = {
+	    .dir = dir, .out = SPAWN_NULL, .err = quiet ? SPAWN_NULL : SPAWN_INHERIT};
+	int rc = spawn_wait("./check", argv, &sp);
+	return rc == -1 ? -1 : rc == 0;
 }

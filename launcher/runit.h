@@ -78,4 +78,12 @@ int sv_status_format(char *buf, size_t len, const char *name, const struct sv_st
 /* runit's own wording for errno values ("file does not exist"), strerror() for the rest. */
 const char *sv_strerror(int errnum);
 
+/*
+ * Run dir/check the way sv does for -w: in dir, no shell, stdin and stdout
+ * on /dev/null (stderr too when quiet). Returns 1 when the service is ready
+ * (the script exits 0, or there is no executable check), 0 when not yet,
+ * -1 with errno when it could not be run.
+ */
+int sv_check(const char *dir, bool quiet);
+
 #endif

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "tree.h"
 
 #define TREE_MAX_COMPARE (16u * 1024u * 1024u) /* larger files on disk just differ */
@@ -472,20 +473,9 @@ static void run_diff(const char *old, const char *new, const char *label, FILE *
 	snprintf(la, sizeof la, "a%s", label);
 	snprintf(lb, sizeof lb, "b%s", label);
 	fflush(fp);
-	pid_t pid = fork();
-	if (pid == -1)
-		return;
-	if (pid == 0) {
-		if (dup2(fileno(fp), 1) == -1)
-			_exit(127);
-		char *argv[] = {"diff", "-u",        "--label",   la,  "--label",
-		                lb,     (char *)old, (char *)new, NULL};
-		execvp("diff", argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
+	char *argv[] = {"diff", "-u", "--label", la, "--label", lb, (char *)old, (char *)new, NULL};
+	const struct spawn sp = {.out = fileno(fp), .err = SPAWN_INHERIT, .search = true};
+	(void)spawn_wait("diff", argv, &sp); /* 1 means "differ"; a failure shows no diff */
 }
 
 void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)

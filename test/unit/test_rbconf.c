@@ -231,6 +231,20 @@ static void test_strings(void **state)
 	assert_str(val("\"%{issue_ref} #no\""), RB_STR, "%{issue_ref} #no");
 	assert_str(val("\"line\\\ncontinued\""), RB_STR, "linecontinued");
 
+	/* Ruby interpolates after '#' only "{", "@ivar", "@@cvar" and "$global" */
+	assert_str(val("\"#@#\""), RB_STR, "#@#");
+	assert_str(val("\"#@1x\""), RB_STR, "#@1x");
+	assert_str(val("\"#@@\""), RB_STR, "#@@");
+	assert_str(val("\"#@@.\""), RB_STR, "#@@.");
+	assert_str(val("\"#$-\""), RB_STR, "#$-");
+	assert_str(val("\"# #a\""), RB_STR, "# #a");
+	assert_str(val("\"#@x\""), RB_OPAQUE, "\"#@x\"");
+	assert_str(val("\"#@@x\""), RB_OPAQUE, "\"#@@x\"");
+	assert_str(val("\"#$1\""), RB_OPAQUE, "\"#$1\"");
+	assert_str(val("\"#$!\""), RB_OPAQUE, "\"#$!\"");
+	assert_str(val("\"#$-w\""), RB_OPAQUE, "\"#$-w\"");
+	assert_str(val("\"#$stdout\""), RB_OPAQUE, "\"#$stdout\"");
+
 	/* "\0" is a NUL inside the string: len counts it */
 	const struct rb_value *v = val("\"a\\0b\"");
 	assert_int_equal(v->kind, RB_STR);
