@@ -810,7 +810,7 @@ static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
 		}
 		if (p->pos > p->len)
 			p->pos = p->len;
-		if (!group && first && !value && strchr("<>=|^.?", c) != NULL) {
+		if (!group && first && !value && strchr("<>=|^.?%&", c) != NULL) {
 			fail_at(p, b, "expected a value, found '%c'", c);
 			return;
 		}
@@ -936,18 +936,15 @@ static bool put_codepoint(struct parser *p, size_t esc, long cp, char *out, size
 	return true;
 }
 
-/* \u{41 42}: one or more codepoints. i is after "\u{". */
+/* \u{41 42}: codepoints separated by blanks (Ruby takes "\u{}" as nothing). i is after "\u{". */
 static bool decode_ubrace(struct parser *p, size_t esc, size_t *i, size_t end, char *out, size_t *o)
 {
-	bool any = false;
 	for (;;) {
 		while (*i < end && (at(p, *i) == ' ' || at(p, *i) == '\t'))
 			(*i)++;
 		if (*i < end && at(p, *i) == '}') {
 			(*i)++;
-			if (!any)
-				fail_at(p, esc, "invalid Unicode escape");
-			return any;
+			return true;
 		}
 		long cp = read_hex(p, i, end, 6);
 		if (cp < 0 || hexval(at(p, *i)) >= 0) {
@@ -956,7 +953,6 @@ static bool decode_ubrace(struct parser *p, size_t esc, size_t *i, size_t end, c
 		}
 		if (!put_codepoint(p, esc, cp, out, o))
 			return false;
-		any = true;
 	}
 }
 

@@ -11,6 +11,19 @@
  *
  * Everything a parse returns lives in the rb_file's arena and is freed by
  * rb_free(); values are read-only for callers.
+ *
+ * Details (as Ruby reads them): subscripts follow the name with no space
+ * (`roles ['a']` is a call with an array); a value may start on the next line
+ * after `=` only if that line is indented; a statement goes on after a
+ * trailing operator or comma, inside brackets, through heredoc bodies and
+ * onto a next line starting with `.method`. Integers: `_`, 0x 0o 0b 0d and
+ * leading-0 octal; `+ - * /` on integers only (`/` floors, as Ruby's).
+ * Hash keys: 'k' =>, "k" =>, :k =>, k:, "k": (the last two are symbols).
+ * A hash with a non-literal key is opaque as a whole. An opaque value's text
+ * runs from its first to its last token, plus the bodies of heredocs it
+ * starts when it ends its statement. `if`/`unless`/`while`/`case`/`begin`/
+ * `def`/`require`, modifiers and blocks are errors; so is an integer outside
+ * long long. =begin/=end comments and __END__ are honoured.
  */
 #ifndef GITLAB_CTL_RBCONF_H
 #define GITLAB_CTL_RBCONF_H

@@ -227,6 +227,7 @@ static void test_strings(void **state)
 	assert_str(val("\"\\u00e9\\u{1F600}\\u{41 42}\""), RB_STR,
 	           "\xc3\xa9\xf0\x9f\x98\x80"
 	           "AB");
+	assert_str(val("\"a\\u{}b\\u{ 43  44 }\""), RB_STR, "abCD");
 	assert_str(val("\"\\q\\#{not}\""), RB_STR, "q#{not}");
 	assert_str(val("\"%{issue_ref} #no\""), RB_STR, "%{issue_ref} #no");
 	assert_str(val("\"line\\\ncontinued\""), RB_STR, "linecontinued");
@@ -588,7 +589,8 @@ static const struct bad {
     {"x = \"ab\\u12\"\n", 1, 8, "invalid Unicode escape"},
     {"x = \"\\u{110000}\"\n", 1, 6, "invalid Unicode escape"},
     {"x = \"\\uD800\"\n", 1, 6, "invalid Unicode escape"},
-    {"x = \"\\u{}\"\n", 1, 6, "invalid Unicode escape"},
+    {"x = \"\\u{0000041}\"\n", 1, 6, "invalid Unicode escape"},
+    {"x = \"\\u{41\"\n", 1, 6, "invalid Unicode escape"},
     {"=begin\nnever closed\n", 1, 1, "unterminated '=begin' comment"},
     {"x = 1 \\ 2\n", 1, 7, "unexpected '\\'"},
     {"\tx = [1,\n\t\t2\n", 3, 1, "expected ']' to close '[' at 1:6"},
@@ -838,10 +840,67 @@ static void test_kind_names(void **state)
 	assert_string_equal(rb_kind_name(RB_OPAQUE), "Ruby expression");
 }
 
-/* Inputs the fuzzer found; each once crashed or misbehaved. */
-static void test_fuzz_regressions(void **state)
+/* Truncated tokens of every kind at the end of the input: located errors, no overrun. */
+static const struct bad eof_cases[] = {
+    {"x = ?", 1, 5, "expected a value, found '?'"},
+    {"x = %", 1, 5, "expected a value, found '%'"},
+    {"x = %w", 1, 5, "expected a value, found '%'"},
+    {"x = :\"", 1, 6, "unterminated string"},
+    {"x = :", 1, 6, "expected a value, found end of file"},
+    {"x = \"#{", 1, 5, "unterminated string"},
+    {"x = %Q(#{", 1, 10, "expected '}' to close '{' at 1:9"},
+    {"x = /", 1, 5, "unterminated regexp"},
+    {"x = <<", 1, 5, "expected a value, found '<'"},
+    {"x = <<~'", 1, 5, "expected a value, found '<'"},
+    {"x = \"\\", 1, 5, "unterminated string"},
+    {"x = '\\", 1, 5, "unterminated string"},
+    {"x = %q(\\", 1, 5, "unterminated %-literal"},
+    {"x = `a", 1, 5, "unterminated string"},
+    {"x = 1.", 1, 7, "expected a value, found end of file"},
+    {"x = 1e", 1, 6, "malformed number"},
+    {"x = 0b", 1, 7, "malformed number"},
+    {"x = -", 1, 6, "expected a value, found end of file"},
+    {"x = {a:", 1, 8, "expected a value, found end of file"},
+    {"x = {'a' =>", 1, 12, "expected a value, found end of file"},
+    {"x = a ?", 1, 8, "expected a value, found end of file"},
+    {"x = \\", 1, 5, "unexpected '\\'"},
+    {"gitlab_rails[", 1, 14, "expected a literal string or symbol key"},
+    {"gitlab_rails['a']", 1, 18, "expected '=' after 'gitlab_rails[...]', found end of file"},
+    {"x = f(<<A, <<B, <<C, <<D, <<E, <<F, <<G, <<H, <<I, <<J, <<K, <<L, <<M, <<N, <<O, <<P, "
+     "<<Q)\n",
+     1, 87, "more than 16 heredocs on one line"},
+    {"x = <<A\nbody\nA\ny = <<B", 4, 5, "unterminated heredoc: no line 'B'"},
+    {"x = 1 +\\\n", 2, 1, "expected a value, found end of file"},
+    {"x = [\n=begin\n]\n", 2, 1, "expected a value, found '='"},
+};
+
+/* Inputs at the edges of the lexer (and any the fuzzer finds: add them here). */
+static void test_edge_inputs(void **state)
 {
 	(void)state;
+	for (size_t i = 0; i < sizeof eof_cases / sizeof *eof_cases; i++)
+		check_bad(&eof_cases[i]);
+	/* CRLF line ends everywhere, a final line without newline, UTF-8 text */
+	const struct rb_file *f =
+	    parse_ok("x = [1,\r\n  2]\r\ny = <<~EOS\r\n  a\r\n  EOS\r\nz = 'caf\xc3\xa9'");
+	assert_int_equal(f->n, 3);
+	assert_str(f->v[1].value, RB_OPAQUE, "<<~EOS\r\n  a\r\n  EOS");
+	assert_str(f->v[2].value, RB_STR, "caf\xc3\xa9");
+	assert_loc(f->v[2].loc, 6, 1);
+	/* 16 heredocs on one line are fine */
+	f = parse_ok("x = f(<<A, <<B, <<C, <<D, <<E, <<F, <<G, <<H, <<I, <<J, <<K, <<L, <<M, <<N, "
+	             "<<O, <<P)\nA\nB\nC\nD\nE\nF\nG\nH\nI\nJ\nK\nL\nM\nN\nO\nP\ny = 1\n");
+	assert_int_equal(f->n, 2);
+	assert_loc(f->v[1].loc, 18, 1);
+	/* non-ASCII identifiers inside opaque Ruby; keywords as symbol or method names */
+	assert_str(val("caf\xc3\xa9(1)"), RB_OPAQUE, "caf\xc3\xa9(1)");
+	assert_str(val(":if"), RB_SYM, "if");
+	assert_str(val("foo.end"), RB_OPAQUE, "foo.end");
+	/* arithmetic reuses nodes: a long chain stays small and exact */
+	char *chain = repeat("x = 0", " + 1", 100000, "\n");
+	f = parse_ok(chain);
+	assert_int_val(f->v[0].value, 100000);
+	free(chain);
 }
 
 int main(void)
@@ -867,7 +926,7 @@ int main(void)
 	    cmocka_unit_test(test_fixture),
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_kind_names),
-	    cmocka_unit_test_teardown(test_fuzz_regressions, teardown),
+	    cmocka_unit_test_teardown(test_edge_inputs, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
