@@ -108,8 +108,11 @@ int main(int argc, char **argv)
 	struct ctl ctl;
 	if (root == NULL)
 		root = getenv("GITLAB_CTL_ROOT");
-	if (ctl_init(&ctl, root, config) == -1)
+	if (ctl_init(&ctl, root, config) == -1) {
+		if (root != NULL && root[0] != '\0')
+			err(1, "root %s", root);
 		err(1, "cannot set up paths");
+	}
 	ctl.verbose = verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
 	return c->fn(&ctl, argc, argv);
