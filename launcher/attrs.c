@@ -335,6 +335,14 @@ static bool has_nul(const struct rb_value *v)
 	return strlen(v->u.s.ptr) != v->u.s.len;
 }
 
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 /*
  * A scalar as Ruby's to_s would write it into an env file or flag: strings,
  * symbols, numbers, booleans. *out = NULL for nil. Returns -1 after an error.
@@ -522,6 +530,11 @@ static void assign_hash(struct build *b, const struct rb_stmt *st, struct hlist 
 				        rb_kind_name(k->kind));
 				continue;
 			}
+			if (has_nul(k)) { /* "A\0B" would silently name A */
+				diag_at(b->d, DIAG_ERR, k->loc, "a key of %s contains a NUL byte",
+				        path);
+				continue;
+			}
 			char *epath = xasprintf("%s['%s']", path, k->u.s.ptr);
 			if (scalar_text(b, epath, val, &text) == 0)
 				hlist_set(h, k->u.s.ptr, text, val->loc);
@@ -544,6 +557,14 @@ static int log_value(struct build *b, const struct rb_stmt *st, int k, char **ou
 		rc = int_value(b, path, st->value, 0, LLONG_MAX, &n) == 0 ? 0 : -1;
 	else
 		rc = setting_text(b, ST_STRING, path, st->value, out);
+	/* svlogd's config is one directive per line: say so here, not at render time. */
+	if (rc == 0 && *out != NULL && has_control(*out)) {
+		diag_at(b->d, DIAG_ERR, st->value->loc,
+		        "%s must not contain a newline or control character", path);
+		free(*out);
+		*out = NULL;
+		rc = -1;
+	}
 	if (rc == 0 && k <= LOG_TIMEOUT && st->value->kind != RB_NIL)
 		*out = xasprintf("%lld", n);
 	free(path);
@@ -1426,4 +1447,20 @@ bool env_is_secret(const char *name)
 		if (strcasestr(name, words[i]) != NULL)
 			return true;
 	return false;
+}
+
+int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out, struct diags *d)
+{
+	char dir[PATH_MAX];
+	memset(cat, 0, sizeof *cat);
+	memset(out, 0, sizeof *out);
+	if ((size_t)snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= sizeof dir) {
+		diag_file(d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
+		return -1;
+	}
+	if (catalog_load(dir, cat, d) == 0 && attrs_load(ctl, cat, out, d) == 0)
+		return 0;
+	attrs_free(out);
+	catalog_free(cat);
+	return -1;
 }

@@ -83,6 +83,14 @@ struct attrs {
 int attrs_load(const struct ctl *ctl, const struct catalog *cat, struct attrs *out,
                struct diags *d);
 
+/*
+ * What every command that needs the configuration does: the catalog of
+ * <ctl->datadir>/sv, then attrs_load. Returns 0 (maybe with warnings in d;
+ * free both with attrs_free and catalog_free), or -1 with errors in d and
+ * both already freed (zeroed, so freeing them again is harmless).
+ */
+int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out, struct diags *d);
+
 /* Same from an already-parsed file (unit tests, fuzzing). */
 int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
                 struct attrs *out, struct diags *d);

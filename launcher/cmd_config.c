@@ -20,34 +20,20 @@ struct loaded {
 	struct catalog cat;
 	struct attrs attrs;
 	struct diags d;
-	bool have_cat, have_attrs;
 };
 
 /* Catalog then gitlab.rb; every diagnostic ends up in l->d. Returns 0 or -1. */
 static int load_config(const struct ctl *ctl, struct loaded *l)
 {
-	char dir[PATH_MAX];
-	memset(l, 0, sizeof *l);
 	diags_init(&l->d);
-	if ((size_t)snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= sizeof dir) {
-		diag_file(&l->d, DIAG_ERR, ctl->datadir, 0, "path too long");
-		return -1;
-	}
-	int rc = catalog_load(dir, &l->cat, &l->d);
-	l->have_cat = true;
-	if (rc == -1)
-		return -1;
-	rc = attrs_load(ctl, &l->cat, &l->attrs, &l->d);
-	l->have_attrs = true;
+	int rc = attrs_load_all(ctl, &l->cat, &l->attrs, &l->d);
 	return rc == -1 || l->d.nerr > 0 ? -1 : 0;
 }
 
 static void unload(struct loaded *l)
 {
-	if (l->have_attrs)
-		attrs_free(&l->attrs);
-	if (l->have_cat)
-		catalog_free(&l->cat);
+	attrs_free(&l->attrs);
+	catalog_free(&l->cat);
 	diags_free(&l->d);
 }
 

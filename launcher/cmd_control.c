@@ -23,14 +23,12 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "clock.h"
 #include "commands.h"
 #include "runit.h"
 #include "svdir.h"
 #include "svsel.h"
 #include "svtail.h"
-
-#define SVWAIT_DEFAULT 30
-#define SVWAIT_MAX     86400
 
 /* Exit code contributions of `status` (SPEC section 7). */
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
@@ -260,26 +258,13 @@ static double since(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void nap(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 static int svwait(long *out)
 {
-	const char *s = getenv("SVWAIT");
 	const char *errstr;
-	*out = SVWAIT_DEFAULT;
-	if (s == NULL || *s == '\0')
+	if (sv_wait_seconds(out, &errstr) == 0)
 		return 0;
-	*out = (long)strtonum(s, 0, SVWAIT_MAX, &errstr);
-	if (errstr != NULL) {
-		warnx("SVWAIT=%s: %s (seconds, 0 to %d)", s, errstr, SVWAIT_MAX);
-		return -1;
-	}
-	return 0;
+	warnx("SVWAIT=%s: %s (seconds, 0 to %d)", getenv("SVWAIT"), errstr, SV_WAIT_MAX);
+	return -1;
 }
 
 /* Polled many times while a service starts: its complaints only matter at the end. */
@@ -345,7 +330,7 @@ static bool await_runsv(const char *dir, double limit)
 			return true;
 		if (since(&t0) >= limit)
 			return false;
-		nap(ms);
+		sleep_ms(ms);
 	}
 }
 
@@ -472,7 +457,7 @@ static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op 
 		}
 		out_flush(o);
 		if (pending > 0)
-			nap(ms);
+			sleep_ms(ms);
 	}
 	return failed;
 }

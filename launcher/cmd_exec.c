@@ -166,16 +166,9 @@ static int env_add_list(struct envv *env, const struct kvlist *l)
 static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct catalog *cat,
                               struct attrs *a, struct target *t)
 {
-	char svdir[PATH_MAX];
 	struct diags d;
 	diags_init(&d);
-	if (snprintf(svdir, sizeof svdir, "%s/sv", ctl->datadir) >= (int)sizeof svdir) {
-		warnx("exec: %s/sv: path too long", ctl->datadir);
-		return -1;
-	}
-	int rc = catalog_load(svdir, cat, &d);
-	if (rc == 0)
-		rc = attrs_load(ctl, cat, a, &d);
+	int rc = attrs_load_all(ctl, cat, a, &d);
 	diags_print(&d, stderr);
 	diags_free(&d);
 	if (rc == -1)
@@ -291,7 +284,13 @@ static int set_credentials(const char *user, const char *group)
 		return -1;
 	}
 	if (gid != getegid()) {
-		warnx("exec: cannot run as group %s: only root can switch groups", group);
+		/* No --group: the user's primary group was asked for. */
+		if (group != NULL && group[0] != '\0')
+			warnx("exec: cannot run as group %s: only root can switch groups", group);
+		else
+			warnx("exec: cannot run as %s's primary group %lu: only root can switch "
+			      "groups",
+			      user, (unsigned long)gid);
 		return -1;
 	}
 	return 0;

@@ -123,9 +123,10 @@ static void check_env(struct report *r, const struct envv *want)
 static void env_dir_of(const struct ctl *ctl, const struct svc *s, const char *name, char *out,
                        size_t len)
 {
-	if (s != NULL && s->env_dir != NULL)
-		strlcpy(out, s->env_dir, len);
-	else if (ctl_path(ctl, out, len, "/opt/gitlab/etc", name, "env", (char *)NULL) == -1)
+	if (s != NULL && s->env_dir != NULL) {
+		if (strlcpy(out, s->env_dir, len) >= len)
+			out[0] = '\0'; /* a cut path would name another directory */
+	} else if (ctl_path(ctl, out, len, "/opt/gitlab/etc", name, "env", (char *)NULL) == -1)
 		out[0] = '\0';
 }
 
@@ -372,19 +373,9 @@ static void print_json(const struct report *r, bool first)
 
 static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
 {
-	char dir[PATH_MAX];
 	struct diags d;
-	if (snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= (int)sizeof dir) {
-		warnx("%s/sv: %s", ctl->datadir, strerror(ENAMETOOLONG));
-		return -1;
-	}
 	diags_init(&d);
-	int r = catalog_load(dir, cat, &d);
-	if (r == 0) {
-		r = attrs_load(ctl, cat, a, &d);
-		if (r == -1)
-			catalog_free(cat);
-	}
+	int r = attrs_load_all(ctl, cat, a, &d);
 	diags_print(&d, stderr);
 	diags_free(&d);
 	return r;

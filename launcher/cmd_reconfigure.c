@@ -46,6 +46,7 @@
 #include "attrs.h"
 #include "build_config.h"
 #include "catalog.h"
+#include "clock.h"
 #include "commands.h"
 #include "runit.h"
 #include "svdir.h"
@@ -106,29 +107,9 @@ struct recon {
 	size_t ndisable;
 	int accounts;
 	int updated;
+	long wait_ms; /* SVWAIT */
 	struct timespec t0;
 };
-
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
-static long svwait_ms(void)
-{
-	const char *s = getenv("SVWAIT");
-	long long v = s && *s ? strtonum(s, 1, 3600, NULL) : 0;
-	return (v > 0 ? v : 30) * 1000L;
-}
 
 /* ---- rendering ------------------------------------------------------------------------- */
 
@@ -171,28 +152,31 @@ static char *const *rlist(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
 }
 
-/* The readiness URL: a wildcard listen address is checked on loopback. */
-static void check_url(struct rctx *c, const struct cat_service *def)
+/* The readiness URL: a wildcard listen address is checked on loopback. -1 if too long. */
+static int check_url(struct rctx *c, const struct cat_service *def)
 {
 	const char *host = c->svc->listen_host ? c->svc->listen_host : "";
 	c->http = c->tcp = "";
 	c->url[0] = '\0';
 	if (def->check == NULL || c->svc->listen_port == 0)
-		return;
+		return 0;
 	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0)
 		host = "127.0.0.1";
 	else if (strcmp(host, "::") == 0)
 		host = "::1";
-	bool v6 = strchr(host, ':') != NULL;
-	if (strncmp(def->check, "http:", 5) == 0) {
-		c->http = "1";
-		snprintf(c->url, sizeof c->url, "http://%s%s%s:%d%s", v6 ? "[" : "", host,
-		         v6 ? "]" : "", c->svc->listen_port, def->check + 5);
-	} else {
-		c->tcp = "1";
-		snprintf(c->url, sizeof c->url, "telnet://%s%s%s:%d", v6 ? "[" : "", host,
-		         v6 ? "]" : "", c->svc->listen_port);
+	bool v6 = strchr(host, ':') != NULL, http = strncmp(def->check, "http:", 5) == 0;
+	int n = snprintf(c->url, sizeof c->url, "%s://%s%s%s:%d%s", http ? "http" : "telnet",
+	                 v6 ? "[" : "", host, v6 ? "]" : "", c->svc->listen_port,
+	                 http ? def->check + 5 : "");
+	if (n < 0 || (size_t)n >= sizeof c->url) {
+		c->url[0] = '\0'; /* a cut URL would probe something else */
+		return -1;
 	}
+	if (http)
+		c->http = "1";
+	else
+		c->tcp = "1";
+	return 0;
 }
 
 static int render(struct recon *r, const char *tpl, const struct tpl_vars *vars, struct tbuf *out)
@@ -213,7 +197,7 @@ static int plan_service(struct recon *r, struct plan *p)
 	struct rctx c = {.ctl = r->ctl, .svc = s};
 	if (s->listen_port > 0)
 		snprintf(c.port, sizeof c.port, "%d", s->listen_port);
-	check_url(&c, def);
+	bool url_ok = check_url(&c, def) == 0;
 	struct tpl_vars vars = {rget, rlist, &c};
 
 	if (ctl_sv_dir(r->ctl, p->sv_dir, sizeof p->sv_dir, def->name) == -1 ||
@@ -229,7 +213,12 @@ static int plan_service(struct recon *r, struct plan *p)
 	rc |= render(r, "log-run", &vars, &p->logrun);
 	rc |= render(r, "log-config", &vars, &p->logconf);
 	if (def->check != NULL) {
-		if (c.url[0] == '\0') {
+		if (!url_ok) {
+			diag_file(&r->d, DIAG_ERR, def->file, def->line,
+			          "%s: listen address \"%.40s...\" is too long for a check URL",
+			          def->name, s->listen_host);
+			rc = -1;
+		} else if (c.url[0] == '\0') {
 			diag_file(&r->d, DIAG_ERR, def->file, def->line,
 			          "%s: check \"%s\" needs a listen address and port", def->name,
 			          def->check);
@@ -340,8 +329,12 @@ static void build_tree(struct recon *r)
 		CHK(tree_add_file(t, path, p->logrun.p, p->logrun.len, 0755, ruid, rgid, i,
 		                  TR_LOG_RUN, 0));
 		add_env(t, p, i, ruid, rgid);
-		/* Log and home belong to the service user, like Omnibus; svlogd runs as root. */
-		CHK(tree_add_dir(t, s->log_dir, 0700, p->uid, p->gid, i, TR_NONE, 0));
+		/*
+		 * svlogd runs as root and runs the `!` processor named in <log_dir>/config:
+		 * the log dir is root's, unlike Omnibus, so the service user cannot swap that
+		 * file. The service writes only to svlogd's pipe. Home is the service user's.
+		 */
+		CHK(tree_add_dir(t, s->log_dir, 0700, ruid, rgid, i, TR_NONE, 0));
 		join(path, sizeof path, s->log_dir, "config");
 		CHK(tree_add_file(t, path, p->logconf.p, p->logconf.len, 0644, ruid, rgid, i,
 		                  TR_LOG_CONFIG, 0));
@@ -433,9 +426,9 @@ static int take_lock(const struct ctl *ctl, bool create, int *fdp)
 			sleep_ms(5);
 		}
 		fprintf(stderr, "waiting for another reconfigure (pid %s)...\n", pid);
-		long deadline = now_ms() + LOCK_WAIT_S * 1000L;
+		long deadline = mono_ms() + LOCK_WAIT_S * 1000L;
 		while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-			if (errno != EWOULDBLOCK || now_ms() > deadline) {
+			if (errno != EWOULDBLOCK || mono_ms() > deadline) {
 				warnx("another reconfigure (pid %s) still holds %s after %d s", pid,
 				      path, LOCK_WAIT_S);
 				close(fd);
@@ -483,17 +476,17 @@ static void status_text(const char *dir, const char *name, char *buf, size_t len
 /* Wait until runsv supervises p (supervise/ok has a reader); explain a timeout. */
 static int wait_supervised(struct recon *r, const struct plan *p, bool nudge, long deadline)
 {
-	long next_nudge = 0, t0 = now_ms();
+	long next_nudge = 0, t0 = mono_ms();
 	int nudges = 0;
 	for (;;) {
 		int live = sv_live(p->sv_dir);
 		if (live == SV_LIVE_OK) {
 			if (r->ctl->verbose)
 				fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n",
-				        p->svc->def->name, now_ms() - t0, nudges);
+				        p->svc->def->name, mono_ms() - t0, nudges);
 			return 0;
 		}
-		long now = now_ms();
+		long now = mono_ms();
 		if (now > deadline) {
 			pid_t pid;
 			const char *name = p->svc->def->name;
@@ -535,7 +528,7 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 			}
 			return 0;
 		}
-		if (now_ms() > deadline) {
+		if (mono_ms() > deadline) {
 			char buf[256];
 			status_text(p->sv_dir, p->svc->def->name, buf, sizeof buf);
 			warnx("%s: %s within SVWAIT (last status: %s); see %s/current",
@@ -555,7 +548,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 {
 	struct sv_status st0;
 	const char *name = p->svc->def->name;
-	long t0 = now_ms();
+	long t0 = mono_ms();
 	if (sv_read_status(p->sv_dir, &st0) == -1)
 		return 0;
 	for (;;) {
@@ -574,10 +567,10 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 		if (sv_check(p->sv_dir, true) == 1) {
 			if (r->ctl->verbose)
 				fprintf(stderr, "%s: check passed after %ld ms\n", name,
-				        now_ms() - t0);
+				        mono_ms() - t0);
 			return 0;
 		}
-		if (now_ms() > deadline) {
+		if (mono_ms() > deadline) {
 			warnx("%s: runs (pid %ld) but %s/check does not pass within SVWAIT", name,
 			      (long)st0.pid, p->sv_dir);
 			return -1;
@@ -613,9 +606,9 @@ static int disable_one(struct recon *r, const char *link)
 		warn("%s: cannot control runsv", name);
 		return -1;
 	}
-	long deadline = now_ms() + svwait_ms();
+	long deadline = mono_ms() + r->wait_ms;
 	while (sv_live(target) == SV_LIVE_OK) {
-		if (now_ms() > deadline) {
+		if (mono_ms() > deadline) {
 			char buf[256];
 			status_text(target, name, buf, sizeof buf);
 			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
@@ -727,7 +720,7 @@ static int converge(struct recon *r)
 	if (svdir_ensure(r->ctl) == -1)
 		return -1;
 
-	long deadline = now_ms() + svwait_ms();
+	long deadline = mono_ms() + r->wait_ms;
 	for (size_t k = 0; k < r->np; k++) {
 		struct plan *p = &r->p[k];
 		if (p->was_live) {
@@ -753,10 +746,7 @@ static int converge(struct recon *r)
 
 static int prepare(struct recon *r)
 {
-	char dir[PATH_MAX];
-	join(dir, sizeof dir, r->ctl->datadir, "sv");
-	if (catalog_load(dir, &r->cat, &r->d) == -1 ||
-	    attrs_load(r->ctl, &r->cat, &r->a, &r->d) == -1) {
+	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1) {
 		diags_print(&r->d, stderr);
 		return -1;
 	}
@@ -885,6 +875,13 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 		fprintf(stderr, "usage: gitlab-ctl reconfigure [--dry-run] [--diff]\n");
 		return 2;
 	}
+	long wait_s;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1) {
+		warnx("SVWAIT=%s: %s (seconds, 0 to %d)", getenv("SVWAIT"), errstr, SV_WAIT_MAX);
+		return 2;
+	}
+	r.wait_ms = wait_s * 1000L;
 	diags_init(&r.d);
 	tree_init(&r.t);
 	int rc = run_reconfigure(&r);
@@ -893,8 +890,7 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 	free(r.p);
 	free(r.disable);
 	tree_free(&r.t);
-	if (r.a.svcs != NULL)
-		attrs_free(&r.a);
+	attrs_free(&r.a);
 	catalog_free(&r.cat);
 	diags_free(&r.d);
 	return rc;

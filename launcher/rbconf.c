@@ -1690,6 +1690,11 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 				fail_at(p, kpos, "expected a literal string or symbol key");
 			return false;
 		}
+		/* Keys are C strings from here on: "a\0b" would silently become "a". */
+		if (strlen(k->u.s.ptr) != k->u.s.len) {
+			fail_at(p, kpos, "a subscript key cannot contain a NUL byte");
+			return false;
+		}
 		skip_sp(p);
 		if (peek(p) != ']') {
 			fail_unclosed(p, p->pos, open, ']');

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -250,4 +251,18 @@ int sv_check(const char *dir, bool quiet)
 	    .dir = dir, .out = SPAWN_NULL, .err = quiet ? SPAWN_NULL : SPAWN_INHERIT};
 	int rc = spawn_wait("./check", argv, &sp);
 	return rc == -1 ? -1 : rc == 0;
+}
+
+int sv_wait_seconds(long *seconds, const char **errstr)
+{
+	const char *s = getenv("SVWAIT");
+	*seconds = SV_WAIT_DEFAULT;
+	*errstr = NULL;
+	if (s == NULL || *s == '\0')
+		return 0;
+	long long v = strtonum(s, 0, SV_WAIT_MAX, errstr);
+	if (*errstr != NULL)
+		return -1;
+	*seconds = (long)v;
+	return 0;
 }

@@ -86,4 +86,14 @@ const char *sv_strerror(int errnum);
  */
 int sv_check(const char *dir, bool quiet);
 
+#define SV_WAIT_DEFAULT 30
+#define SV_WAIT_MAX     86400
+
+/*
+ * SVWAIT from the environment, as sv reads it: seconds, 0..SV_WAIT_MAX;
+ * unset or empty is SV_WAIT_DEFAULT. Returns 0, or -1 with *errstr saying
+ * why the value is not a number of seconds. Every waiting command uses it.
+ */
+int sv_wait_seconds(long *seconds, const char **errstr);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include <bsd/libutil.h>
 
+#include "clock.h"
 #include "svdir.h"
 #include "tree.h"
 
@@ -58,20 +59,6 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 		*pid = (pid_t)strtonum(buf, 1, INT32_MAX, NULL);
 	}
 	return 1;
-}
-
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
 }
 
 /* In the child: become `gitlab-ctl [--root R] runsvdir` with a clean environment. */
@@ -141,8 +128,7 @@ int svdir_ensure(const struct ctl *ctl)
 		exec_wrapper(ctl, logfd);
 	close(logfd);
 
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long t0 = mono_ms();
 	for (long step = 1;; step = step < 20 ? step * 2 : 20) {
 		if (svdir_running(ctl, &pid) == 1)
 			return 0;
@@ -155,7 +141,7 @@ int svdir_ensure(const struct ctl *ctl)
 			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
 			return -1;
 		}
-		if (ms_since(&t0) > START_TIMEOUT_MS) {
+		if (mono_ms() - t0 > START_TIMEOUT_MS) {
 			warnx("runsvdir did not take its lock within %d ms; see %s",
 			      START_TIMEOUT_MS, log);
 			return -1;
@@ -253,6 +239,8 @@ static void exec_runsvdir(const char *prog, const char *service_dir)
 	/* Each runsv in its own session (-P); runsvdir in its own too, so a terminal's ^C
 	 * reaches only this wrapper, which then stops the services in order. */
 	setsid();
+	/* Whatever an init system or a shell left open must not reach every runsv and svlogd. */
+	closefrom(3);
 	sigset_t none;
 	sigemptyset(&none);
 	for (int s = 1; s < NSIG; s++)
@@ -290,8 +278,7 @@ static void signal_children(int sig)
 /* After runsvdir exits on our HUP, its runsv's are ours (subreaper): wait for them all. */
 static void reap_all(const sigset_t *set)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long t0 = mono_ms();
 	bool killed = false;
 	signal_children(SIGTERM);
 	for (;;) {
@@ -301,7 +288,7 @@ static void reap_all(const sigset_t *set)
 			;
 		if (p == -1 && errno == ECHILD)
 			return;
-		long ms = ms_since(&t0);
+		long ms = mono_ms() - t0;
 		if (!killed && ms > STOP_TIMEOUT_S * 1000L) {
 			warnx("runsvdir: services still running after %d s; killing them",
 			      STOP_TIMEOUT_S);
@@ -314,6 +301,69 @@ static void reap_all(const sigset_t *set)
 		struct timespec ts = {0, 100 * 1000000};
 		sigtimedwait(set, NULL, &ts);
 	}
+}
+
+/* The pidfile, locked, with our pid in it; NULL after saying why not. */
+static struct pidfh *take_pidfile(const char *pidfile)
+{
+	struct pidfh *pfh = NULL;
+	pid_t other = -1;
+	/* Retry briefly: svdir_running()'s shared probe may hold the lock for microseconds. */
+	for (int tries = 0; tries < 20; tries++) {
+		pfh = pidfile_open(pidfile, 0644, &other);
+		if (pfh != NULL || errno != EEXIST)
+			break;
+		sleep_ms(10);
+	}
+	if (pfh == NULL) {
+		if (errno == EEXIST)
+			warnx("runsvdir already running for this root (pid %ld)", (long)other);
+		else
+			warn("cannot open %s", pidfile);
+		return NULL;
+	}
+	if (pidfile_write(pfh) == -1) {
+		warn("cannot write %s", pidfile);
+		pidfile_remove(pfh);
+		return NULL;
+	}
+	return pfh;
+}
+
+/*
+ * Until runsvdir exits: SIGUSR1 nudges it, TERM/INT/HUP make it stop every
+ * service (HUP, once). Returns its wait status; *stopping tells whether we
+ * asked it to stop.
+ */
+static int supervise(pid_t child, const sigset_t *set, bool *stopping)
+{
+	int status = 0, logfd = -1;
+	for (bool done = false; !done;) {
+		int sig = sigwaitinfo(set, NULL);
+		if (sig == -1)
+			continue;
+		if (sig == SIGUSR1) {
+			nudge_child(child, &logfd);
+			continue;
+		}
+		if (sig != SIGCHLD) {
+			if (!*stopping)
+				kill(child, SIGHUP);
+			*stopping = true;
+			continue;
+		}
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == child) {
+				done = true;
+				status = st;
+			}
+		}
+	}
+	if (logfd != -1)
+		close(logfd);
+	return status;
 }
 
 int svdir_run(const struct ctl *ctl)
@@ -342,27 +392,9 @@ int svdir_run(const struct ctl *ctl)
 		warn("runsvdir: cannot create %s or %s", var, service);
 		return 1;
 	}
-	struct pidfh *pfh = NULL;
-	pid_t other = -1;
-	/* Retry briefly: svdir_running()'s shared probe may hold the lock for microseconds. */
-	for (int tries = 0; tries < 20; tries++) {
-		pfh = pidfile_open(pidfile, 0644, &other);
-		if (pfh != NULL || errno != EEXIST)
-			break;
-		sleep_ms(10);
-	}
-	if (pfh == NULL) {
-		if (errno == EEXIST)
-			warnx("runsvdir already running for this root (pid %ld)", (long)other);
-		else
-			warn("cannot open %s", pidfile);
+	struct pidfh *pfh = take_pidfile(pidfile);
+	if (pfh == NULL)
 		return 1;
-	}
-	if (pidfile_write(pfh) == -1) {
-		warn("cannot write %s", pidfile);
-		pidfile_remove(pfh);
-		return 1;
-	}
 	if (find_runsvdir(prog, sizeof prog) == -1) {
 		warnx("runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit)");
 		pidfile_remove(pfh);
@@ -382,36 +414,8 @@ int svdir_run(const struct ctl *ctl)
 		exec_runsvdir(prog, service);
 	}
 
-	int status = 0, logfd = -1;
 	bool stopping = false;
-	for (;;) {
-		int sig = sigwaitinfo(&set, NULL);
-		if (sig == -1)
-			continue;
-		if (sig == SIGUSR1) {
-			nudge_child(child, &logfd);
-			continue;
-		}
-		if (sig != SIGCHLD) {
-			if (!stopping)
-				kill(child, SIGHUP);
-			stopping = true;
-			continue;
-		}
-		int st;
-		pid_t p;
-		bool done = false;
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (p == child) {
-				done = true;
-				status = st;
-			}
-		}
-		if (done)
-			break;
-	}
-	if (logfd != -1)
-		close(logfd);
+	int status = supervise(child, &set, &stopping);
 	/*
 	 * Whatever ended runsvdir, nothing it started outlives the wrapper: a
 	 * restarted wrapper's runsvdir would otherwise find runsv's it does not

@@ -217,18 +217,9 @@ static int log_dir(const struct ctl *ctl, const struct attrs *a, const char *svc
 
 static bool load_attrs(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
 {
-	char dir[PATH_MAX];
 	struct diags d;
-	bool ok = false;
-
-	if (snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= (int)sizeof dir)
-		return false;
 	diags_init(&d);
-	if (catalog_load(dir, cat, &d) == 0) {
-		ok = attrs_load(ctl, cat, a, &d) == 0;
-		if (!ok)
-			catalog_free(cat);
-	}
+	bool ok = attrs_load_all(ctl, cat, a, &d) == 0;
 	if (!ok && ctl->verbose) {
 		diags_print(&d, stderr);
 		warnx("using the default log directories");

@@ -121,7 +121,8 @@ static int push(struct tree *t, enum tchange_kind kind, unsigned what, size_t no
 /* Does the regular file at path (size already known to match) hold exactly data? */
 static int same_content(const char *path, const char *data, size_t len, bool *same)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a fifo swapped in since the lstat must not hang reconfigure. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd == -1)
 		return -1;
 	char buf[8192];
@@ -268,7 +269,8 @@ int tree_mkdirs(const char *path, mode_t mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	for (char *p = buf + 1;; p++) {
+	/* From the second byte of an absolute path; "" fails (ENOENT) without reading past it. */
+	for (char *p = buf + (buf[0] == '/');; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		char saved = *p;
@@ -382,13 +384,19 @@ static int write_link(struct tree *t, const struct tnode *n)
 	return 0;
 }
 
+/*
+ * Never through a symlink: a home or log directory belongs to the service
+ * user, who could swap a file for a link to /usr/bin/sudo between our diff
+ * and this chmod. (glibc refuses AT_SYMLINK_NOFOLLOW on a link: EOPNOTSUPP.)
+ */
 static int set_meta(struct tree *t, const struct tnode *n, unsigned what)
 {
 	if ((what & TC_OWNER) && lchown(n->path, n->uid, n->gid) == -1)
 		return fail_at(t, n->path, errno);
 	/* chown may clear set-id bits: the mode goes second. */
-	if ((what & (TC_MODE | TC_OWNER)) && chmod(n->path, n->mode) == -1)
-		return fail_at(t, n->path, errno);
+	if ((what & (TC_MODE | TC_OWNER)) &&
+	    fchmodat(AT_FDCWD, n->path, n->mode, AT_SYMLINK_NOFOLLOW) == -1)
+		return fail_at(t, n->path, errno == EOPNOTSUPP ? ELOOP : errno);
 	return 0;
 }
 

@@ -197,6 +197,14 @@ if [ "$(id -u)" = 0 ]; then
 		--envdir "$ENVDIR" --user root svc -- /bin/true 2>"$ERR" || rc=$?
 	[ "$rc" = 1 ] || fail "nobody switching to root: want 1, got $rc ($(cat "$ERR"))"
 	grep -q 'only root can switch users' "$ERR" || fail "message: $(cat "$ERR")"
+	note "a non-root exec without --group cannot switch to the user's primary group either"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody --group daemon svc -- "$GITLAB_CTL" --root "$T_ROOT" \
+		exec --envdir "$ENVDIR" --user nobody svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody:daemon to nobody's primary group: want 1, got $rc ($(cat "$ERR"))"
+	grep -q "cannot run as nobody's primary group $(id -g nobody)" "$ERR" ||
+		fail "message: $(cat "$ERR")"
+	grep -q '(null)' "$ERR" && fail "message names a NULL group: $(cat "$ERR")"
 	rc=0; ctl exec --envdir "$ENVDIR" --user no-such-user-x svc -- /bin/true 2>"$ERR" || rc=$?
 	[ "$rc" = 1 ] || fail "unknown user: want 1, got $rc"
 else

@@ -1,4 +1,5 @@
 /* Unit tests of the template engine: escaping, blocks, errors with locations. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -372,6 +373,42 @@ static void test_yaml_template(void **state)
 	}
 }
 
+/*
+ * The check script hands the URL (built from listen_address) to curl as a
+ * literal: "{a,b}" or "[1-9]" in it must not become several probes. curl's
+ * glob parser rejects "[z-a]" (exit 3); taken literally it is a connection
+ * refused on port 1 (exit 7).
+ */
+static void test_check_template(void **state)
+{
+	(void)state;
+	const char *const v[][2] = {{"service", "svc"},
+	                            {"check_http", "1"},
+	                            {"check_tcp", ""},
+	                            {"check_url", "http://127.0.0.1:1/[z-a]"}};
+	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
+	char *text = render_template("check", &k);
+	char path[] = "/tmp/gitlab-ctl-tpl-check.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	free(text);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		execl("/bin/sh", "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	unlink(path);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,7 +417,7 @@ int main(void)
 	    cmocka_unit_test(test_yaml_control),  cmocka_unit_test(test_blocks),
 	    cmocka_unit_test(test_int),           cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_run_template),  cmocka_unit_test(test_log_templates),
-	    cmocka_unit_test(test_yaml_template),
+	    cmocka_unit_test(test_yaml_template), cmocka_unit_test(test_check_template),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

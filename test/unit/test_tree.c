@@ -1,4 +1,5 @@
 /* Unit tests of the tree writer: diff against the disk, atomic writes, strays. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -194,6 +195,46 @@ static void test_describe(void **state)
 	tree_free(&t);
 }
 
+/*
+ * A mode fix never follows a symlink swapped in after the diff (a service
+ * user owns the directories where its files live): the link's target keeps
+ * its mode and the change fails, naming the path.
+ */
+static void test_meta_no_follow(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_init(&t);
+	assert_int_equal(mkdir(P("meta"), 0755), 0);
+	FILE *fp = fopen(P("meta/victim"), "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(chmod(P("meta/victim"), 04755), 0);
+	fp = fopen(P("meta/conf"), "w");
+	assert_non_null(fp);
+	fputs("x", fp);
+	fclose(fp);
+	assert_int_equal(chmod(P("meta/conf"), 0644), 0);
+	assert_true(tree_add_file(&t, P("meta/conf"), "x", 1, 0600, TREE_NO_OWNER, TREE_NO_OWNER, 0,
+	                          TR_CONFIG, 0) >= 0);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1);
+	assert_int_equal(t.c[0].what, TC_MODE);
+	/* the swap, between diff and apply */
+	assert_int_equal(unlink(P("meta/conf")), 0);
+	assert_int_equal(symlink(P("meta/victim"), P("meta/conf")), 0);
+	assert_int_equal(tree_apply(&t, &t.c[0]), -1);
+	assert_string_equal(t.errpath, P("meta/conf"));
+	struct stat st;
+	assert_int_equal(stat(P("meta/victim"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 04755);
+	tree_free(&t);
+	/* mkdir -p of nothing is an error, not a read past the path */
+	errno = 0;
+	assert_int_equal(tree_mkdirs("", 0755), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 /* svdir_settle: backdate only when runsvdir cannot hold the new mtime already. */
 static void test_settle(void **state)
 {
@@ -233,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_create_then_noop), cmocka_unit_test(test_updates_and_strays),
 	    cmocka_unit_test(test_link_retarget),    cmocka_unit_test(test_conflict),
 	    cmocka_unit_test(test_describe),         cmocka_unit_test(test_settle),
+	    cmocka_unit_test(test_meta_no_follow),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
