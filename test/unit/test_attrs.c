@@ -517,6 +517,20 @@ static void test_logging(void **state)
 	diags_free(&d);
 }
 
+/* Found by test/fuzz/fuzz_attrs.c: each input must fail at its gitlab.rb line. */
+static void test_fuzz_regressions(void **state)
+{
+	(void)state;
+	/* a NUL in a hash key silently set MALLOC_CONF */
+	expect_at("gitlab_exporter['env'] = { \"MALLOC_CONF\\0y\" => 'junk:true' }\n",
+	          "a key of gitlab_exporter['env'] contains a NUL byte", 1, 28);
+	/* svlogd settings with a control character were refused only when log/config rendered */
+	expect_at("logging['svlogd_filter'] = \"g\\001zi\"\n",
+	          "logging['svlogd_filter'] must not contain a newline", 1, 28);
+	expect_at("\ngitlab_exporter['svlogd_prefix'] = \"a\\nb\"\n",
+	          "gitlab_exporter['svlogd_prefix'] must not contain a newline", 2, 36);
+}
+
 static void test_unknown_names(void **state)
 {
 	(void)state;
@@ -634,6 +648,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_names),
 	    cmocka_unit_test(test_catalog_default_located),
 	    cmocka_unit_test(test_secret_names),
+	    cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

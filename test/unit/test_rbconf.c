@@ -596,6 +596,8 @@ static const struct bad {
     {"\tx = [1,\n\t\t2\n", 3, 1, "expected ']' to close '[' at 1:6"},
     {"x = {a: 1 if}\n", 1, 11, "'if' modifiers are not supported"},
     {"x = 1; y = ; z = 2\n", 1, 12, "missing value after '='"},
+    /* fuzz_attrs: a NUL in a subscript silently named another setting */
+    {"x[\"MALLOC_CONF\\0y\"] = 1\n", 1, 3, "a subscript key cannot contain a NUL byte"},
 };
 
 static void check_bad(const struct bad *b)

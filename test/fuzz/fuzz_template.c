@@ -1,0 +1,335 @@
+/*
+ * libFuzzer harness for the template engine (launcher/template.c). The first
+ * input byte picks what is fuzzed:
+ *   0  the template text itself, with a fixed set of (hostile) values;
+ *   1  the values of templates/run, log-run and check: the rest of the input
+ *      is NUL-separated fields (gitlab_ctl, root, env_directory, user,
+ *      group, home, service, then argv); each value must reach the shell as
+ *      exactly one unchanged word;
+ *   2  the values of log-config and gitlab-exporter.yml: a value can never
+ *      add a line or break out of its YAML scalar.
+ * Every mode also checks: no crash, leak or undefined behaviour, and -1
+ * exactly when an error was recorded. Build and run: see README.md here.
+ *
+ * The shipped templates are read from env GITLAB_CTL_SRCDIR, else from
+ * SRCDIR given at compile time.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shwords.h"
+#include "template.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { T_RUN, T_LOGRUN, T_CHECK, T_LOGCONF, T_YAML, NTPL };
+static const char *const tpl_names[NTPL] = {"run", "log-run", "check", "log-config",
+                                            "gitlab-exporter.yml"};
+static char *tpl_text[NTPL];
+static size_t tpl_len[NTPL];
+static size_t yaml_lines; /* lines of gitlab-exporter.yml rendered with plain values */
+static FILE *devnull;
+
+#define MAXF 40
+
+/* Values by name; argv is a NULL-terminated list. */
+struct vals {
+	const char *name[MAXF];
+	const char *val[MAXF];
+	size_t n;
+	char *argv[MAXF + 1];
+};
+
+static const char *get(void *arg, const char *name)
+{
+	const struct vals *v = arg;
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->name[i], name) == 0)
+			return v->val[i];
+	return NULL;
+}
+
+static char *const *get_list(void *arg, const char *name)
+{
+	struct vals *v = arg;
+	return strcmp(name, "argv") == 0 ? v->argv : NULL;
+}
+
+static void set(struct vals *v, const char *name, const char *val)
+{
+	v->name[v->n] = name;
+	v->val[v->n++] = val;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "r");
+	if (fp == NULL)
+		return NULL;
+	char *s = malloc(1 << 16);
+	*len = s ? fread(s, 1, (1 << 16) - 1, fp) : 0;
+	fclose(fp);
+	if (s != NULL)
+		s[*len] = '\0';
+	return s;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Render template t; returns rc, and checks the rc/diagnostics contract. */
+static int render(int t, struct vals *v, struct tbuf *out)
+{
+	struct tpl_vars vars = {get, get_list, v};
+	struct diags d;
+	diags_init(&d);
+	tbuf_init(out);
+	int rc = tpl_render(tpl_names[t], tpl_text[t], tpl_len[t], &vars, out, &d);
+	if ((rc == -1) != (d.nerr > 0) || out->p == NULL)
+		abort();
+	diags_print(&d, devnull);
+	diags_free(&d);
+	return rc;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *src = getenv("GITLAB_CTL_SRCDIR");
+	if (src == NULL || *src == '\0')
+		src = SRCDIR;
+	for (int i = 0; i < NTPL; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/templates/%s", src, tpl_names[i]);
+		tpl_text[i] = slurp(path, &tpl_len[i]);
+		if (tpl_text[i] == NULL) {
+			perror(path);
+			abort();
+		}
+	}
+	devnull = fopen("/dev/null", "w");
+	if (devnull == NULL)
+		abort();
+	struct vals v = {.n = 0};
+	set(&v, "server_name", "webrick");
+	set(&v, "listen_address", "localhost");
+	set(&v, "listen_port", "9168");
+	struct tbuf out;
+	if (render(T_YAML, &v, &out) != 0)
+		abort();
+	yaml_lines = count_lines(out.p);
+	tbuf_free(&out);
+	return 0;
+}
+
+/* Mode 0: any template text, hostile values. */
+static void fuzz_text(const char *text, size_t len)
+{
+	struct vals v = {.n = 0};
+	set(&v, "plain", "value");
+	set(&v, "empty", "");
+	set(&v, "nl", "a\nb");
+	set(&v, "quote", "it's \"q\" \\ $HOME `x`");
+	set(&v, "num", "-123");
+	set(&v, "big", "99999999999999999999");
+	set(&v, "utf8", "\xc3\xa9\xc2\x85\xe2\x80\xa8\xff\xed\xa0\x80");
+	set(&v, "ctl", "\x01\x7f");
+	v.argv[0] = "/bin/x";
+	v.argv[1] = "it's";
+	v.argv[2] = "";
+	v.argv[3] = NULL;
+	struct tpl_vars vars = {get, get_list, &v};
+	struct tbuf out;
+	struct diags d;
+	tbuf_init(&out);
+	diags_init(&d);
+	int rc = tpl_render("fuzz.tpl", text, len, &vars, &out, &d);
+	if ((rc == -1) != (d.nerr > 0))
+		abort();
+	for (size_t i = 0; i < d.n; i++)
+		if (d.v[i].file == NULL || strcmp(d.v[i].file, "fuzz.tpl") != 0 || d.v[i].line < 0)
+			abort();
+	if (out.len > 0 && (out.p == NULL || strlen(out.p) > out.len))
+		abort();
+	diags_print(&d, devnull);
+	diags_free(&d);
+	tbuf_free(&out);
+}
+
+/* Mode 1: values of the shell templates. f[] are the NUL-separated fields. */
+static void fuzz_shell(char **f, size_t nf)
+{
+	static const char *const names[] = {"gitlab_ctl", "root", "env_directory", "user",
+	                                    "group",      "home", "service"};
+	static const char *const defaults[] = {"/usr/bin/gitlab-ctl", "", "/e", "git", "git", "/h",
+	                                       "gitlab-exporter"};
+	const size_t nn = sizeof names / sizeof names[0];
+	struct vals v = {.n = 0};
+	for (size_t i = 0; i < nn; i++)
+		set(&v, names[i], i < nf ? f[i] : defaults[i]);
+	size_t na = 0;
+	for (size_t i = nn; i < nf && na < MAXF - 20; i++)
+		v.argv[na++] = f[i];
+	v.argv[na] = NULL;
+
+	/* run: gitlab-ctl [--root R] exec --envdir E --user U --group G --chdir H SVC -- argv */
+	const char *want[MAXF + 16];
+	size_t n = 0;
+	const char *root = get(&v, "root");
+	want[n++] = get(&v, "gitlab_ctl");
+	if (root[0] != '\0') {
+		want[n++] = "--root";
+		want[n++] = root;
+	}
+	want[n++] = "exec";
+	want[n++] = "--envdir";
+	want[n++] = get(&v, "env_directory");
+	want[n++] = "--user";
+	want[n++] = get(&v, "user");
+	want[n++] = "--group";
+	want[n++] = get(&v, "group");
+	want[n++] = "--chdir";
+	want[n++] = get(&v, "home");
+	want[n++] = get(&v, "service");
+	want[n++] = "--";
+	for (size_t i = 0; i < na; i++)
+		want[n++] = v.argv[i];
+	struct tbuf out;
+	if (render(T_RUN, &v, &out) != 0 || !sh_run_ok(out.p, want, n))
+		abort();
+	tbuf_free(&out);
+
+	/* log-run: exec svlogd -tt DIR */
+	set(&v, "log_directory", get(&v, "home"));
+	if (render(T_LOGRUN, &v, &out) != 0)
+		abort();
+	const char *e = strstr(out.p, "\nexec svlogd");
+	struct shwords w;
+	if (e == NULL || sh_split(e + 1, &w) == -1 || w.n != 4 || *w.rest != '\0' ||
+	    strcmp(sh_word(&w, 3), get(&v, "home")) != 0)
+		abort();
+	free(w.buf);
+	tbuf_free(&out);
+
+	/* check, http form: the last word of the curl line is the URL */
+	set(&v, "check_url", get(&v, "env_directory"));
+	set(&v, "check_http", "1");
+	set(&v, "check_tcp", "");
+	if (render(T_CHECK, &v, &out) != 0) {
+		/* only the raw {{service}} of its comment line may refuse a value */
+		if (!has_control(get(&v, "service")))
+			abort();
+		tbuf_free(&out);
+		return;
+	}
+	e = strstr(out.p, "\nexec curl");
+	if (e == NULL || sh_split(e + 1, &w) == -1 || w.n < 2 || *w.rest != '\0' ||
+	    strcmp(sh_word(&w, w.n - 1), get(&v, "env_directory")) != 0)
+		abort();
+	free(w.buf);
+	tbuf_free(&out);
+}
+
+/* A YAML double-quoted scalar from s[0] == '"' to the end of its line, with no bare quote. */
+static bool yaml_scalar_ok(const char *s)
+{
+	if (*s++ != '"')
+		return false;
+	for (; *s && *s != '\n'; s++) {
+		if (*s == '\\') {
+			if (s[1] == '\0' || s[1] == '\n')
+				return false;
+			s++;
+		} else if (*s == '"') {
+			return s[1] == '\n' || s[1] == '\0';
+		} else if ((unsigned char)*s < 0x20) {
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Mode 2: values of log-config and the exporter's YAML. */
+static void fuzz_lines(char **f, size_t nf)
+{
+	static const char *const names[] = {"svlogd_size",   "svlogd_num",     "svlogd_timeout",
+	                                    "svlogd_filter", "svlogd_udp",     "svlogd_prefix",
+	                                    "server_name",   "listen_address", "listen_port"};
+	static const char *const defaults[] = {"", "", "", "", "", "", "webrick", "::", "9168"};
+	const size_t nn = sizeof names / sizeof names[0];
+	struct vals v = {.n = 0};
+	size_t nset = 0;
+	for (size_t i = 0; i < nn; i++) {
+		set(&v, names[i], i < nf ? f[i] : defaults[i]);
+		nset += i < 6 && v.val[i][0] != '\0';
+	}
+	struct tbuf out;
+	if (render(T_LOGCONF, &v, &out) == 0) {
+		/* one directive per set value, nothing else */
+		if (count_lines(out.p) != nset)
+			abort();
+		for (const char *p = out.p; *p; p = strchr(p, '\n') + 1)
+			if (strchr("sntup!", *p) == NULL || strchr(p, '\n') == NULL)
+				abort();
+	}
+	tbuf_free(&out);
+	if (render(T_YAML, &v, &out) == 0) {
+		if (count_lines(out.p) != yaml_lines)
+			abort();
+		const char *keys[] = {"\n  name: ", "\n  listen_address: "};
+		for (size_t i = 0; i < 2; i++) {
+			const char *k = strstr(out.p, keys[i]);
+			if (k == NULL || !yaml_scalar_ok(k + strlen(keys[i])))
+				abort();
+		}
+	}
+	tbuf_free(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0 || size > 1 << 16)
+		return 0;
+	char *text = malloc(size + 1);
+	if (text == NULL)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	int mode = (unsigned char)text[0] % 3;
+	if (mode == 0) {
+		fuzz_text(text + 1, size - 1);
+	} else {
+		char *f[MAXF];
+		size_t nf = 0;
+		for (char *p = text + 1; nf < MAXF && p <= text + size; p += strlen(p) + 1)
+			f[nf++] = p;
+		if (mode == 1)
+			fuzz_shell(f, nf);
+		else
+			fuzz_lines(f, nf);
+	}
+	free(text);
+	return 0;
+}
