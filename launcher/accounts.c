@@ -50,8 +50,7 @@ static int run(const char *prog, char *const argv[])
 	return spawn_wait(prog, argv, &sp);
 }
 
-/* A name useradd accepts and no option parser can mistake for a flag. */
-static bool valid_name(const char *s)
+bool accounts_valid_name(const char *s)
 {
 	if (*s == '\0' || *s == '-' || strlen(s) > 32)
 		return false;
@@ -84,7 +83,7 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 		      have_user ? "group" : "user", have_user ? group : user);
 		return -1;
 	}
-	if (!valid_name(user) || !valid_name(group)) {
+	if (!accounts_valid_name(user) || !accounts_valid_name(group)) {
 		warnx("refusing to create account with unusual name '%s' / '%s'", user, group);
 		return -1;
 	}

@@ -23,4 +23,10 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 /* uid and gid of user and group; -1 with errno ENOENT when either is missing. */
 int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid);
 
+/*
+ * A name useradd accepts and no option parser can mistake for a flag:
+ * letters, digits, '_', '-', '.', not starting with '-', at most 32 bytes.
+ */
+bool accounts_valid_name(const char *s);
+
 #endif

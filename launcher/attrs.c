@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "accounts.h"
 #include "attrs.h"
 #include "build_config.h"
 #include "envcheck.h"
@@ -661,10 +662,12 @@ static void handle_global(struct build *b, const struct rb_stmt *st)
 			free(*dst);
 			*dst = xstrdup(def);
 		} else if (setting_text(b, ST_STRING, path, st->value, &text) == 0) {
-			if (text[0] == '\0' || text[0] == '-' || strchr(text, ':') ||
-			    strchr(text, '/')) {
-				diag_at(b->d, DIAG_ERR, st->value->loc,
-				        "%s must be a user or group name, not \"%s\"", path, text);
+			if (!accounts_valid_name(text)) {
+				diag_at(
+				    b->d, DIAG_ERR, st->value->loc,
+				    "%s must be a user or group name (letters, digits, '_', '-', "
+				    "'.'; at most 32), not \"%s\"",
+				    path, text);
 				free(text);
 			} else {
 				free(*dst);

@@ -258,6 +258,10 @@ static void test_types(void **state)
 	expect_at("gitlab_exporter 'x'\n", "managed by gitlab-ctl", 1, 1);
 	expect_at("user['username'] = 42\n", "must be a string", 1, 20);
 	expect_at("user['group'] = 'a:b'\n", "user or group name", 1, 17);
+	/* useradd would refuse these later, far from the line that set them */
+	expect_at("user['username'] = 'git lab'\n", "user or group name", 1, 20);
+	expect_at("user['username'] = \"git\\tlab\"\n", "user or group name", 1, 20);
+	expect_at("user['group'] = '-g'\n", "user or group name", 1, 17);
 	expect_at("manage_accounts['enable'] = 'no'\n", "must be true or false", 1, 29);
 	expect_at("logging['svlogd_num'] = -1\n", "must be 0 or greater, not -1", 1, 25);
 	expect_at("logging['svlogd_filter'] = 1\n", "must be a string", 1, 28);
