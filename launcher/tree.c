@@ -501,12 +501,18 @@ void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)
 		fprintf(fp, "    (binary content)\n");
 		return;
 	}
-	char tmp[] = "/tmp/gitlab-ctl-diff.XXXXXX";
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	/*
+	 * The new content goes to an unlinked temp file that diff reads as
+	 * /dev/fd/N (inherited: no O_CLOEXEC), so nothing is left in /tmp even
+	 * when we die mid-diff, e.g. of SIGPIPE under `reconfigure --diff | head`.
+	 */
+	char tmp[] = "/tmp/gitlab-ctl-diff.XXXXXX", fdpath[32];
+	int fd = mkstemp(tmp);
 	if (fd == -1)
 		return;
-	if (write_all(fd, n->data, n->len) == 0)
-		run_diff(c->kind == TC_CREATE ? "/dev/null" : n->path, tmp, n->path, fp);
-	close(fd);
 	unlink(tmp);
+	snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fd);
+	if (write_all(fd, n->data, n->len) == 0)
+		run_diff(c->kind == TC_CREATE ? "/dev/null" : n->path, fdpath, n->path, fp);
+	close(fd);
 }
