@@ -362,7 +362,11 @@ static void build_tree(struct recon *r)
 		CHK(tree_add_link(t, r->p[k].link, r->p[k].sv_dir, (int)k, TR_ENABLE, 0));
 }
 
-/* Entries of service/ that are not enabled services: to be disabled. */
+/*
+ * Entries of service/ for catalog services that are not enabled: to be
+ * disabled. Like Omnibus, services gitlab-ctl does not know (an operator's
+ * own) are left alone.
+ */
 static int find_disabled(struct recon *r)
 {
 	DIR *dir = opendir(r->service_dir);
@@ -377,6 +381,12 @@ static int find_disabled(struct recon *r)
 			wanted = strcmp(r->p[k].svc->def->name, de->d_name) == 0;
 		if (wanted)
 			continue;
+		if (catalog_find(&r->cat, de->d_name) == NULL) {
+			if (r->ctl->verbose)
+				fprintf(stderr, "leaving %s/%s alone: not a catalog service\n",
+				        r->service_dir, de->d_name);
+			continue;
+		}
 		char(*v)[PATH_MAX] = reallocarray(r->disable, r->ndisable + 1, sizeof *v);
 		if (v == NULL)
 			err(1, NULL);

@@ -91,6 +91,17 @@ printf '%s\n' "$out" | grep -q '^restart' && fail "restarted on a log change: $o
 grep -q '^n7$' "$LOGCONF" || fail "svlogd_num not applied: $(cat "$LOGCONF")"
 grep -q '^!' "$LOGCONF" && fail "nil filter still in log config"
 
+# --- an operator's own service (not in the catalog) is left alone ------------------------
+mkdir -p "$SV_DIR/operator-own"
+printf '#!/bin/sh\nexec sleep 600\n' >"$SV_DIR/operator-own/run"
+chmod 755 "$SV_DIR/operator-own/run"
+ln -s "$SV_DIR/operator-own" "$SERVICE_DIR/operator-own"
+out=$(ctl reconfigure) || fail "reconfigure with an operator service failed: $out"
+[ -L "$SERVICE_DIR/operator-own" ] || fail "reconfigure removed an operator's own service: $out"
+printf '%s\n' "$out" | grep -q 'operator-own' && fail "reconfigure touched operator-own: $out"
+ctl stop operator-own >/dev/null || true
+rm "$SERVICE_DIR/operator-own"
+
 # --- disable: stopped, symlink gone, runsv gone ------------------------------------------
 echo "gitlab_exporter['enable'] = false" >>"$RB"
 out=$(ctl reconfigure) || fail "disable failed: $out"
