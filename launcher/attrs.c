@@ -23,6 +23,7 @@
 #include "attrs.h"
 #include "build_config.h"
 #include "envcheck.h"
+#include "grow.h"
 
 #define DEFAULT_USER  "git"
 #define DEFAULT_GROUP "git"
@@ -200,14 +201,8 @@ static void hlist_set(struct hlist *h, const char *key, char *val, struct loc lo
 			h->v[i].loc = loc;
 			return;
 		}
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 8;
-		struct hent *v = reallocarray(h->v, cap, sizeof *v);
-		if (v == NULL)
-			abort();
-		h->v = v;
-		h->cap = cap;
-	}
+	if (grow(&h->v, &h->cap, h->n + 1, sizeof *h->v, 8) == -1)
+		abort();
 	h->v[h->n++] = (struct hent){xstrdup(key), val, loc};
 }
 
@@ -789,14 +784,8 @@ static struct var *var_find(struct comp *c, const char *name, size_t len)
 
 static void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct var *v = reallocarray(c->v, cap, sizeof *v);
-		if (v == NULL)
-			abort();
-		c->v = v;
-		c->cap = cap;
-	}
+	if (grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32) == -1)
+		abort();
 	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO};
 }
 

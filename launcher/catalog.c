@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "envcheck.h"
+#include "grow.h"
 
 static const char *const stype_names[] = {
     [ST_BOOL] = "bool", [ST_INT] = "int",         [ST_STRING] = "string", [ST_PATH] = "path",
@@ -654,13 +655,8 @@ static char **list_confs(const char *dir, size_t *n, struct diags *d)
 	while ((de = readdir(dp)) != NULL) {
 		if (!is_conf(de->d_name))
 			continue;
-		if (*n + 1 >= cap) {
-			cap = cap ? cap * 2 : 8;
-			char **nv = reallocarray(v, cap, sizeof *v);
-			if (nv == NULL)
-				abort();
-			v = nv;
-		}
+		if (grow(&v, &cap, *n + 2, sizeof *v, 8) == -1) /* + the NULL */
+			abort();
 		v[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(dp);

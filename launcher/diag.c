@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "grow.h"
 
 void diags_init(struct diags *d)
 {
@@ -33,14 +34,8 @@ static char *xstrndup(const char *s, size_t n)
 
 static struct diag *push(struct diags *d, enum diag_sev sev)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct diag *v = reallocarray(d->v, cap, sizeof *v);
-		if (v == NULL)
-			err(1, "out of memory");
-		d->v = v;
-		d->cap = cap;
-	}
+	if (grow(&d->v, &d->cap, d->n + 1, sizeof *d->v, 8) == -1)
+		err(1, "out of memory");
 	struct diag *g = &d->v[d->n++];
 	memset(g, 0, sizeof *g);
 	g->sev = sev;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "envdir.h"
+#include "grow.h"
 
 void envv_init(struct envv *e)
 {
@@ -71,15 +72,9 @@ static int set_owned(struct envv *e, const char *name, char *entry)
 		e->v[i] = entry;
 		return 0;
 	}
-	if (e->n + 2 > e->cap) {
-		size_t cap = e->cap ? e->cap * 2 : 32;
-		char **v = reallocarray(e->v, cap, sizeof *v);
-		if (v == NULL) {
-			free(entry);
-			return -1;
-		}
-		e->v = v;
-		e->cap = cap;
+	if (grow(&e->v, &e->cap, e->n + 2, sizeof *e->v, 32) == -1) { /* + the NULL */
+		free(entry);
+		return -1;
 	}
 	e->v[e->n++] = entry;
 	e->v[e->n] = NULL;

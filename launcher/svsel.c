@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "svsel.h"
 
 bool svsel_valid_name(const char *name)
@@ -22,14 +23,8 @@ static int cmp_names(const void *a, const void *b)
 
 static int push(struct svsel *sel, size_t *cap, const char *name)
 {
-	if (sel->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		char **v = reallocarray(sel->names, ncap, sizeof *v);
-		if (v == NULL)
-			return -1;
-		sel->names = v;
-		*cap = ncap;
-	}
+	if (grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16) == -1)
+		return -1;
 	char *s = strdup(name);
 	if (s == NULL)
 		return -1;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "spawn.h"
 #include "tree.h"
 
@@ -41,14 +42,8 @@ static int fail_at(struct tree *t, const char *path, int err)
 static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,
                mode_t mode, uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct tnode *v = reallocarray(t->v, cap, sizeof *v);
-		if (v == NULL)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32) == -1)
+		return -1;
 	struct tnode *n = &t->v[t->n];
 	memset(n, 0, sizeof *n);
 	n->path = strdup(path);
@@ -94,14 +89,8 @@ int tree_add_link(struct tree *t, const char *path, const char *target, int svc,
 static int push(struct tree *t, enum tchange_kind kind, unsigned what, size_t node,
                 const char *path, const struct stat *st)
 {
-	if (t->nc == t->ccap) {
-		size_t cap = t->ccap ? t->ccap * 2 : 16;
-		struct tchange *c = reallocarray(t->c, cap, sizeof *c);
-		if (c == NULL)
-			return -1;
-		t->c = c;
-		t->ccap = cap;
-	}
+	if (grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16) == -1)
+		return -1;
 	struct tchange *c = &t->c[t->nc];
 	memset(c, 0, sizeof *c);
 	if (path != NULL && (c->path = strdup(path)) == NULL)

@@ -1,0 +1,17 @@
+/*
+ * grow: the one doubling-array helper, so that every growing list checks the
+ * size multiplication for overflow the same way.
+ */
+#ifndef GITLAB_CTL_GROW_H
+#define GITLAB_CTL_GROW_H
+
+#include <stddef.h>
+
+/*
+ * Make room for `need` elements of `size` bytes in the array whose pointer is
+ * at arrayp (e.g. &list->v), whose capacity is *cap: doubles, starting at
+ * `first`. Returns 0, or -1 with errno (ENOMEM) and the array unchanged.
+ */
+int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
+
+#endif
