@@ -311,6 +311,19 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* Rename a finished temp entry over its target, then make the rename durable. */
+static int publish(struct tree *t, const char *tmp, const char *path, const char *dir)
+{
+	if (rename(tmp, path) == -1) {
+		int e = errno;
+		unlink(tmp);
+		return fail_at(t, path, e);
+	}
+	if (fsync_dir(dir) == -1)
+		return fail_at(t, dir, errno);
+	return 0;
+}
+
 /*
  * Temp file in the target's directory, named with a leading dot so that
  * envdir readers and runsvdir skip it; content, owner and mode are set
@@ -338,14 +351,12 @@ static int write_file(struct tree *t, const struct tnode *n)
 		unlink(tmp);
 		return fail_at(t, n->path, e);
 	}
-	if (close(fd) == -1 || rename(tmp, n->path) == -1) {
+	if (close(fd) == -1) {
 		int e = errno;
 		unlink(tmp);
 		return fail_at(t, n->path, e);
 	}
-	if (fsync_dir(dir) == -1)
-		return fail_at(t, dir, errno);
-	return 0;
+	return publish(t, tmp, n->path, dir);
 }
 
 /* A new link under a temporary name renamed over the old one: never a moment without it. */
@@ -363,14 +374,7 @@ static int write_link(struct tree *t, const struct tnode *n)
 	unlink(tmp);
 	if (symlink(n->data, tmp) == -1)
 		return fail_at(t, n->path, errno);
-	if (rename(tmp, n->path) == -1) {
-		int e = errno;
-		unlink(tmp);
-		return fail_at(t, n->path, e);
-	}
-	if (fsync_dir(dir) == -1)
-		return fail_at(t, dir, errno);
-	return 0;
+	return publish(t, tmp, n->path, dir);
 }
 
 /*
