@@ -22,6 +22,7 @@
 #include "attrs.h"
 #include "envcheck.h"
 #include "shwords.h"
+#include "slurp.h"
 #include "template.h"
 
 #ifndef SRCDIR
@@ -43,19 +44,6 @@ static FILE *devnull;
 static void cleanup(void)
 {
 	rmdir(root);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "r");
-	if (fp == NULL)
-		return NULL;
-	char *s = malloc(1 << 16);
-	*len = s ? fread(s, 1, (1 << 16) - 1, fp) : 0;
-	fclose(fp);
-	if (s != NULL)
-		s[*len] = '\0';
-	return s;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "shwords.h"
+#include "slurp.h"
 #include "template.h"
 
 #ifndef SRCDIR
@@ -67,19 +68,6 @@ static void set(struct vals *v, const char *name, const char *val)
 {
 	v->name[v->n] = name;
 	v->val[v->n++] = val;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "r");
-	if (fp == NULL)
-		return NULL;
-	char *s = malloc(1 << 16);
-	*len = s ? fread(s, 1, (1 << 16) - 1, fp) : 0;
-	fclose(fp);
-	if (s != NULL)
-		s[*len] = '\0';
-	return s;
 }
 
 static size_t count_lines(const char *s)
