@@ -347,15 +347,19 @@ static void build_tree(struct recon *r)
 		}
 	}
 
-	/* The bundled exporter as the default command, unless something is installed there. */
+	/*
+	 * The bundled exporter as the default command, unless an exporter is installed there: our
+	 * link is managed (follows this binary's data dir), a real file is the operator's.
+	 */
 	char bundled[PATH_MAX];
+	struct stat lst;
 	join(bundled, sizeof bundled, r->ctl->datadir, "exporter/gitlab-exporter");
-	if (access(bundled, X_OK) == 0 && bundled[0] == '/') {
-		if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR,
-		             "embedded/bin/gitlab-exporter", (char *)NULL) == -1)
-			errx(1, "path too long");
-		CHK(tree_add_link(t, path, bundled, -1, TR_NONE, TN_IF_MISSING));
-	}
+	if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR,
+	             "embedded/bin/gitlab-exporter", (char *)NULL) == -1)
+		errx(1, "path too long");
+	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
+	    (lstat(path, &lst) == -1 || S_ISLNK(lst.st_mode)))
+		CHK(tree_add_link(t, path, bundled, -1, TR_NONE, 0));
 
 	/* Enabling comes last: runsv must find a complete service directory. */
 	for (size_t k = 0; k < r->np; k++)
