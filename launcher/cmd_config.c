@@ -11,10 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "attrs.h"
+#include "build_config.h"
 #include "catalog.h"
 #include "commands.h"
+#include "reach.h"
 
 struct loaded {
 	struct catalog cat;
@@ -75,22 +79,103 @@ usage:
 	return -1;
 }
 
+/* A relative command is looked up in the service's PATH, as exec does. */
+static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
+{
+	const char *path = kv_get(&s->env, "PATH");
+	if (path == NULL)
+		path = kv_get(&s->base_env, "PATH");
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* What the service will execute: for the managed embedded link, the bundled exporter. */
+static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
+{
+	const char *cmd = s->argv != NULL ? s->argv[0] : NULL;
+	char link[PATH_MAX];
+	struct stat st;
+	if (cmd == NULL)
+		return false;
+	if (strchr(cmd, '/') == NULL)
+		return find_in_path(s, cmd, out, len);
+	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == 0 &&
+	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
+		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) < len;
+	return strlcpy(out, cmd, len) < len;
+}
+
+/*
+ * Every enabled service's command must exist and be reachable by its account: a 0700
+ * directory on the way (a checkout in root's home) fails the execve after reconfigure.
+ */
+static void check_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		char path[PATH_MAX], why[PATH_MAX + 128];
+		struct reach_who w;
+		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
+			continue;
+		const char *origin = kv_get(&s->origin, "command");
+		const char *file = origin ? ctl->config : s->def->file;
+		if (!command_path(ctl, s, path, sizeof path)) {
+			diag_file(d, DIAG_ERR, file, 0, "%s: command %s not found", s->def->name,
+			          s->argv[0]);
+			continue;
+		}
+		if (geteuid() == 0)
+			reach_who_account(&w, s->user, s->group);
+		else
+			reach_who_self(&w, "the invoking user (services run as it without root)");
+		if (reach_exec(&w, path, why, sizeof why) != 0)
+			diag_file(d, DIAG_ERR, file, 0, "%s cannot run its command %s: %s",
+			          s->def->name, path, why);
+	}
+}
+
+static int check_usage(void)
+{
+	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
+	return 2;
+}
+
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
 	struct loaded l;
+	bool strict = false;
+	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
+		if (strcmp(argv[i], "--strict") == 0) {
+			strict = true;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+			argc--, i--;
+		}
 	if (parse_opts(argc, argv, &c, NULL) == -1)
 		return 2;
-	if (optind < argc) {
-		fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE]\n");
-		return 2;
+	if (optind < argc)
+		return check_usage();
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		return 1;
 	}
 	int rc = load_config(&c, &l);
+	if (rc == 0)
+		check_commands(&c, &l.attrs, &l.d);
 	diags_print(&l.d, stderr);
-	if (rc == -1) {
-		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", c.config, l.d.nerr,
-		        l.d.nerr == 1 ? "" : "s", count_warnings(&l.d),
-		        count_warnings(&l.d) == 1 ? "" : "s");
+	size_t nwarn = count_warnings(&l.d);
+	if (rc == -1 || l.d.nerr > 0 || (strict && nwarn > 0)) {
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s%s\n", c.config, l.d.nerr,
+		        l.d.nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
+		        strict && nwarn > 0 ? " (--strict: warnings are errors)" : "");
 		unload(&l);
 		return 1;
 	}
@@ -98,8 +183,8 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	for (size_t i = 0; i < l.attrs.nsvcs; i++)
 		enabled += l.attrs.svcs[i].enabled;
 	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
-	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled,
-	       count_warnings(&l.d), count_warnings(&l.d) == 1 ? "" : "s");
+	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
+	       nwarn == 1 ? "" : "s");
 	unload(&l);
 	return 0;
 }
