@@ -1,7 +1,9 @@
 /* The command table: names, entry points and one-line help. */
+#include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "suggest.h"
 
 const struct command commands[] = {
     {"reconfigure", cmd_reconfigure, "[--dry-run] [--diff]",
@@ -41,4 +43,18 @@ const struct command *command_find(const char *name)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+void command_unknown(const char *name, FILE *fp)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (const struct command *c = commands; c->name && n < 64; c++)
+		names[n++] = c->name;
+	const char *hint = suggest_pick(name, names, n);
+	if (hint != NULL)
+		fprintf(fp, "gitlab-ctl: unknown command '%s'; did you mean '%s'? (see gitlab-ctl help)\n",
+		        name, hint);
+	else
+		fprintf(fp, "gitlab-ctl: unknown command '%s' (see gitlab-ctl help)\n", name);
 }
