@@ -50,6 +50,7 @@
 #include "commands.h"
 #include "runit.h"
 #include "svdir.h"
+#include "svtail.h"
 #include "template.h"
 #include "tree.h"
 
@@ -547,6 +548,7 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 			status_text(p->sv_dir, p->svc->def->name, buf, sizeof buf);
 			warnx("%s: %s within SVWAIT (last status: %s); see %s/current",
 			      p->svc->def->name, what, buf, p->svc->log_dir);
+			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
 		sleep_ms(POLL_MS);
@@ -574,6 +576,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 			warnx("%s: its run script exits right after it starts (status: %s); see "
 			      "%s/current",
 			      name, buf, p->svc->log_dir);
+			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
 		if (!p->has_check)

@@ -1,7 +1,9 @@
 /* Edit distance for "did you mean". */
 #include <string.h>
 
+#include "catalog.h"
 #include "suggest.h"
+#include "svsel.h"
 
 #define MAX_WORD 64 /* longer names are not typos worth a suggestion */
 
@@ -70,4 +72,35 @@ const char *suggest_pick(const char *word, const char *const *cands, size_t n)
 		}
 	}
 	return pick;
+}
+
+#define MAX_KNOWN 64
+
+static size_t add_known(const char **v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return n;
+	if (n < MAX_KNOWN)
+		v[n++] = name;
+	return n;
+}
+
+void suggest_unknown_service(const char *name, const struct catalog *cat, const struct svsel *sel,
+                             FILE *fp)
+{
+	const char *v[MAX_KNOWN] = {NULL};
+	size_t n = 0;
+	for (size_t i = 0; cat != NULL && i < cat->n; i++)
+		n = add_known(v, n, cat->v[i].name);
+	for (size_t i = 0; sel != NULL && i < sel->n; i++)
+		n = add_known(v, n, sel->names[i]);
+	fprintf(fp, "gitlab-ctl: unknown service '%s' (known: ", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%s%s", i ? ", " : "", v[i]);
+	const char *hint = suggest_pick(name, v, n);
+	fprintf(fp, "%s)", n ? "" : "none");
+	if (hint != NULL)
+		fprintf(fp, "; did you mean '%s'?", hint);
+	fputc('\n', fp);
 }

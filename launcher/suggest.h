@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Optimal string alignment distance (insertions, deletions, substitutions,
@@ -21,5 +22,15 @@ bool suggest_close(const char *word, const char *cand);
 
 /* The candidate closest to word if close enough (first of equals), else NULL. */
 const char *suggest_pick(const char *word, const char *const *cands, size_t n);
+
+struct catalog;
+struct svsel;
+
+/*
+ * "unknown service 'x' (known: a, b); did you mean 'a'?": the known services
+ * are the catalog's (cat may be NULL) and the enabled ones (sel may be NULL).
+ */
+void suggest_unknown_service(const char *name, const struct catalog *cat, const struct svsel *sel,
+                             FILE *fp);
 
 #endif
