@@ -8,6 +8,7 @@
  */
 #include <err.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,12 @@ static size_t count_warnings(const struct diags *d)
 }
 
 /* -c FILE after the command, as in `gitlab-ctl check-config -c FILE`. */
-static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
+static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets, bool *json)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"show-secrets", no_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -68,6 +70,11 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
 				goto usage;
 			*show_secrets = true;
 			break;
+		case 'j':
+			if (json == NULL)
+				goto usage;
+			*json = true;
+			break;
 		default:
 			goto usage;
 		}
@@ -75,7 +82,7 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
 	return 0;
 usage:
 	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
-	        show_secrets ? " [--show-secrets] [SERVICE...]" : "");
+	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : "");
 	return -1;
 }
 
@@ -159,7 +166,7 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
 			argc--, i--;
 		}
-	if (parse_opts(argc, argv, &c, NULL) == -1)
+	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
 		return 2;
 	if (optind < argc)
 		return check_usage();
@@ -390,26 +397,178 @@ static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int arg
 	fputs("};\n", fp);
 }
 
+/* ---- show-config --json: one document, the same content as the text ------------------- */
+
+static void jstr(FILE *fp, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void json_error(FILE *fp, const char *what, const char *error)
+{
+	fputs("{\"ok\": false, \"error\": ", fp);
+	char msg[PATH_MAX + 128];
+	snprintf(msg, sizeof msg, "%s: %s", what, error);
+	jstr(fp, msg);
+	fputs("}\n", fp);
+}
+
+static void jlog(FILE *fp, const struct svlog *lg)
+{
+	fprintf(fp, "{\"svlogd_size\": %lld, \"svlogd_num\": %lld, \"svlogd_timeout\": %lld",
+	        lg->size, lg->num, lg->timeout);
+	fputs(", \"svlogd_filter\": ", fp);
+	jstr(fp, lg->filter);
+	fputs(", \"svlogd_udp\": ", fp);
+	jstr(fp, lg->udp);
+	fputs(", \"svlogd_prefix\": ", fp);
+	jstr(fp, lg->prefix);
+	fputc('}', fp);
+}
+
+static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs)
+{
+	const char *errstr = NULL, *v = svc_var(s, cs->name);
+	jstr(fp, cs->name);
+	fputs(": ", fp);
+	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
+		fputs("null", fp);
+		return;
+	}
+	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+		fputs(v, fp);
+		return;
+	}
+	if (cs->type == ST_INT || cs->type == ST_PORT) {
+		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr == NULL) {
+			fprintf(fp, "%lld", n);
+			return;
+		}
+	}
+	jstr(fp, v);
+}
+
+static void jenv(FILE *fp, const struct kvlist *env, bool secrets)
+{
+	fputc('{', fp);
+	for (size_t i = 0; i < env->n; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, env->v[i].name);
+		fputs(": ", fp);
+		jstr(fp, !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
+	}
+	fputc('}', fp);
+}
+
+static void jservice(FILE *fp, const struct svc *s, bool secrets)
+{
+	const struct cat_service *def = s->def;
+	fputs("{\"config_name\": ", fp);
+	jstr(fp, def->config_name);
+	fprintf(fp, ", \"enabled\": %s, \"description\": ", s->enabled ? "true" : "false");
+	jstr(fp, def->description);
+	fputs(", \"user\": ", fp);
+	jstr(fp, s->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, s->group);
+	fputs(", \"listen_host\": ", fp);
+	jstr(fp, s->listen_host);
+	fprintf(fp, ", \"listen_port\": %d, \"settings\": {", s->listen_port);
+	bool first = true;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		if (def->settings[i].type == ST_ENV)
+			continue;
+		fputs(first ? "" : ", ", fp);
+		first = false;
+		jsetting(fp, s, &def->settings[i]);
+	}
+	fputs("}, \"logging\": ", fp);
+	jlog(fp, &s->log);
+	fputs(", \"command\": [", fp);
+	for (size_t i = 0; i < s->argc; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, s->argv[i]);
+	}
+	fputs("], \"env\": ", fp);
+	jenv(fp, &s->env, secrets);
+	fputs(", \"base_env\": ", fp);
+	jenv(fp, &s->base_env, secrets);
+	fputc('}', fp);
+}
+
+static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc,
+                      char **argv, bool secrets)
+{
+	fputs("{\"config\": ", fp);
+	jstr(fp, ctl->config);
+	fprintf(fp, ", \"secrets_redacted\": %s, \"user\": {\"username\": ",
+	        secrets ? "false" : "true");
+	jstr(fp, a->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, a->group);
+	fprintf(fp, "}, \"manage_accounts\": {\"enable\": %s}, \"logging\": ",
+	        a->manage_accounts ? "true" : "false");
+	jlog(fp, &a->logging);
+	fputs(", \"services\": {", fp);
+	bool first = true;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		bool full = wanted(s, argc, argv);
+		if (!full && argc != 0)
+			continue;
+		fprintf(fp, "%s\n  ", first ? "" : ",");
+		first = false;
+		jstr(fp, s->def->name);
+		fputs(": ", fp);
+		if (full)
+			jservice(fp, s, secrets);
+		else
+			fputs("{\"enabled\": false}", fp);
+	}
+	fputs("\n}}\n", fp);
+}
+
 int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
 	struct loaded l;
-	bool secrets = false;
-	if (parse_opts(argc, argv, &c, &secrets) == -1)
+	bool secrets = false, json = false;
+	if (parse_opts(argc, argv, &c, &secrets, &json) == -1)
 		return 2;
 	int rc = load_config(&c, &l);
 	diags_print(&l.d, stderr);
 	if (rc == -1) {
+		if (json)
+			json_error(stdout, c.config, "the configuration has errors (see stderr)");
 		unload(&l);
 		return 1;
 	}
 	for (int i = optind; i < argc; i++)
 		if (attrs_svc(&l.attrs, argv[i]) == NULL) {
 			warnx("%s: no such service in the catalog", argv[i]);
+			if (json)
+				json_error(stdout, argv[i], "no such service in the catalog");
 			unload(&l);
 			return 1;
 		}
-	show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	if (json)
+		show_json(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	else
+		show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
 	unload(&l);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

@@ -452,9 +452,10 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	struct catalog cat;
 	struct attrs a;
 	if (svsel_load(ctl, name, &sel) == -1) {
-		if (name == NULL || errno != ENOENT) {
+		int e = errno;
+		if (name == NULL || e != ENOENT) {
 			warn("%s", sel.dir);
-			return json ? json_failure(name, sel.dir, strerror(errno)) : 1;
+			return json ? json_failure(name, sel.dir, strerror(e)) : 1;
 		}
 		return not_enabled(ctl, name, json);
 	}

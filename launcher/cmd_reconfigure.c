@@ -412,7 +412,7 @@ static int take_lock(const struct ctl *ctl, bool create, int *fdp)
 		return -1;
 	join(path, sizeof path, var, "reconfigure.lock");
 	if (create && tree_mkdirs(var, 0755) == -1) {
-		warn("cannot create %s", var);
+		warnx("cannot create %s: %s%s", var, strerror(errno), ctl_root_hint(ctl, errno));
 		return -1;
 	}
 	int fd = open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0644);

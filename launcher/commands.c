@@ -8,9 +8,9 @@
 const struct command commands[] = {
     {"reconfigure", cmd_reconfigure, "[--dry-run] [--diff]",
      "render the service tree from gitlab.rb and converge the running services"},
-    {"check-config", cmd_check_config, "[-c FILE]",
+    {"check-config", cmd_check_config, "[-c FILE] [--strict]",
      "validate gitlab.rb and the catalog; exit 1 on errors"},
-    {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [SERVICE...]",
+    {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
      "print the effective settings and env of every enabled service"},
     {"start", cmd_control, "[SERVICE]", "start services and wait until they run"},
     {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down"},

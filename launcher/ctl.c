@@ -80,6 +80,14 @@ void ctl_catalog_hint(const struct ctl *ctl, FILE *fp)
 	        ctl->datadir);
 }
 
+const char *ctl_root_hint(const struct ctl *ctl, int err)
+{
+	if ((err == EACCES || err == EPERM || err == EROFS) && ctl->root[0] == '\0' &&
+	    geteuid() != 0)
+		return " (run as root or use --root DIR)";
+	return "";
+}
+
 int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
 	memset(ctl, 0, sizeof *ctl);

@@ -40,6 +40,9 @@ void ctl_catalog_hint(const struct ctl *ctl, FILE *fp);
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
     __attribute__((sentinel));
 
+/* " (run as root or use --root DIR)" after a permission error on the system paths, else "". */
+const char *ctl_root_hint(const struct ctl *ctl, int err);
+
 /* Well-known places, all root-prefixed. */
 int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen,
                const char *svc);                                      /* <install>/sv/<svc> */
