@@ -1,4 +1,4 @@
-# Install layout (SPEC section 4) and the Debian package (CPack), included from CMakeLists.txt.
+# Install layout and the Debian package (CPack), included from CMakeLists.txt.
 #
 #   <bindir>/gitlab-ctl
 #   <GITLAB_CTL_PKGDATADIR>/{sv/*.conf,templates/,exporter/}   found by the binary at run time

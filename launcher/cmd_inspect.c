@@ -1,6 +1,6 @@
 /*
  * inspect: check what a running service really runs with against what the
- * configuration wants (SPEC section 7): pid and uptime from runit, memory
+ * configuration wants: pid and uptime from runit, memory
  * from smaps_rollup, the allocator actually mapped, the run-as user, env
  * drift between the envdir and /proc/PID/environ, and whether /metrics
  * answers on the configured address. Exit 0 only when everything holds.
