@@ -15,7 +15,8 @@ set -eu
 T_ROOT=$(mktemp -d /tmp/gitlab-ctl-test.XXXXXX)
 chmod 755 "$T_ROOT"
 BUILD_CTL=$GITLAB_CTL # the build tree's binary, for tests about the build tree itself
-if [ -n "${BUILDDIR:-}" ]; then
+# GITLAB_CTL_TEST_AS_IS=1 runs the given $GITLAB_CTL uninstalled (a test against another build).
+if [ -n "${BUILDDIR:-}" ] && [ -z "${GITLAB_CTL_TEST_AS_IS:-}" ]; then
 	cmake --install "$BUILDDIR" --prefix "$T_ROOT/usr" --component Unspecified >"$T_ROOT/install.log" 2>&1 ||
 		{ cat "$T_ROOT/install.log" >&2; rm -rf "$T_ROOT"; echo "FAIL: cmake --install" >&2; exit 1; }
 	GITLAB_CTL=$T_ROOT/usr/bin/gitlab-ctl
