@@ -116,7 +116,8 @@ static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, 
 	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
 	             (char *)NULL) == 0 &&
 	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
-		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) < len;
+		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
+		       len;
 	return strlcpy(out, cmd, len) < len;
 }
 
@@ -469,7 +470,8 @@ static void jenv(FILE *fp, const struct kvlist *env, bool secrets)
 		fputs(i ? ", " : "", fp);
 		jstr(fp, env->v[i].name);
 		fputs(": ", fp);
-		jstr(fp, !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
+		jstr(fp,
+		     !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
 	}
 	fputc('}', fp);
 }
@@ -510,8 +512,8 @@ static void jservice(FILE *fp, const struct svc *s, bool secrets)
 	fputc('}', fp);
 }
 
-static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc,
-                      char **argv, bool secrets)
+static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc, char **argv,
+                      bool secrets)
 {
 	fputs("{\"config\": ", fp);
 	jstr(fp, ctl->config);

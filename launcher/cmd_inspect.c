@@ -416,8 +416,9 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 	if (json) {
 		printf("[\n  {\"service\": ");
 		json_str(name);
-		printf(", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s}\n]\n",
-		       known ? "true" : "false");
+		printf(
+		    ", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s}\n]\n",
+		    known ? "true" : "false");
 	}
 	if (known)
 		warnx("%s: not enabled (set %s['enable'] = true in %s and reconfigure)", name,
@@ -461,7 +462,8 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (load_config(ctl, &cat, &a) == -1) {
 		svsel_free(&sel);
-		return json ? json_failure(name, ctl->config, "the configuration does not load") : 1;
+		return json ? json_failure(name, ctl->config, "the configuration does not load")
+		            : 1;
 	}
 	int problems = 0;
 	if (json)

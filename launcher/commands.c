@@ -53,8 +53,10 @@ void command_unknown(const char *name, FILE *fp)
 		names[n++] = c->name;
 	const char *hint = suggest_pick(name, names, n);
 	if (hint != NULL)
-		fprintf(fp, "gitlab-ctl: unknown command '%s'; did you mean '%s'? (see gitlab-ctl help)\n",
-		        name, hint);
+		fprintf(
+		    fp,
+		    "gitlab-ctl: unknown command '%s'; did you mean '%s'? (see gitlab-ctl help)\n",
+		    name, hint);
 	else
 		fprintf(fp, "gitlab-ctl: unknown command '%s' (see gitlab-ctl help)\n", name);
 }

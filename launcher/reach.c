@@ -93,7 +93,8 @@ static int step(struct walk *k, char *cur, bool last, struct stat *st)
 			strlcpy(next, target, sizeof next);
 		} else {
 			char *slash = strrchr(cur, '/');
-			int m = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, target);
+			int m =
+			    snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, target);
 			if (m < 0 || (size_t)m >= sizeof next)
 				return blocked(k, "%s: %s", cur, strerror(ENAMETOOLONG));
 		}

@@ -284,7 +284,8 @@ int svtail_run(const struct ctl *ctl, const char *name, long lines)
 		}
 		struct svsel all;
 		bool have_all = svsel_load(ctl, NULL, &all) == 0;
-		bool follow = known_or_logged(ctl, name, have_attrs, &cat, &a, have_all ? &all : NULL);
+		bool follow =
+		    known_or_logged(ctl, name, have_attrs, &cat, &a, have_all ? &all : NULL);
 		if (have_all)
 			svsel_free(&all);
 		if (!follow)

@@ -14,7 +14,7 @@ static void test_distance(void **state)
 	(void)state;
 	assert_int_equal(suggest_distance("", "", 5), 0);
 	assert_int_equal(suggest_distance("status", "status", 5), 0);
-	assert_int_equal(suggest_distance("statsu", "status", 5), 1);        /* transposition */
+	assert_int_equal(suggest_distance("statsu", "status", 5), 1); /* transposition */
 	assert_int_equal(suggest_distance("listen_prot", "listen_port", 5), 1);
 	assert_int_equal(suggest_distance("gitlab_exportr", "gitlab_exporter", 5), 1);
 	assert_int_equal(suggest_distance("kitten", "sitting", 5), 3);
@@ -66,7 +66,7 @@ static void test_close(void **state)
 	assert_true(suggest_close("lstn_port", "listen_port"));
 	assert_false(suggest_close("port", "listen_port"));
 	assert_true(suggest_close("usr", "user"));
-	assert_false(suggest_close("usr", "uid"));    /* short words: one edit */
+	assert_false(suggest_close("usr", "uid"));   /* short words: one edit */
 	assert_false(suggest_close("user", "user")); /* equal is not a suggestion */
 }
 
