@@ -384,7 +384,7 @@ int svtail_last(const char *log_dir, long lines, FILE *fp)
 		return -1;
 	off_t size = settled_size(fd);
 	off_t from = size > LAST_MAX ? size - LAST_MAX : 0;
-	char *buf = malloc(LAST_MAX + 1);
+	char *buf = malloc(LAST_MAX);
 	ssize_t n = buf != NULL && size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
 	close(fd);
 	if (n <= 0) {
@@ -392,16 +392,15 @@ int svtail_last(const char *log_dir, long lines, FILE *fp)
 		return -1;
 	}
 	size_t end = (size_t)n, start = end;
-	if (end > 0 && buf[end - 1] == '\n')
+	if (buf[end - 1] == '\n')
 		end--, start--;
 	for (long k = 0; k < lines && start > 0; start--)
 		if (buf[start - 1] == '\n' && ++k == lines)
 			break;
 	fprintf(fp, "  last lines of %s/current:\n", log_dir);
 	for (size_t i = start; i < end;) {
-		size_t len = strcspn(buf + i, "\n");
-		if (i + len > end)
-			len = end - i;
+		const char *nl = memchr(buf + i, '\n', end - i);
+		size_t len = nl != NULL ? (size_t)(nl - (buf + i)) : end - i;
 		put_line(fp, buf + i, len);
 		i += len + 1;
 	}
