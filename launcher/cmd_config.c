@@ -9,6 +9,7 @@
 #include <err.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,19 +134,27 @@ static void check_commands(const struct ctl *ctl, const struct attrs *a, struct 
 		struct reach_who w;
 		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
 			continue;
-		const char *origin = kv_get(&s->origin, "command");
-		const char *file = origin ? ctl->config : s->def->file;
+		/* Blame the gitlab.rb line that set the command, else the catalog. */
+		const char *origin = kv_get(&s->origin, "command"), *colon;
+		char file[PATH_MAX];
+		int line = 0;
+		strlcpy(file, s->def->file, sizeof file);
+		if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - origin), origin);
+			line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
+		}
 		if (!command_path(ctl, s, path, sizeof path)) {
-			diag_file(d, DIAG_ERR, file, 0, "%s: command %s not found", s->def->name,
+			diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
 			          s->argv[0]);
 			continue;
 		}
+		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
 		if (geteuid() == 0)
 			reach_who_account(&w, s->user, s->group);
-		else
-			reach_who_self(&w, "the invoking user (services run as it without root)");
+		else /* without root, services run as the invoking user */
+			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
 		if (reach_exec(&w, path, why, sizeof why) != 0)
-			diag_file(d, DIAG_ERR, file, 0, "%s cannot run its command %s: %s",
+			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);
 	}
 }

@@ -77,7 +77,7 @@ gitlab_exporter['command'] = '$T_ROOT/missing/gitlab-exporter'
 EOR
 run ctl check-config
 [ "$rc" = 1 ] || { cat "$OUT"; fail "a missing command passes check-config"; }
-has "gitlab-exporter cannot run its command $T_ROOT/missing/gitlab-exporter: $T_ROOT/missing: No such file or directory"
+has "$CONF:1: error: gitlab-exporter cannot run its command $T_ROOT/missing/gitlab-exporter: $T_ROOT/missing: No such file or directory"
 if [ ! -e /usr/bin/prometheus-node-exporter ]; then
 	printf "node_exporter['enable'] = true\n" >"$CONF"
 	run ctl check-config
@@ -103,6 +103,10 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 0755 "$T_ROOT/home/checkout/exporter/gitlab-exporter"
 	run ctl check-config
 	[ "$rc" = 0 ] || { cat "$OUT"; fail "a reachable command fails check-config"; }
+	# Without root the services run as the caller: its own permissions are what counts.
+	chmod 0700 "$T_ROOT/home"
+	run as_nobody "'$GITLAB_CTL' --root '$T_ROOT' check-config"
+	has "$T_ROOT/home is not searchable by nobody (mode 0700)"
 fi
 
 note "item 7: unknown services are named with the known ones; non-root mistakes say what to do"
