@@ -560,6 +560,12 @@ int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 	bool secrets = false, json = false;
 	if (parse_opts(argc, argv, &c, &secrets, &json) == -1)
 		return 2;
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		if (json)
+			json_error(stdout, c.datadir, "no service catalog (sv/)");
+		return 1;
+	}
 	int rc = load_config(&c, &l);
 	diags_print(&l.d, stderr);
 	if (rc == -1) {

@@ -381,6 +381,10 @@ static void print_json(const struct report *r, bool first)
 static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
 {
 	struct diags d;
+	if (!ctl_catalog_found(ctl)) {
+		ctl_catalog_hint(ctl, stderr);
+		return -1;
+	}
 	diags_init(&d);
 	int r = attrs_load_all(ctl, cat, a, &d);
 	diags_print(&d, stderr);
