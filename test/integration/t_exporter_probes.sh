@@ -24,7 +24,7 @@ stop_exporter() {
 exporter_cleanup() {
 	_my_rc=$?
 	set +e
-	[ "$_my_rc" -eq 0 ] || { note "exporter log:"; cat "$T_ROOT/exporter.log" 2>/dev/null | tail -20; }
+	[ "$_my_rc" -eq 0 ] || { note "exporter log:"; tail -20 "$T_ROOT/exporter.log" 2>/dev/null; }
 	stop_exporter
 	backends_stop
 	(exit "$_my_rc")
