@@ -242,6 +242,21 @@ EXPORTER_PID=""
 [ "$rc" = 0 ] || fail "exit status $rc after TERM"
 note "signals: HUP/USR1/USR2 ignored, TERM exit 0"
 
+# A file without a metrics: key (the pre-Omnibus-combined shape) still
+# answers /metrics, with each of its probes.
+PORT3=$(free_port)
+printf 'server:\n  listen_address: 127.0.0.1\n  listen_port: %s\nprobes:\n  ruby:\n    methods: [probe_gc]\n' \
+	"$PORT3" >"$T_ROOT/etc/old.yml"
+chmod 644 "$T_ROOT/etc/old.yml"
+start_exporter "$T_ROOT/etc/old.yml"
+URL=http://127.0.0.1:$PORT3
+until_true 300 serving "$URL/metrics" || fail "no /metrics without a metrics: key"
+scrape
+grep -q '^ruby_gc_stat_count ' "$M" || fail "/metrics without a metrics: key has no ruby series"
+has 'gitlab_exporter_probe_error{probe="ruby"} 0'
+serving "$URL/ruby" || fail "no /ruby"
+stop_exporter
+
 # memory_threshold (bytes) far below any Ruby process: exits non-zero.
 PORT2=$(free_port)
 write_conf "$T_ROOT/etc/small.yml" "$PORT2" 4194304
