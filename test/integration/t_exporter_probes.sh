@@ -187,6 +187,12 @@ lacks '^ruby_gc_stat' /sidekiq
 scrape /ruby
 grep -q '^ruby_gc_stat_heap_live_slots [1-9]' "$M" || fail "/ruby has no GC stats"
 lacks '^sidekiq_' /ruby
+# A major GC after every request, GC.compact once at start-up.
+major() { scrape /ruby && awk '$1 == "ruby_gc_stat_major_gc_count" {print $2}' "$M"; }
+m1=$(major)
+m2=$(major)
+[ "$m2" -ge $((m1 + 1)) ] || fail "no major GC after a request: major_gc_count $m1 then $m2"
+grep -q '^ruby_gc_stat_compact_count [1-9]' "$M" || fail "no GC.compact at start-up"
 scrape /process
 has 'process_count{name="gitlab_exporter"} 1' /process
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")
