@@ -379,34 +379,51 @@ static void test_yaml_template(void **state)
  * glob parser rejects "[z-a]" (exit 3); taken literally it is a connection
  * refused on port 1 (exit 7).
  */
+/* The check script hands every value to `gitlab-ctl probe` as exactly one argument. */
 static void test_check_template(void **state)
 {
 	(void)state;
+	char dir[] = "/tmp/gitlab-ctl-tpl-check'$(x).XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fake[300], script[300], out[300], body[700];
+	snprintf(fake, sizeof fake, "%s/fake ctl", dir);
+	snprintf(script, sizeof script, "%s/check", dir);
+	snprintf(out, sizeof out, "%s/argv", dir);
+	snprintf(body, sizeof body, "%s",
+	         "#!/bin/sh\nprintf '%s\\n' \"$GITLAB_CTL_DATADIR\" \"$@\" >\"$ARGV_OUT\"\n");
+	write_file(fake, body, 0755);
 	const char *const v[][2] = {{"service", "svc"},
-	                            {"check_http", "1"},
-	                            {"check_tcp", ""},
-	                            {"check_url", "http://127.0.0.1:1/[z-a]"}};
+	                            {"gitlab_ctl", fake},
+	                            {"root", "/r o'ot"},
+	                            {"config", "/c $(touch x)/gitlab.rb"},
+	                            {"datadir", "/d`x`"}};
 	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
 	char *text = render_template("check", &k);
-	char path[] = "/tmp/gitlab-ctl-tpl-check.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	write_file(script, text, 0755);
 	free(text);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		execl("/bin/sh", "sh", path, (char *)NULL);
+		setenv("ARGV_OUT", out, 1);
+		execl("/bin/sh", "sh", script, (char *)NULL);
 		_exit(127);
 	}
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	unlink(path);
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 7);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	FILE *fp = fopen(out, "r");
+	assert_non_null(fp);
+	char got[1024];
+	size_t n = fread(got, 1, sizeof got - 1, fp);
+	got[n] = '\0';
+	fclose(fp);
+	assert_string_equal(got,
+	                    "/d`x`\n--root\n/r o'ot\n-c\n/c $(touch x)/gitlab.rb\nprobe\nsvc\n");
+	unlink(out);
+	unlink(fake);
+	unlink(script);
+	rmdir(dir);
 }
 
 int main(void)
