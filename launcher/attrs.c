@@ -986,6 +986,7 @@ static void add_account(struct comp *c)
 	char *user, *group;
 	bool root = geteuid() == 0;
 	run_as(c->b->out, &user, &group);
+	var_add(c, "gitlab_user", xstrdup(user), false, 0);
 	if (root && cat_setting_find(c->def, "username") != NULL) {
 		free(user);
 		var_add(c, "user", xstrdup("{{username}}"), true, 0);

@@ -17,6 +17,8 @@
  *   jemalloc  the jemalloc shared object found at build time
  *   svc.name  a var of another service (runit or config name), e.g.
  *             {{postgresql.port}}; that service is computed first
+ *   gitlab_user  user['username'] (or the invoking user when not root): the
+ *             account of services without their own, e.g. the exporter's
  * user and group are the service's own `username` and `group` settings when
  * it declares them and gitlab-ctl runs as root, else user['username'|'group'].
  * A setting that is nil has the value "". A flags setting's var is its

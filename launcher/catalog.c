@@ -639,6 +639,22 @@ static int load_check_str(struct ld *l, const config_setting_t *st, char **out)
 	return 0;
 }
 
+/* A signal runsv's control/t sends instead of TERM (PostgreSQL: INT, a fast shutdown). */
+static int load_stop_signal(struct ld *l, const config_setting_t *st)
+{
+	static const char *const ok[] = {"TERM", "INT", "QUIT", "HUP", "USR1", "USR2"};
+	const char *v = get_string(l, st, "stop_signal");
+	if (v == NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (strcmp(v, ok[i]) == 0) {
+			l->s->stop_signal = xstrdup(v);
+			return 0;
+		}
+	lerr(l, st, "stop_signal must be one of TERM, INT, QUIT, HUP, USR1, USR2, not \"%s\"", v);
+	return -1;
+}
+
 static int load_home_mode(struct ld *l, const config_setting_t *st)
 {
 	const char *v = get_string(l, st, "home_mode");
@@ -709,11 +725,13 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		return load_setup(l, m);
 	} else if (strcmp(key, "home_mode") == 0) {
 		return load_home_mode(l, m);
+	} else if (strcmp(key, "stop_signal") == 0) {
+		return load_stop_signal(l, m);
 	} else {
 		lerr(l, m,
 		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
 		     "settings, env, base_env, command, templates, check, check_send, "
-		     "check_expect, check_command, after, setup, home_mode)",
+		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
 		     key);
 		return -1;
 	}
@@ -792,6 +810,7 @@ static void service_free(struct cat_service *s)
 	free(s->setup);
 	free(s->check_send);
 	free(s->check_expect);
+	free(s->stop_signal);
 	for (size_t i = 0; i < s->ntemplates; i++) {
 		free(s->templates[i].src);
 		free(s->templates[i].dest);

@@ -92,10 +92,11 @@ struct cat_service {
 	int after_line;
 	struct cat_step *setup;
 	size_t nsetup;
-	mode_t home_mode; /* 0750, or 0755 where other accounts reach a socket in it */
-	int line;         /* of `name`, for service-level messages */
-	int command_line; /* of `command` */
-	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
+	mode_t home_mode;  /* 0750, or 0755 where other accounts reach a socket in it */
+	char *stop_signal; /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
+	int line;          /* of `name`, for service-level messages */
+	int command_line;  /* of `command` */
+	struct src src;    /* {file, no text}: lets diag_at() point into the .conf */
 };
 
 struct catalog {

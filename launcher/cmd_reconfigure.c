@@ -92,7 +92,7 @@ struct plan {
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX];
-	struct tbuf run, logrun, logconf, check;
+	struct tbuf run, logrun, logconf, check, control_t;
 	bool has_check;
 	struct extra *extra;
 	size_t nextra;
@@ -175,6 +175,8 @@ static const char *rget(void *arg, const char *name)
 		return s->listen_host ? s->listen_host : "";
 	if (strcmp(name, "listen_port") == 0)
 		return c->port;
+	if (strcmp(name, "stop_signal") == 0)
+		return s->def->stop_signal ? s->def->stop_signal : "TERM";
 	if (strcmp(name, "datadir") == 0)
 		return c->ctl->datadir;
 	if (strcmp(name, "config") == 0)
@@ -269,6 +271,8 @@ static int plan_service(struct recon *r, struct plan *p)
 		p->has_check = true;
 		rc |= render(r, "check", &vars, &p->check);
 	}
+	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
+		rc |= render(r, "control-t", &vars, &p->control_t);
 	rc |= plan_steps(r, p);
 	p->extra = calloc(def->ntemplates ? def->ntemplates : 1, sizeof *p->extra);
 	if (p->extra == NULL)
@@ -306,6 +310,7 @@ static void plan_free(struct plan *p)
 	tbuf_free(&p->logrun);
 	tbuf_free(&p->logconf);
 	tbuf_free(&p->check);
+	tbuf_free(&p->control_t);
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		tbuf_free(&p->extra[i].body);
@@ -373,6 +378,14 @@ static void build_tree(struct recon *r)
 			join(path, sizeof path, p->sv_dir, "check");
 			CHK(tree_add_file(t, path, p->check.p, p->check.len, 0755, ruid, rgid, i,
 			                  TR_NONE, 0));
+		}
+		if (p->control_t.len > 0) {
+			/* runsv runs control/t instead of sending TERM, for stop and restart. */
+			join(path, sizeof path, p->sv_dir, "control");
+			CHK(tree_add_dir(t, path, 0755, ruid, rgid, i, TR_NONE, 0));
+			join(path, sizeof path, p->sv_dir, "control/t");
+			CHK(tree_add_file(t, path, p->control_t.p, p->control_t.len, 0755, ruid,
+			                  rgid, i, TR_NONE, 0));
 		}
 		/* What start/stop order by (svsel.h): no config is parsed there. */
 		join(path, sizeof path, p->sv_dir, "after");
@@ -614,7 +627,8 @@ static void port_note(const struct svc *s, char *buf, size_t len)
 	pid_t pid;
 	char cmd[160];
 	buf[0] = '\0';
-	if (s->listen_port > 0 && ready_port_holder(s->listen_port, &pid, cmd, sizeof cmd) == 1)
+	if (s->listen_port > 0 && s->listen_host != NULL && s->listen_host[0] != '\0' &&
+	    ready_port_holder(s->listen_port, &pid, cmd, sizeof cmd) == 1)
 		snprintf(buf, len, "%s:%d is in use by pid %ld (%s); ",
 		         s->listen_host ? s->listen_host : "", s->listen_port, (long)pid, cmd);
 }

@@ -41,9 +41,11 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 2);
+	assert_int_equal(c.n, 4);
 	assert_string_equal(c.v[0].name, "gitlab-exporter"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "node-exporter");
+	assert_string_equal(c.v[2].name, "postgresql");
+	assert_string_equal(c.v[3].name, "redis");
 
 	const struct cat_service *ge = catalog_find(&c, "gitlab_exporter");
 	assert_ptr_equal(ge, catalog_find(&c, "gitlab-exporter"));
@@ -51,13 +53,15 @@ static void test_shipped_catalog(void **state)
 	assert_true(ge->enable_default);
 	assert_true(ge->jemalloc);
 	expect_setting(ge, "enable", ST_BOOL, "true");
-	expect_setting(ge, "home", ST_PATH, "{{data_dir}}/gitlab-exporter");
-	expect_setting(ge, "log_directory", ST_PATH, "{{log_dir}}/gitlab-exporter");
-	expect_setting(ge, "env_directory", ST_PATH, "{{install_dir}}/etc/gitlab-exporter/env");
+	expect_setting(ge, "home", ST_PATH, "{{gitlab_data_dir}}/gitlab-exporter");
+	expect_setting(ge, "log_directory", ST_PATH, "{{gitlab_log_dir}}/gitlab-exporter");
+	expect_setting(ge, "env_directory", ST_PATH,
+	               "{{gitlab_install_dir}}/etc/gitlab-exporter/env");
 	expect_setting(ge, "listen_address", ST_STRING, "localhost");
 	expect_setting(ge, "listen_port", ST_PORT, "9168");
 	expect_setting(ge, "env", ST_ENV, NULL);
-	expect_setting(ge, "command", ST_PATH, "{{install_dir}}/embedded/bin/gitlab-exporter");
+	expect_setting(ge, "command", ST_PATH,
+	               "{{gitlab_install_dir}}/embedded/bin/gitlab-exporter");
 	expect_setting(ge, "elasticsearch_url", ST_STRING, NULL);
 	assert_int_equal(ge->nenv, 5);
 	assert_string_equal(kv(ge->env, ge->nenv, "LD_PRELOAD"), "@JEMALLOC@");
