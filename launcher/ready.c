@@ -425,9 +425,10 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		snprintf(why, len, "%s: %s", argv[0],
 		         errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
 	else if (rc != 0) {
-		char *p = out.p ? out.p : "";
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(why, len, "%s exited %d%s%.160s", argv[0], rc, *p ? ": " : "", p);
+		const char *p = out.p ? out.p : "";
+		int n = (int)strcspn(p, "\n");
+		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
+		         n > 160 ? 160 : n, p);
 	}
 	tbuf_free(&out);
 	for (size_t i = 0; argv[i]; i++)
