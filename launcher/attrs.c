@@ -1135,8 +1135,8 @@ static void add_listen(struct comp *c, struct svc *out)
 		return;
 	struct var *av = var_find(c, addr->name, strlen(addr->name));
 	const char *a = av ? var_resolve(c, av) : NULL;
-	if (a == NULL)
-		return;
+	if (a == NULL || *a == '\0')
+		return; /* no TCP listener (postgresql['listen_address'] unset) */
 	char *host = NULL;
 	long long p = 0;
 	if (addr->type == ST_ADDRESS) {

@@ -481,6 +481,8 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	int r = select_services(ctl, argc, argv, &sel, &o);
 	if (r != 0)
 		return r;
+	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)
+		warn("%s: cannot read the service order; acting in name order", sel.dir);
 
 	struct job *jobs = calloc(sel.n ? sel.n : 1, sizeof *jobs);
 	if (jobs == NULL) {
@@ -502,15 +504,19 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	double await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, (double)wait) : 0;
-	for (size_t i = 0; i < sel.n; i++) {
-		struct job *j = &jobs[i];
-		if (j->dir[0] == '\0')
-			continue;
-		j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
-		failed += !j->pending;
+	/* Dependencies first (stop: dependents first), one wave at a time (svsel_order). */
+	for (size_t w = 0, end; w < sel.n; w = end) {
+		end = svsel_wave_end(&sel, w);
+		for (size_t i = w; i < end; i++) {
+			struct job *j = &jobs[i];
+			if (j->dir[0] == '\0')
+				continue;
+			j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
+			failed += !j->pending;
+		}
+		out_flush(&o);
+		failed += wait_jobs(&o, jobs + w, end - w, op, (double)wait, &tstart, &t0);
 	}
-	out_flush(&o);
-	failed += wait_jobs(&o, jobs, sel.n, op, (double)wait, &tstart, &t0);
 	out_flush(&o);
 	free(jobs);
 	svsel_free(&sel);
