@@ -306,6 +306,27 @@ static int connect_unix(const char *path, long deadline, char *why, size_t len)
 	return fd;
 }
 
+/*
+ * The socket path lies in a directory the service account owns: it could
+ * swap it for a link to another socket between the ownership check and the
+ * connect. So the peer must be the supervised process or its group, from
+ * the kernel (SO_PEERCRED), before anything is sent.
+ */
+static bool peer_is(int fd, pid_t pid, const char *path, char *why, size_t len)
+{
+	struct ucred cr;
+	socklen_t sl = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) == -1) {
+		snprintf(why, len, "%s: peer: %s", path, strerror(errno));
+		return false;
+	}
+	if (cr.pid == pid || pgrp_of(cr.pid) == pid)
+		return true;
+	snprintf(why, len, "%s leads to pid %ld, not the supervised pid %ld", path, (long)cr.pid,
+	         (long)pid);
+	return false;
+}
+
 /* check_send, then read until check_expect shows up in the reply. 1, or 0 with why. */
 static int converse(int fd, const struct cat_service *def, long deadline, char *why, size_t len)
 {
@@ -360,6 +381,10 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 		snprintf(what, sizeof what, "%s", path);
 		int r = owned(pid, &in, what, why, len);
 		fd = r == 1 ? connect_unix(path, deadline, why, len) : -1;
+		if (fd != -1 && !peer_is(fd, pid, path, why, len)) {
+			close(fd);
+			fd = -1;
+		}
 		free(path);
 	} else {
 		if (s->listen_port <= 0) {
