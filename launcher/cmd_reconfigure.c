@@ -1200,6 +1200,8 @@ static int run_reconfigure(struct recon *r)
 	if (r->dry_run) {
 		for (size_t k = 0; k < r->ndisable; k++)
 			disable_one(r, r->disable[k]);
+		for (size_t k = 0; k < r->np; k++) /* prints the one-time steps it would run */
+			(void)steps_before(r, &r->p[k], 0);
 		rc = 0;
 	} else {
 		rc = converge(r) == -1 ? 1 : 0;
