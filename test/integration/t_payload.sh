@@ -25,7 +25,7 @@ EOF
 
 pid_of() { status_pid "$SV_DIR/$1/supervise/status"; }
 metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$PORT/metrics" 2>/dev/null; }
-has_metric() { metrics | grep -q "$1"; }
+has_metric() { metrics | grep -Eq "$1"; } # ERE; integer values may print as 7 or 7.0
 line_of() { grep -n "$1" "$R/out" | head -n1 | cut -d: -f1; }
 
 # --- first reconfigure ------------------------------------------------------------
@@ -94,9 +94,9 @@ for j in 1 2 3; do
 done
 until_true 100 has_metric '^ruby_gc_stat_count' || fail "no /metrics"
 if grep -rqs "TuplesProber" "$SRCDIR/exporter"; then
-	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup{table_name="projects"} 7$' ||
+	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} 7(\.0)?$' ||
 		fail "database series: $(metrics | grep -i database | head)"
-	until_true 100 has_metric '^sidekiq_queue_size{name="default"} 3$' ||
+	until_true 100 has_metric '^sidekiq_queue_size\{name="default"\} 3(\.0)?$' ||
 		fail "sidekiq series: $(metrics | grep sidekiq | head)"
 	note "database and Sidekiq series match the seeded data"
 else
@@ -113,7 +113,7 @@ probe_pg() { (cd "$SV_DIR/postgresql" && ./check 2>/dev/null); }
 until_true 600 probe_pg || fail "postgres not ready again: $(cd "$SV_DIR/postgresql" && ./check 2>&1)"
 alive "$(pid_of gitlab-exporter)" || fail "exporter died with postgres"
 if grep -rqs "TuplesProber" "$SRCDIR/exporter"; then
-	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup{table_name="projects"} 7$' ||
+	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} 7(\.0)?$' ||
 		fail "database series did not come back"
 fi
 
