@@ -107,7 +107,9 @@ int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
+	free(sel->deps);
 	sel->wave = NULL;
+	sel->deps = NULL;
 	for (size_t i = 0; i < sel->n; i++)
 		free(sel->names[i]);
 	free(sel->names);
@@ -224,6 +226,11 @@ int svsel_order(struct svsel *sel, bool reverse)
 	}
 	memcpy(sel->names, names, n * sizeof *names);
 	sel->wave = sorted;
+	/* The dependency matrix in the new order, for svsel_waiting_for. */
+	sel->deps = calloc(n * n + 1, sizeof *sel->deps);
+	for (size_t i = 0; sel->deps && i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			sel->deps[i * n + j] = deps[idx[i] * n + idx[j]];
 	rc = 0;
 out:
 	free(deps);
@@ -231,6 +238,14 @@ out:
 	free(idx);
 	free(names);
 	return rc;
+}
+
+const char *svsel_waiting_for(const struct svsel *sel, size_t i, const bool *up)
+{
+	for (size_t j = 0; sel->deps != NULL && j < sel->n; j++)
+		if (sel->deps[i * sel->n + j] && sel->wave[j] < sel->wave[i] && !up[j])
+			return sel->names[j];
+	return NULL;
 }
 
 size_t svsel_wave_end(const struct svsel *sel, size_t i)

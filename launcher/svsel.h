@@ -18,7 +18,8 @@ struct svsel {
 	int fd;             /* dir, open: names resolve against it (-1 if not open) */
 	char **names;       /* sorted; by svsel_order: in dependency order */
 	size_t n;
-	int *wave; /* svsel_order: 0 needs nothing selected, k after wave k-1; NULL before */
+	int *wave;  /* svsel_order: 0 needs nothing selected, k after wave k-1; NULL before */
+	bool *deps; /* svsel_order: deps[i * n + j] when names[i] needs names[j] */
 };
 
 /*
@@ -43,6 +44,12 @@ int svsel_relpath(const char *name, bool log, char *out, size_t len);
  * A missing after file means no dependencies. Returns 0, or -1 with errno.
  */
 int svsel_order(struct svsel *sel, bool reverse);
+
+/*
+ * After svsel_order: the first service of an earlier wave that names[i]
+ * needs and that up[] (indexed like names) says is not up, or NULL.
+ */
+const char *svsel_waiting_for(const struct svsel *sel, size_t i, const bool *up);
 
 /* The end of the wave starting at names[i] (sel->n when not ordered). */
 size_t svsel_wave_end(const struct svsel *sel, size_t i);

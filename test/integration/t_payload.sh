@@ -7,7 +7,8 @@
 #   exporter has the database and Sidekiq probes);
 # - kill -9 of postgres: the exporter keeps serving, runsv brings postgres back, ready;
 # - a second reconfigure runs no initdb and restarts nothing (same pids);
-# - stop goes in reverse dependency order;
+# - stop goes in reverse dependency order; start holds back what needs a service
+#   that does not get ready, and names it;
 # - a port held by another process makes reconfigure fail naming that process.
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -133,6 +134,19 @@ ctl stop >"$R/out3" 2>&1 || fail "stop: $(cat "$R/out3")"
 ctl start >"$R/out4" 2>&1 || fail "start: $(cat "$R/out4")"
 [ "$(tail -n1 "$R/out4" | cut -d: -f3)" = " gitlab-exporter" ] ||
 	fail "start did not bring the exporter up last: $(cat "$R/out4")"
+
+# --- a dependency that never gets ready holds its dependents back, named --------------
+ctl stop >/dev/null || fail "stop"
+mv "$R/var/opt/gitlab/postgresql/data/PG_VERSION" "$R/pg_version"
+rc=0
+SVWAIT=5 ctl start >"$R/out6" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "start succeeded without a cluster: $(cat "$R/out6")"
+grep -q "^fail: gitlab-exporter: waiting for postgresql: not ready$" "$R/out6" ||
+	fail "the dependency is not named: $(cat "$R/out6")"
+[ "$(pid_of gitlab-exporter)" = 0 ] || fail "the exporter started before postgresql was ready"
+ctl stop postgresql >/dev/null || true
+mv "$R/pg_version" "$R/var/opt/gitlab/postgresql/data/PG_VERSION"
+ctl start >"$R/out7" 2>&1 || fail "start after the repair: $(cat "$R/out7")"
 
 # --- someone else on the exporter's port ------------------------------------------------
 P2=$(free_port)
