@@ -34,6 +34,7 @@ const struct command commands[] = {
      "[-- COMMAND ARGS...]",
      "run a service in the foreground with its computed env (run scripts, containers)"},
     {"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground"},
+    {"probe", cmd_probe, "SERVICE", NULL}, /* sv/<svc>/check: readiness, exit 0 when ready */
     {NULL, NULL, NULL, NULL},
 };
 
