@@ -52,6 +52,7 @@
 #include "svdir.h"
 #include "template.h"
 #include "tree.h"
+#include "trust.h"
 
 #define LOCK_WAIT_S 60
 #define POLL_MS     5
@@ -756,7 +757,8 @@ static int converge(struct recon *r)
 
 static int prepare(struct recon *r)
 {
-	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1) {
+	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1 ||
+	    trust_check(r->ctl, &r->a, &r->d) == -1) {
 		diags_print(&r->d, stderr);
 		return -1;
 	}

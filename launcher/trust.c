@@ -1,0 +1,131 @@
+/* The trust checks of a configuration (see trust.h). */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pathsafe.h"
+#include "trust.h"
+
+struct tpath {
+	const char *setting; /* the setting that chose it, NULL for a fixed path */
+	const char *path;
+	const char *what; /* why root cares */
+};
+
+/* The setting's place: "file:line:col" from gitlab.rb, else its line in the catalog. */
+static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
+{
+	const char *w = setting ? kv_get(&s->where, setting) : NULL;
+	const struct cat_setting *cs = setting ? cat_setting_find(s->def, setting) : NULL;
+	char file[PATH_MAX];
+	int line = cs ? cs->line : s->def->line, col = 0;
+	strlcpy(file, s->def->file, sizeof file);
+	if (w != NULL) {
+		/* From the right: the file name may hold ':'. */
+		char buf[PATH_MAX + 32];
+		strlcpy(buf, w, sizeof buf);
+		char *c2 = strrchr(buf, ':');
+		*c2 = '\0';
+		char *c1 = strrchr(buf, ':');
+		*c1 = '\0';
+		strlcpy(file, buf, sizeof file);
+		line = atoi(c1 + 1);
+		col = atoi(c2 + 1);
+	}
+	char msg[2 * PATH_MAX + 200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	struct src src = {.name = file};
+	struct loc l = {.src = &src, .line = line, .col = col};
+	if (setting != NULL)
+		diag_at(d, DIAG_ERR, l, "%s['%s']: %s", s->def->config_name, setting, msg);
+	else
+		diag_at(d, DIAG_ERR, l, "%s: %s", s->def->name, msg);
+}
+
+static int check_path(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                      const struct tpath *p, struct diags *d)
+{
+	char bad[PATH_MAX];
+	const char *why;
+	int rc = 0;
+	if (pathsafe_trusted(ctl->root, p->path, bad, sizeof bad, &why) == -1) {
+		report(d, s, p->setting, "%s: %s %s; it must sit below directories only root can write",
+		       p->what, bad, why);
+		rc = -1;
+	}
+	for (size_t k = 0; k < a->nsvcs; k++) {
+		const struct svc *o = &a->svcs[k];
+		if (!o->enabled || o->home == NULL || !pathsafe_below(p->path, o->home))
+			continue;
+		report(d, s, p->setting, "%s: %s lies inside the home %s, which the account %s owns",
+		       p->what, p->path, o->home, o->user ? o->user : "?");
+		rc = -1;
+	}
+	return rc;
+}
+
+static void parent_of(const char *path, char *out, size_t len)
+{
+	strlcpy(out, path, len);
+	char *slash = strrchr(out, '/');
+	if (slash == out)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+}
+
+static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                     struct diags *d)
+{
+	char sv[PATH_MAX], home_parent[PATH_MAX], proc[PATH_MAX];
+	int rc = 0;
+	if (ctl_sv_dir(ctl, sv, sizeof sv, s->def->name) == -1)
+		return -1;
+	struct tpath p[5] = {
+	    {NULL, sv, "root runs the run scripts"},
+	    {"log_directory", s->log_dir, "svlogd (root) reads its config"},
+	    {"env_directory", s->env_dir, "root reads the env directory"},
+	};
+	size_t n = 3;
+	if (s->home != NULL) {
+		parent_of(s->home, home_parent, sizeof home_parent);
+		p[n++] = (struct tpath){"home", home_parent, "root chowns the home"};
+	}
+	if (s->log.filter != NULL && s->log.filter[0] == '/') {
+		strlcpy(proc, s->log.filter, sizeof proc);
+		proc[strcspn(proc, " \t")] = '\0';
+		p[n++] = (struct tpath){NULL, proc, "svlogd (root) runs its processor"};
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].path == NULL)
+			continue;
+		if (strcmp(p[i].setting ? p[i].setting : "", "home") == 0) {
+			char bad[PATH_MAX];
+			const char *why;
+			if (pathsafe_trusted(ctl->root, p[i].path, bad, sizeof bad, &why) == -1) {
+				report(d, s, "home", "%s: %s %s", p[i].what, bad, why);
+				rc = -1;
+			}
+			continue;
+		}
+		if (check_path(ctl, a, s, &p[i], d) == -1)
+			rc = -1;
+	}
+	return rc;
+}
+
+int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < a->nsvcs; i++)
+		if (a->svcs[i].enabled && check_svc(ctl, a, &a->svcs[i], d) == -1)
+			rc = -1;
+	return rc;
+}
