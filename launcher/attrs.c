@@ -485,9 +485,11 @@ static int setting_text(struct build *b, enum stype type, const char *path,
 }
 
 /*
- * A path from gitlab.rb, normalised ("..", refused, could climb out of any
- * directory check). The directories reconfigure creates and chowns must stay
- * inside --root: a test or unprivileged root must not reach the machine's files.
+ * A path from gitlab.rb, normalised ("..", which could climb out of any
+ * directory check, is refused). The directories reconfigure creates and
+ * chowns stay inside --root: one written outside it is taken as relative to
+ * the root (an Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or
+ * unprivileged root never reaches the machine's files.
  */
 static int path_policy(struct build *b, const struct cat_setting *cs, const char *path,
                        const struct rb_value *v, char **text)
@@ -499,18 +501,17 @@ static int path_policy(struct build *b, const struct cat_setting *cs, const char
 		return 0;
 	if (pathsafe_normalize(*text, norm, sizeof norm, &why) == -1) {
 		diag_at(b->d, DIAG_ERR, v->loc, "%s \"%s\" %s", path, *text, why);
-	} else {
-		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
-			if (strcmp(cs->name, written[i]) == 0 && b->ctl != NULL &&
-			    !pathsafe_below(norm, b->ctl->root))
-				why = "is outside the root";
-		if (why != NULL)
-			diag_at(b->d, DIAG_ERR, v->loc, "%s \"%s\" is outside the root %s", path,
-			        norm, b->ctl->root);
+		free(*text);
+		*text = NULL;
+		return -1;
 	}
+	bool prefix = false;
+	if (b->ctl != NULL && !pathsafe_below(norm, b->ctl->root))
+		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
+			prefix |= strcmp(cs->name, written[i]) == 0;
 	free(*text);
-	*text = why == NULL ? xstrdup(norm) : NULL;
-	return why == NULL ? 0 : -1;
+	*text = prefix ? xasprintf("%s%s", b->ctl->root, norm) : xstrdup(norm);
+	return 0;
 }
 
 /* ---- statements ---------------------------------------------------------- */
@@ -1303,11 +1304,10 @@ static void compute_where(const struct wsvc *w, struct svc *out)
 	for (size_t i = 0; i < def->nsettings; i++) {
 		struct loc l = w->vloc[i];
 		if (def->settings[i].type == ST_PATH && w->val[i] != NULL)
-			v[n++] = (struct kv){xstrdup(def->settings[i].name),
-			                     xasprintf("%s:%d:%d",
-			                               l.src && l.src->name ? l.src->name
-			                                                    : "gitlab.rb",
-			                               l.line, l.col)};
+			v[n++] = (struct kv){
+			    xstrdup(def->settings[i].name),
+			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
+			              l.line, l.col)};
 	}
 	qsort(v, n, sizeof *v, kv_cmp);
 	out->where.v = v;

@@ -308,6 +308,14 @@ static void build_tree(struct recon *r)
 	gid_t rgid = root ? 0 : (gid_t)TREE_NO_OWNER;
 	char path[PATH_MAX];
 
+	/* Below the root nothing is followed; secret settings never show in a diff. */
+	if (tree_set_anchor(t, r->ctl->root) == -1)
+		errx(1, "%s: not a usable root", r->ctl->root);
+	for (size_t k = 0; k < r->np; k++)
+		for (size_t j = 0; j < r->p[k].svc->def->nsettings; j++)
+			if (r->p[k].svc->def->settings[j].secret)
+				CHK(tree_add_secret(
+				    t, svc_var(r->p[k].svc, r->p[k].svc->def->settings[j].name)));
 	if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1)
 		errx(1, "path too long");
 	CHK(tree_add_dir(t, path, 0755, ruid, rgid, -1, TR_NONE, 0));
@@ -710,7 +718,7 @@ static int converge(struct recon *r)
 		const struct tchange *c = &r->t.c[k];
 		const struct tnode *n = &r->t.v[c->node];
 		if (tree_apply(&r->t, c) == -1) {
-			warn("cannot write %s", r->t.errpath);
+			warn("cannot write %s%s", r->t.errpath, r->t.errwhy);
 			return -1;
 		}
 		if (n->svc >= 0)
@@ -824,7 +832,7 @@ static int run_reconfigure(struct recon *r)
 		goto out;
 	build_tree(r);
 	if (tree_diff(&r->t) == -1) {
-		warn("cannot compare %s", r->t.errpath);
+		warn("cannot compare %s%s", r->t.errpath, r->t.errwhy);
 		goto out;
 	}
 	for (size_t k = 0; k < r->t.nc; k++) {

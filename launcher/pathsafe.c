@@ -69,8 +69,7 @@ static int refuse(const char *path, char *bad, size_t badlen, const char **why, 
 	return -1;
 }
 
-int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badlen,
-                     const char **why)
+int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badlen, const char **why)
 {
 	char cur[PATH_MAX], loose[PATH_MAX] = "";
 	size_t n = strlen(path), rootlen = strlen(root);
@@ -90,16 +89,18 @@ int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badle
 			if (errno != ENOENT)
 				return refuse(cur, bad, badlen, why, "cannot be examined");
 			if (loose[0] != '\0')
-				return refuse(loose, bad, badlen, why,
-				              "is writable by others, and what root would create in "
-				              "it does not exist yet");
+				return refuse(
+				    loose, bad, badlen, why,
+				    "is writable by others, and what root would create in "
+				    "it does not exist yet");
 			return 0; /* root creates the rest */
 		}
 		if (S_ISLNK(st.st_mode))
 			return refuse(cur, bad, badlen, why,
 			              "is a symlink below the root (root does not follow it)");
 		if (!trusted_uid(st.st_uid))
-			return refuse(cur, bad, badlen, why, "is owned by an account other than root");
+			return refuse(cur, bad, badlen, why,
+			              "is owned by an account other than root");
 		loose[0] = '\0';
 		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 			if (!S_ISDIR(st.st_mode) || !(st.st_mode & S_ISVTX) || last)

@@ -56,16 +56,18 @@ static int check_path(const struct ctl *ctl, const struct attrs *a, const struct
 	const char *why;
 	int rc = 0;
 	if (pathsafe_trusted(ctl->root, p->path, bad, sizeof bad, &why) == -1) {
-		report(d, s, p->setting, "%s: %s %s; it must sit below directories only root can write",
-		       p->what, bad, why);
+		report(d, s, p->setting,
+		       "%s: %s %s; it must sit below directories only root can write", p->what, bad,
+		       why);
 		rc = -1;
 	}
 	for (size_t k = 0; k < a->nsvcs; k++) {
 		const struct svc *o = &a->svcs[k];
 		if (!o->enabled || o->home == NULL || !pathsafe_below(p->path, o->home))
 			continue;
-		report(d, s, p->setting, "%s: %s lies inside the home %s, which the account %s owns",
-		       p->what, p->path, o->home, o->user ? o->user : "?");
+		report(d, s, p->setting,
+		       "%s: %s lies inside the home %s, which the account %s owns", p->what,
+		       p->path, o->home, o->user ? o->user : "?");
 		rc = -1;
 	}
 	return rc;
@@ -81,43 +83,50 @@ static void parent_of(const char *path, char *out, size_t len)
 		*slash = '\0';
 }
 
+/* The home's parent: another account able to write it could swap the home root chowns. */
+static int check_home(const struct ctl *ctl, const struct svc *s, struct diags *d)
+{
+	char parent[PATH_MAX], bad[PATH_MAX];
+	const char *why;
+	if (s->home == NULL)
+		return 0;
+	parent_of(s->home, parent, sizeof parent);
+	if (pathsafe_trusted(ctl->root, parent, bad, sizeof bad, &why) == 0)
+		return 0;
+	report(d, s, "home", "root chowns the home: %s %s", bad, why);
+	return -1;
+}
+
+/* svlogd runs an absolute processor as root; a bare name is found in root's PATH. */
+static int check_filter(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                        struct diags *d)
+{
+	char proc[PATH_MAX];
+	if (s->log.filter == NULL || s->log.filter[0] != '/')
+		return 0;
+	strlcpy(proc, s->log.filter, sizeof proc);
+	proc[strcspn(proc, " \t")] = '\0';
+	const struct tpath p = {NULL, proc, "svlogd (root) runs its processor"};
+	return check_path(ctl, a, s, &p, d);
+}
+
 static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
                      struct diags *d)
 {
-	char sv[PATH_MAX], home_parent[PATH_MAX], proc[PATH_MAX];
-	int rc = 0;
+	char sv[PATH_MAX];
 	if (ctl_sv_dir(ctl, sv, sizeof sv, s->def->name) == -1)
 		return -1;
-	struct tpath p[5] = {
+	const struct tpath p[] = {
 	    {NULL, sv, "root runs the run scripts"},
 	    {"log_directory", s->log_dir, "svlogd (root) reads its config"},
 	    {"env_directory", s->env_dir, "root reads the env directory"},
 	};
-	size_t n = 3;
-	if (s->home != NULL) {
-		parent_of(s->home, home_parent, sizeof home_parent);
-		p[n++] = (struct tpath){"home", home_parent, "root chowns the home"};
-	}
-	if (s->log.filter != NULL && s->log.filter[0] == '/') {
-		strlcpy(proc, s->log.filter, sizeof proc);
-		proc[strcspn(proc, " \t")] = '\0';
-		p[n++] = (struct tpath){NULL, proc, "svlogd (root) runs its processor"};
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (p[i].path == NULL)
-			continue;
-		if (strcmp(p[i].setting ? p[i].setting : "", "home") == 0) {
-			char bad[PATH_MAX];
-			const char *why;
-			if (pathsafe_trusted(ctl->root, p[i].path, bad, sizeof bad, &why) == -1) {
-				report(d, s, "home", "%s: %s %s", p[i].what, bad, why);
-				rc = -1;
-			}
-			continue;
-		}
-		if (check_path(ctl, a, s, &p[i], d) == -1)
+	int rc = 0;
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+		if (p[i].path != NULL && check_path(ctl, a, s, &p[i], d) == -1)
 			rc = -1;
-	}
+	if (check_home(ctl, s, d) == -1 || check_filter(ctl, a, s, d) == -1)
+		rc = -1;
 	return rc;
 }
 
