@@ -655,8 +655,13 @@ static void handle_service(struct build *b, struct wsvc *w, const struct rb_stmt
 	if (!no_nesting(b, st, stype_name(cs->type)))
 		return;
 	char *path = stmt_path(st, 1), *text = NULL;
-	if (st->value->kind == RB_NIL || (setting_text(b, cs->type, path, st->value, &text) == 0 &&
-	                                  path_policy(b, cs, path, st->value, &text) == 0)) {
+	/* A secret's source line never goes into a diagnostic: its location only. */
+	struct rb_value quiet = *st->value;
+	struct src nosrc = {.name = quiet.loc.src ? quiet.loc.src->name : NULL};
+	if (cs->secret)
+		quiet.loc.src = &nosrc;
+	if (st->value->kind == RB_NIL || (setting_text(b, cs->type, path, &quiet, &text) == 0 &&
+	                                  path_policy(b, cs, path, &quiet, &text) == 0)) {
 		free(w->val[i]);
 		w->val[i] = text; /* nil restores the default */
 		w->vloc[i] = st->value->loc;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -906,14 +907,12 @@ void tree_describe(const struct tree *t, const struct tchange *c, FILE *fp)
 	describe_update(t, c, fp);
 }
 
-/* An unlinked temp file holding p, inherited by diff as /dev/fd/N. -1 on failure. */
+/* An anonymous file holding p, inherited by diff as /dev/fd/N: no path anywhere. -1 on failure. */
 static int memfile(const char *p, size_t len)
 {
-	char tmp[] = "/tmp/gitlab-ctl-diff.XXXXXX";
-	int fd = mkstemp(tmp);
+	int fd = memfd_create("gitlab-ctl-diff", 0);
 	if (fd == -1)
 		return -1;
-	unlink(tmp);
 	if (write_all(fd, p, len) == -1) {
 		close(fd);
 		return -1;
