@@ -439,15 +439,19 @@ static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 	}
 	struct dirent *de;
 	int rc = 0;
-	errno = 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	while (rc == 0) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0)
+				rc = fail_at(t, dir, errno);
+			break;
+		}
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			rc = diff_entry(t, dnode, dir, dirfd(d), de->d_name);
-		errno = 0;
 	}
-	if (rc == 0 && errno != 0)
-		rc = fail_at(t, dir, errno);
+	int e = errno;
 	closedir(d);
+	errno = e;
 	return rc;
 }
 
