@@ -437,11 +437,11 @@ static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 		close(fd);
 		return fail_at(t, dir, errno);
 	}
-	struct dirent *de;
 	int rc = 0;
 	while (rc == 0) {
 		errno = 0;
-		if ((de = readdir(d)) == NULL) {
+		const struct dirent *de = readdir(d);
+		if (de == NULL) {
 			if (errno != 0)
 				rc = fail_at(t, dir, errno);
 			break;
