@@ -24,6 +24,7 @@ void tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof *t);
 	t->errwhy = "";
+	t->dirfd = -1;
 }
 
 static void free_changes(struct tree *t)
@@ -533,15 +534,22 @@ static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
 	return 0;
 }
 
+/* Nodes of one directory come in a row (an env dir): one walk for all of them. */
 static int diff_node(struct tree *t, size_t i)
 {
 	const char *base;
-	int dfd = open_parent(t, t->v[i].path, false, &base);
-	if (dfd == -1)
-		return errno == ENOENT ? push(t, TC_CREATE, 0, i, NULL, NULL) : -1;
-	int rc = diff_at(t, i, dfd, base);
-	close(dfd);
-	return rc;
+	char dir[PATH_MAX];
+	if (split(t->v[i].path, dir, sizeof dir, &base) == -1)
+		return fail_at(t, t->v[i].path, errno);
+	if (t->dirfd == -1 || strcmp(dir, t->dir) != 0) {
+		if (t->dirfd != -1)
+			close(t->dirfd);
+		t->dirfd = open_dir(t, dir, false);
+		if (t->dirfd == -1)
+			return errno == ENOENT ? push(t, TC_CREATE, 0, i, NULL, NULL) : -1;
+		strlcpy(t->dir, dir, sizeof t->dir);
+	}
+	return diff_at(t, i, t->dirfd, base);
 }
 
 /* Directories holding a managed file or link: where temps of killed runs may lie. */
@@ -564,11 +572,8 @@ static int diff_temps(struct tree *t)
 	return 0;
 }
 
-int tree_diff(struct tree *t)
+static int diff_all(struct tree *t)
 {
-	free_changes(t);
-	if (build_index(t) == -1)
-		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		if (diff_node(t, i) == -1)
 			return -1;
@@ -577,6 +582,21 @@ int tree_diff(struct tree *t)
 			return -1;
 	}
 	return diff_temps(t);
+}
+
+int tree_diff(struct tree *t)
+{
+	free_changes(t);
+	if (build_index(t) == -1)
+		return -1;
+	t->dirfd = -1;
+	int rc = diff_all(t);
+	int e = errno;
+	if (t->dirfd != -1)
+		close(t->dirfd);
+	t->dirfd = -1;
+	errno = e;
+	return rc;
 }
 
 /* ---- apply -------------------------------------------------------------------------------- */

@@ -100,7 +100,9 @@ struct tree {
 	char anchor[PATH_MAX]; /* "" for "/" */
 	char **secrets;        /* values no diff may show */
 	size_t nsecrets;
-	size_t *byname;         /* node indexes sorted by path */
+	size_t *byname; /* node indexes sorted by path */
+	int dirfd;      /* tree_diff: the last parent directory opened, -1 for none */
+	char dir[PATH_MAX];
 	char errpath[PATH_MAX]; /* the path of the last failure */
 	const char *errwhy;     /* "" or " (why)", e.g. " (a symlink: not followed)" */
 };
