@@ -14,7 +14,31 @@ struct tpath {
 	const char *what; /* why root cares */
 };
 
-/* The setting's place: "file:line:col" from gitlab.rb, else its line in the catalog. */
+/* "file:line:col", from the right (a file name may hold ':'). 0, or -1 when malformed. */
+static int parse_where(const char *w, char *file, size_t len, int *line, int *col)
+{
+	char buf[PATH_MAX + 32];
+	const char *e1 = NULL, *e2 = NULL;
+	if (strlcpy(buf, w, sizeof buf) >= sizeof buf)
+		return -1;
+	char *c2 = strrchr(buf, ':');
+	if (c2 == NULL)
+		return -1;
+	*c2 = '\0';
+	char *c1 = strrchr(buf, ':');
+	if (c1 == NULL)
+		return -1;
+	*c1 = '\0';
+	long long l = strtonum(c1 + 1, 0, INT_MAX, &e1), c = strtonum(c2 + 1, 0, INT_MAX, &e2);
+	if (e1 != NULL || e2 != NULL)
+		return -1;
+	strlcpy(file, buf, len);
+	*line = (int)l;
+	*col = (int)c;
+	return 0;
+}
+
+/* The setting's place: where gitlab.rb set it, else its line in the catalog. */
 static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
@@ -24,17 +48,10 @@ static void report(struct diags *d, const struct svc *s, const char *setting, co
 	char file[PATH_MAX];
 	int line = cs ? cs->line : s->def->line, col = 0;
 	strlcpy(file, s->def->file, sizeof file);
-	if (w != NULL) {
-		/* From the right: the file name may hold ':'. */
-		char buf[PATH_MAX + 32];
-		strlcpy(buf, w, sizeof buf);
-		char *c2 = strrchr(buf, ':');
-		*c2 = '\0';
-		char *c1 = strrchr(buf, ':');
-		*c1 = '\0';
-		strlcpy(file, buf, sizeof file);
-		line = atoi(c1 + 1);
-		col = atoi(c2 + 1);
+	if (w != NULL && parse_where(w, file, sizeof file, &line, &col) == -1) {
+		strlcpy(file, s->def->file, sizeof file);
+		line = cs ? cs->line : s->def->line;
+		col = 0;
 	}
 	char msg[2 * PATH_MAX + 200];
 	va_list ap;
