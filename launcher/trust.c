@@ -1,10 +1,15 @@
 /* The trust checks of a configuration (see trust.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "envcheck.h"
 #include "pathsafe.h"
 #include "trust.h"
 
@@ -127,6 +132,47 @@ static int check_filter(const struct ctl *ctl, const struct attrs *a, const stru
 	return check_path(ctl, a, s, &p, d);
 }
 
+/* ".NAME.XXXXXX" / ".NAME.PID": a temp file of a killed run (tree.h), which reconfigure removes. */
+static bool env_temp(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (name[0] != '.' || dot == NULL || dot == name)
+		return false;
+	size_t sl = strlen(dot + 1), alnum = 0;
+	while (isalnum((unsigned char)dot[1 + alnum]))
+		alnum++;
+	return alnum == sl && (sl == 6 || strspn(dot + 1, "0123456789") == sl);
+}
+
+/*
+ * The env directory is gitlab-ctl's: reconfigure deletes what it does not list there. One
+ * that holds anything else (a README, a subdirectory) is someone's data: refused here,
+ * before reconfigure creates accounts or writes a file.
+ */
+static int check_env_dir(const struct svc *s, struct diags *d)
+{
+	DIR *dir = s->env_dir ? opendir(s->env_dir) : NULL;
+	if (dir == NULL)
+		return 0; /* missing: reconfigure creates it */
+	const struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(dir)) != NULL) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (S_ISREG(st.st_mode) && (envcheck_name(de->d_name) || env_temp(de->d_name)))
+			continue;
+		report(d, s, "env_directory",
+		       "%s holds %s, which gitlab-ctl did not write; an env directory holds only "
+		       "env files (choose an empty or new directory)",
+		       s->env_dir, de->d_name);
+		rc = -1;
+	}
+	closedir(dir);
+	return rc;
+}
+
 static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
                      struct diags *d)
 {
@@ -143,6 +189,8 @@ static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct 
 		if (p[i].path != NULL && check_path(ctl, a, s, &p[i], d) == -1)
 			rc = -1;
 	if (check_home(ctl, s, d) == -1 || check_filter(ctl, a, s, d) == -1)
+		rc = -1;
+	if (rc == 0 && check_env_dir(s, d) == -1)
 		rc = -1;
 	return rc;
 }

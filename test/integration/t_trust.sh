@@ -75,8 +75,11 @@ ENV=$T_ROOT/opt/gitlab/etc/gitlab-exporter/env
 mkdir -p "$ENV/sub"
 echo keep >"$ENV/README"
 echo keep >"$ENV/.hidden"
+out=$(ctl check-config 2>&1) && fail "check-config accepted a foreign env dir: $out"
+printf '%s\n' "$out" | grep -q "gitlab-exporter.conf:[0-9]*: error: gitlab_exporter\['env_directory'\]: $ENV holds .*, which gitlab-ctl did not write" ||
+	fail "unclear error: $out"
 out=$(ctl reconfigure 2>&1) && fail "reconfigure accepted a foreign env dir: $out"
-printf '%s\n' "$out" | grep -q "$ENV/.* (gitlab-ctl did not write it" || fail "unclear error: $out"
+printf '%s\n' "$out" | grep -q "$ENV holds .*, which gitlab-ctl did not write" || fail "unclear error: $out"
 [ -f "$ENV/README" ] && [ -f "$ENV/.hidden" ] && [ -d "$ENV/sub" ] || fail "env dir contents lost"
 [ ! -e "$SV_DIR/gitlab-exporter/run" ] || fail "half-applied: the run script was written"
 rm -r "$ENV"
