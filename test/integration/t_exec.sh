@@ -119,6 +119,13 @@ if [ "$(id -u)" = 0 ]; then
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 			--user-group -G gitlabctl-test-sup gitlabctl-test
 	fi
+	# reconfigure (t_e2e) may have created the account without the extra group.
+	n=50
+	until id -Gn gitlabctl-test | tr ' ' '\n' | grep -qx gitlabctl-test-sup; do
+		[ $n -gt 0 ] || fail "could not add gitlabctl-test to gitlabctl-test-sup"
+		usermod -aG gitlabctl-test-sup gitlabctl-test 2>/dev/null || sleep 0.2 # /etc/group locked
+		n=$((n - 1))
+	done
 	RUN_AS=gitlabctl-test
 else
 	RUN_AS=$(id -un)
@@ -175,7 +182,7 @@ ctl exec gitlab-exporter -- /bin/cat /proc/self/environ >"$OUT" 2>"$ERR" || fail
 [ "$(ctl exec gitlab-exporter -- /bin/pwd)" = "$home" ] || fail "bare exec did not chdir home"
 
 if [ "$(id -u)" = 0 ]; then
-	note "as root: switch to the service user, its group and supplementary groups"
+	note "as root: switch to the service user and its group"
 	uid=$(id -u gitlabctl-test)
 	gid=$(id -g gitlabctl-test)
 	chmod 755 "$T_ROOT/home"
@@ -183,9 +190,37 @@ if [ "$(id -u)" = 0 ]; then
 		svc -- /bin/cat /proc/self/status >"$OUT" || fail "exec as gitlabctl-test failed"
 	[ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$OUT")" = "$uid $uid $uid $uid" ] || fail "uid not dropped"
 	[ "$(awk '/^Gid:/ {print $2, $3, $4, $5}' "$OUT")" = "$gid $gid $gid $gid" ] || fail "gid not set"
-	want=$(id -G gitlabctl-test | tr ' ' '\n' | sort -n | tr '\n' ' ')
-	got=$(awk '/^Groups:/ {for (i = 2; i <= NF; i++) print $i}' "$OUT" | sort -n | tr '\n' ' ')
-	[ "$got" = "$want" ] || fail "supplementary groups: want '$want', got '$got'"
+	groups_of() { awk '/^Groups:/ {for (i = 2; i <= NF; i++) print $i}' "$1" | sort -n | tr '\n' ' '; }
+	sup=$(getent group gitlabctl-test-sup | cut -d: -f3)
+	# Control: the account really is a member of the extra group (initgroups would add it).
+	id -G gitlabctl-test | tr ' ' '\n' | grep -qx "$sup" || fail "control: not in gitlabctl-test-sup"
+	note "only the service's group, as chpst -u user:group sets it"
+	[ "$(groups_of "$OUT")" = "$gid " ] || fail "groups: want '$gid ', got '$(groups_of "$OUT")'"
+	note "--groups adds exactly the named supplementary groups"
+	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --group gitlabctl-test \
+		--groups gitlabctl-test-sup,gitlabctl-test svc -- /bin/cat /proc/self/status >"$OUT" ||
+		fail "exec --groups failed"
+	want=$(printf '%s\n' "$gid" "$sup" | sort -n | tr '\n' ' ')
+	[ "$(groups_of "$OUT")" = "$want" ] || fail "--groups: want '$want', got '$(groups_of "$OUT")'"
+	[ "$(awk '/^Gid:/ {print $2}' "$OUT")" = "$gid" ] || fail "--groups changed the primary group"
+	note "--groups as root without --user: group and supplementary groups of root itself"
+	ctl exec --envdir "$ENVDIR" --groups gitlabctl-test-sup svc -- /bin/cat /proc/self/status \
+		>"$OUT" || fail "exec --groups without --user failed"
+	[ "$(groups_of "$OUT")" = "$(printf '%s\n' 0 "$sup" | sort -n | tr '\n' ' ')" ] ||
+		fail "root --groups: got '$(groups_of "$OUT")'"
+	for bad in '' , 'gitlabctl-test-sup,' ',x' 'a,,b' no-such-group-x; do
+		rc=0
+		ctl exec --envdir "$ENVDIR" --user gitlabctl-test --groups "$bad" svc -- /bin/true \
+			2>"$ERR" || rc=$?
+		[ "$rc" = 1 ] || fail "--groups '$bad': want 1, got $rc"
+		grep -q 'groups\|group' "$ERR" || fail "--groups '$bad': message: $(cat "$ERR")"
+	done
+	note "a non-root exec cannot add a group it does not have"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --groups gitlabctl-test-sup svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody adding a group: want 1, got $rc ($(cat "$ERR"))"
+	grep -q 'only root can set groups' "$ERR" || fail "message: $(cat "$ERR")"
 	note "chdir happens as the service user"
 	mkdir -m 700 "$T_ROOT/private"
 	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --chdir "$T_ROOT/private" svc -- /bin/true \
