@@ -41,6 +41,7 @@
 
 #ifdef GITLAB_CTL_COVERAGE
 void __gcov_dump(void);
+void __gcov_reset(void);
 #endif
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
@@ -528,7 +529,9 @@ static int run(struct target *t)
 	closefrom(3);
 	char *empty[] = {NULL}; /* an empty envdir is an empty environment */
 #ifdef GITLAB_CTL_COVERAGE
-	__gcov_dump(); /* execve discards this process's counters */
+	/* execve discards this process's counters; if it fails, exit writes the rest. */
+	__gcov_dump();
+	__gcov_reset();
 #endif
 	execve(path, t->argv, t->env.v ? t->env.v : empty);
 	int saved = errno;

@@ -109,6 +109,27 @@ rc=0; ex -- /bin/true 2>"$ERR" || rc=$?
 [ "$rc" = 1 ] || fail "bad variable name: want 1, got $rc"
 grep -q 'BAD-NAME' "$ERR" || fail "bad variable name not named: $(cat "$ERR")"
 rm "$ENVDIR/BAD-NAME"
+for args in "" "a b" "--envdir $ENVDIR svc --" "--no-such-option svc"; do
+	rc=0
+	# shellcheck disable=SC2086
+	ctl exec $args 2>"$ERR" || rc=$?
+	[ "$rc" = 2 ] || fail "exec $args: want usage error 2, got $rc"
+	grep -q '^usage: gitlab-ctl exec' "$ERR" || fail "exec $args: no usage: $(cat "$ERR")"
+done
+printf '#!/bin/sh\n' >"$T_ROOT/bin/not-executable"
+chmod 644 "$T_ROOT/bin/not-executable"
+rc=0; ex -- not-executable 2>"$ERR" || rc=$?
+[ "$rc" = 126 ] || fail "in PATH, not executable: want 126, got $rc"
+grep -q 'found in PATH but not executable' "$ERR" || fail "message: $(cat "$ERR")"
+note "an envdir without PATH: the command is searched in /usr/local/bin:/usr/bin:/bin"
+mkdir "$T_ROOT/env-nopath"
+chmod 755 "$T_ROOT/env-nopath"
+[ "$(ctl exec --envdir "$T_ROOT/env-nopath" svc -- printenv)" = "" ] || fail "env not empty"
+ctl exec --envdir "$T_ROOT/env-nopath" svc -- true || fail "true not found without PATH"
+awk 'BEGIN { for (i = 0; i < 140000; i++) printf "x" }' >"$T_ROOT/env-nopath/HUGE"
+rc=0; ctl exec --envdir "$T_ROOT/env-nopath" svc -- true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "oversized value: want 1, got $rc"
+grep -q 'HUGE: File too large' "$ERR" || fail "oversized value not named: $(cat "$ERR")"
 # The command's own options are not ours.
 [ "$(ex -- /bin/echo --user x -n)" = "--user x -n" ] || fail "command arguments mangled"
 
@@ -170,6 +191,10 @@ rc=0; ctl exec --from-config gitlab-exporter 2>"$ERR" || rc=$?
 grep -q "$T_ROOT/opt/gitlab/embedded/bin/gitlab-exporter" "$ERR" || fail "command not named: $(cat "$ERR")"
 rc=0; ctl exec --from-config no-such-service -- /bin/true 2>"$ERR" || rc=$?
 [ "$rc" = 1 ] || fail "unknown service: want 1, got $rc"
+printf "gitlab_exporter['enable'] = \n" >"$T_ROOT/broken.rb"
+rc=0; ctl exec --from-config -c "$T_ROOT/broken.rb" gitlab-exporter -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "broken -c FILE: want 1, got $rc"
+grep -q "broken.rb:1:" "$ERR" || fail "error does not name broken.rb:1: $(cat "$ERR")"
 
 note "bare exec SERVICE: env from the service's envdir, the rest from the config"
 SVC_ENVDIR=$T_ROOT/opt/gitlab/etc/gitlab-exporter/env
@@ -240,6 +265,15 @@ if [ "$(id -u)" = 0 ]; then
 	grep -q "cannot run as nobody's primary group $(id -g nobody)" "$ERR" ||
 		fail "message: $(cat "$ERR")"
 	grep -q '(null)' "$ERR" && fail "message names a NULL group: $(cat "$ERR")"
+	note "a non-root exec may stay who it is, and cannot take another group"
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --user nobody svc -- /bin/true 2>"$ERR" || fail "nobody as nobody: $(cat "$ERR")"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --group gitlabctl-test svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody to another group: want 1, got $rc"
+	grep -q 'cannot run as group gitlabctl-test: only root can switch groups' "$ERR" ||
+		fail "message: $(cat "$ERR")"
 	rc=0; ctl exec --envdir "$ENVDIR" --user no-such-user-x svc -- /bin/true 2>"$ERR" || rc=$?
 	[ "$rc" = 1 ] || fail "unknown user: want 1, got $rc"
 else
