@@ -240,6 +240,21 @@ if [ "$(id -u)" = 0 ]; then
 		[ "$rc" = 1 ] || fail "--groups '$bad': want 1, got $rc"
 		grep -q 'groups\|group' "$ERR" || fail "--groups '$bad': message: $(cat "$ERR")"
 	done
+	if unshare -U -r true 2>/dev/null; then
+		note "a refused setgroups stops the exec before the command runs"
+		# A user namespace mapped to root denies setgroups (/proc/self/setgroups: deny).
+		for args in "--user root" "--group root"; do
+			rc=0
+			# shellcheck disable=SC2086
+			unshare -U -r "$GITLAB_CTL" --root "$T_ROOT" exec --envdir "$ENVDIR" $args svc -- \
+				/bin/sh -c "echo ran >$T_ROOT/ran" 2>"$ERR" || rc=$?
+			[ "$rc" = 1 ] || fail "denied setgroups ($args): want 1, got $rc"
+			grep -q 'Operation not permitted' "$ERR" || fail "denied setgroups: $(cat "$ERR")"
+			[ ! -e "$T_ROOT/ran" ] || fail "the command ran although setgroups failed"
+		done
+	else
+		note "skipped: no user namespaces here (unshare -U -r)"
+	fi
 	note "a non-root exec cannot add a group it does not have"
 	rc=0
 	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
