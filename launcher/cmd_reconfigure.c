@@ -48,6 +48,7 @@
 #include "catalog.h"
 #include "clock.h"
 #include "commands.h"
+#include "pending.h"
 #include "runit.h"
 #include "svdir.h"
 #include "template.h"
@@ -109,6 +110,7 @@ struct recon {
 	int updated;
 	long wait_ms; /* SVWAIT */
 	struct timespec t0;
+	struct pending pd; /* restarts owed, on disk (pending.h) */
 };
 
 /* ---- rendering ------------------------------------------------------------------------- */
@@ -687,6 +689,83 @@ static int refresh(const struct recon *r, struct plan *p, long deadline)
 	return rc;
 }
 
+/* ---- pending work (pending.h) ---------------------------------------------------------- */
+
+static unsigned owed_of(unsigned why)
+{
+	unsigned what = 0;
+	if (why & (WHY_RUN | WHY_ENV | WHY_CONFIG))
+		what |= PENDING_RESTART;
+	if (why & WHY_LOGRUN)
+		what |= PENDING_LOG_RESTART;
+	else if (why & WHY_LOGCONF)
+		what |= PENDING_LOG_RELOAD;
+	return what;
+}
+
+static unsigned why_of_owed(unsigned what)
+{
+	return (what & PENDING_RESTART ? WHY_RUN | WHY_ENV | WHY_CONFIG : 0) |
+	       (what & PENDING_LOG_RESTART ? WHY_LOGRUN : 0) |
+	       (what & PENDING_LOG_RELOAD ? WHY_LOGCONF : 0);
+}
+
+/*
+ * Before anything is published: take over what earlier runs left owed, and
+ * record durably what this run's changes will owe, so that a kill or a failed
+ * write later on leaves the next run knowing which restarts to do.
+ */
+static int pending_begin(struct recon *r)
+{
+	if (pending_open(r->ctl, &r->pd, true) == -1) {
+		warn("cannot open %s", r->pd.dir);
+		return -1;
+	}
+	const char **names = calloc(r->np ? r->np : 1, sizeof *names);
+	unsigned *why = calloc(r->np ? r->np : 1, sizeof *why);
+	if (names == NULL || why == NULL)
+		err(1, NULL);
+	for (size_t k = 0; k < r->np; k++)
+		names[k] = r->p[k].svc->def->name;
+	if (pending_prune(&r->pd, names, r->np) == -1)
+		warn("cannot clean %s", r->pd.dir);
+	for (size_t k = 0; k < r->t.nc; k++) {
+		const struct tnode *n = &r->t.v[r->t.c[k].node];
+		if (n->svc >= 0)
+			why[n->svc] |= why_of(n->role);
+	}
+	int rc = 0;
+	for (size_t k = 0; k < r->np && rc == 0; k++) {
+		struct plan *p = &r->p[k];
+		unsigned owed;
+		char text[64];
+		if (pending_get(&r->pd, names[k], &owed) == -1) {
+			warn("cannot read %s/%s", r->pd.dir, names[k]);
+			rc = -1;
+		} else if (owed != 0) {
+			printf("%s: an earlier run left a %s to do\n", names[k],
+			       pending_text(owed, text, sizeof text));
+			p->why |= why_of_owed(owed);
+		}
+		if (rc == 0 && owed_of(why[k]) != 0 &&
+		    pending_add(&r->pd, names[k], owed_of(why[k])) == -1) {
+			warn("cannot record pending work in %s/%s", r->pd.dir, names[k]);
+			rc = -1;
+		}
+	}
+	free(names);
+	free(why);
+	fflush(stdout);
+	return rc;
+}
+
+/* The service runs its new files (or is down and will at its start): nothing is owed. */
+static void pending_done(struct recon *r, const struct plan *p)
+{
+	if (pending_clear(&r->pd, p->svc->def->name, PENDING_ALL) == -1)
+		warn("cannot update %s/%s", r->pd.dir, p->svc->def->name);
+}
+
 static int converge(struct recon *r)
 {
 	int rc = 0;
@@ -700,6 +779,8 @@ static int converge(struct recon *r)
 	svdir_mtime(r->service_dir, &mtime_before);
 	for (size_t k = 0; k < r->np; k++)
 		r->p[k].was_live = sv_live(r->p[k].sv_dir) == SV_LIVE_OK;
+	if (pending_begin(r) == -1)
+		return -1;
 
 	for (size_t k = 0; k < r->ndisable; k++)
 		if (disable_one(r, r->disable[k]) == -1)
@@ -712,6 +793,7 @@ static int converge(struct recon *r)
 			warn("cannot write %s", r->t.errpath);
 			return -1;
 		}
+		r->updated++;
 		if (n->svc >= 0)
 			r->p[n->svc].why |= why_of(n->role);
 		if (n->role == TR_ENABLE)
@@ -736,6 +818,8 @@ static int converge(struct recon *r)
 		if (p->was_live) {
 			if (refresh(r, p, deadline) == -1)
 				rc = -1;
+			else
+				pending_done(r, p);
 			continue;
 		}
 		if (wait_supervised(r, p, running == 1, deadline) == -1) {
@@ -743,11 +827,15 @@ static int converge(struct recon *r)
 			continue;
 		}
 		/* Newly supervised: runsv starts it unless a down file says otherwise. */
-		if (sv_normally_down(p->sv_dir))
+		if (sv_normally_down(p->sv_dir)) {
+			pending_done(r, p);
 			continue;
+		}
 		if (wait_run(r, p, 0, deadline, "did not start") == -1 ||
 		    wait_ready(r, p, deadline) == -1)
 			rc = -1;
+		else
+			pending_done(r, p);
 	}
 	return rc;
 }
@@ -830,7 +918,8 @@ static int run_reconfigure(struct recon *r)
 		if (r->dry_run || r->show_diff)
 			tree_print_diff(&r->t, &r->t.c[k], stdout);
 	}
-	r->updated += r->accounts + (int)r->t.nc;
+	/* Files count when written (converge), not when planned. */
+	r->updated += r->accounts + (r->dry_run ? (int)r->t.nc : 0);
 	fflush(stdout);
 	if (r->dry_run) {
 		for (size_t k = 0; k < r->ndisable; k++)
@@ -892,6 +981,7 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 		return 2;
 	}
 	r.wait_ms = wait_s * 1000L;
+	r.pd.dirfd = -1;
 	diags_init(&r.d);
 	tree_init(&r.t);
 	int rc = run_reconfigure(&r);
@@ -899,6 +989,7 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 		plan_free(&r.p[k]);
 	free(r.p);
 	free(r.disable);
+	pending_close(&r.pd);
 	tree_free(&r.t);
 	attrs_free(&r.a);
 	catalog_free(&r.cat);
