@@ -4,8 +4,13 @@
  * `gitlab-ctl runsvdir` (svdir_run) is the foreground wrapper that init
  * systems run: it holds <var>/runsvdir.pid locked with its own pid, runs
  * `runsvdir -P <install>/service 'log: ...'` as its child and, on TERM, INT
- * or HUP, sends HUP to runsvdir (which TERMs every runsv) and waits, as a
- * child subreaper, until every runsv has stopped its service and exited.
+ * or HUP, marks the pidfile "stopping", sends HUP to runsvdir (which TERMs
+ * every runsv) and waits, as a child subreaper, until every runsv has
+ * stopped its service and exited; after SVWAIT (default 30 s) it kills what
+ * is left of its tree (a service ignoring TERM, its svlogd), by pid, and logs
+ * each kill to <var>/runsvdir.log. While running, it looks once a second for
+ * orphans a dead runsv left (adopted by it as subreaper; an old exporter
+ * would hold the port and the log lock): TERM, then KILL after SVWAIT.
  *
  * Rescans: runit 2.1.2's runsvdir looks at the service directory only every
  * 5 s, sleeps 1 s more before a scan when the directory changed within the
@@ -26,7 +31,12 @@
 
 #include "ctl.h"
 
-/* Is the wrapper running for this root? 1 (its pid in *pid, 0 if not yet written), 0, or -1. */
+/*
+ * Is the wrapper running for this root? 1 (its pid in *pid, 0 if not yet
+ * written), SVDIR_STOPPING (it is stopping its services and will exit: not a
+ * supervisor to rely on), 0, or -1.
+ */
+#define SVDIR_STOPPING 2
 int svdir_running(const struct ctl *ctl, pid_t *pid);
 
 /*
@@ -35,6 +45,23 @@ int svdir_running(const struct ctl *ctl, pid_t *pid);
  * Prints its own errors (warnx). Returns 0, or -1.
  */
 int svdir_ensure(const struct ctl *ctl);
+
+/*
+ * The same with a deadline (mono_ms()); svdir_ensure uses SVWAIT. A wrapper
+ * that is stopping is waited for until it exits, then a new one started.
+ */
+int svdir_ensure_until(const struct ctl *ctl, long deadline);
+
+/*
+ * Reset every resource limit (RLIMIT_NOFILE, NPROC, STACK, CORE, ...) to
+ * pid 1's, the system's defaults, so that runsvdir and the services never
+ * run with the limits of whoever typed the command (`ulimit -n 10`).
+ * Without the privilege to read pid 1's limits, only the soft RLIMIT_NOFILE
+ * is raised to SVDIR_NOFILE_MIN (or the hard limit). 0, or -1 if some
+ * limit could not be set.
+ */
+#define SVDIR_NOFILE_MIN 1024
+int svdir_reset_limits(void);
 
 /* Ask runsvdir to rescan now instead of within 5 s. 0, or -1 with errno (ESRCH: not running). */
 int svdir_nudge(const struct ctl *ctl);
