@@ -257,7 +257,8 @@ int sv_check_until(const char *dir, int errfd, long deadline)
 	if (deadline != 0 && mono_ms() >= deadline)
 		return 0;
 	char *const argv[] = {"./check", NULL};
-	const struct spawn sp = {.dir = dir, .out = SPAWN_NULL, .err = errfd, .deadline = deadline};
+	const struct spawn sp = {
+	    .dir = dir, .out = SPAWN_NULL, .err = errfd, .sane_limits = true, .deadline = deadline};
 	int rc = spawn_wait("./check", argv, &sp);
 	return rc == -1 ? -1 : rc == 0;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "rlimits.h"
 #include "spawn.h"
 
 static char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", NULL};
@@ -29,6 +30,8 @@ static void child(const char *path, char *const argv[], const struct spawn *sp)
 		_exit(127);
 	if (sp->dir != NULL && chdir(sp->dir) == -1)
 		_exit(127);
+	if (sp->sane_limits)
+		(void)rlimits_reset();
 	/* Its own group: at a deadline, whatever it started is killed with it. */
 	if (sp->deadline != 0 && setpgid(0, 0) == -1)
 		_exit(127);

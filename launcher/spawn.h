@@ -13,10 +13,11 @@
 struct spawn {
 	const char *dir;   /* chdir there first; NULL to stay */
 	char *const *envp; /* NULL: a minimal environment holding only a standard PATH */
-	int out, err;  /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
-	bool search;   /* look the program up in PATH like execvp */
-	long deadline; /* mono_ms() time after which the program (its process group) is
-	                  killed and spawn_wait fails with ETIMEDOUT; 0: wait for ever */
+	int out, err;     /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
+	bool search;      /* look the program up in PATH like execvp */
+	bool sane_limits; /* the system's resource limits, not ours (rlimits.h) */
+	long deadline;    /* mono_ms() time after which the program (its process group) is
+	                     killed and spawn_wait fails with ETIMEDOUT; 0: wait for ever */
 };
 
 /*

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +17,7 @@
 
 #include "clock.h"
 #include "proctree.h"
+#include "rlimits.h"
 #include "runit.h"
 #include "svdir.h"
 #include "tree.h"
@@ -68,42 +68,6 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 	return stopping ? SVDIR_STOPPING : 1;
 }
 
-/* ---- limits ----------------------------------------------------------------------------- */
-
-static const int limit_res[] = {
-    RLIMIT_CPU,        RLIMIT_FSIZE,    RLIMIT_DATA,    RLIMIT_STACK,  RLIMIT_CORE,  RLIMIT_RSS,
-    RLIMIT_NPROC,      RLIMIT_NOFILE,   RLIMIT_MEMLOCK, RLIMIT_AS,     RLIMIT_LOCKS, RLIMIT_NICE,
-    RLIMIT_SIGPENDING, RLIMIT_MSGQUEUE, RLIMIT_RTPRIO,  RLIMIT_RTTIME,
-};
-
-int svdir_reset_limits(void)
-{
-	int rc = 0;
-	for (size_t i = 0; i < sizeof limit_res / sizeof limit_res[0]; i++) {
-		struct rlimit want, have;
-		if (getrlimit(limit_res[i], &have) == -1)
-			continue;
-		if (prlimit(1, limit_res[i], NULL, &want) == -1) {
-			/* Not root: pid 1's limits are not ours to read. At least open files. */
-			if (limit_res[i] != RLIMIT_NOFILE)
-				continue;
-			want.rlim_cur = SVDIR_NOFILE_MIN;
-			want.rlim_max = have.rlim_max;
-		}
-		if (want.rlim_cur == have.rlim_cur && want.rlim_max == have.rlim_max)
-			continue;
-		if (setrlimit(limit_res[i], &want) == 0)
-			continue;
-		/* Without the privilege to raise a hard limit: as close as it allows. */
-		if (want.rlim_cur > have.rlim_max)
-			want.rlim_cur = have.rlim_max;
-		want.rlim_max = have.rlim_max;
-		if (setrlimit(limit_res[i], &want) == -1)
-			rc = -1;
-	}
-	return rc;
-}
-
 /* In the child: become `gitlab-ctl [--root R] runsvdir` with a clean environment. */
 static void exec_wrapper(const struct ctl *ctl, int logfd)
 {
@@ -119,7 +83,7 @@ static void exec_wrapper(const struct ctl *ctl, int logfd)
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	/* The caller's shell limits (ulimit -n 10) are not the services'. */
-	svdir_reset_limits();
+	rlimits_reset();
 
 	/* Like Omnibus' runsvdir-start (env - PATH=$PATH): services inherit nothing else. */
 	char path_env[4096], datadir_env[PATH_MAX + 32], svwait_env[64];
@@ -151,6 +115,28 @@ static void exec_wrapper(const struct ctl *ctl, int logfd)
 	execve(ctl->self, argv, envp);
 	dprintf(2, "gitlab-ctl: cannot exec %s: %s\n", ctl->self, strerror(errno));
 	_exit(127);
+}
+
+/* The last line of the wrapper's log, for an error message. */
+static const char *last_line(const char *log, char *buf, size_t len)
+{
+	strlcpy(buf, "no message", len);
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return buf;
+	char tail[512];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof tail - 1 ? end - (off_t)sizeof tail + 1 : 0;
+	ssize_t n = pread(fd, tail, sizeof tail - 1, from);
+	close(fd);
+	if (n <= 0)
+		return buf;
+	tail[n] = '\0';
+	while (n > 0 && tail[n - 1] == '\n')
+		tail[--n] = '\0';
+	char *nl = strrchr(tail, '\n');
+	strlcpy(buf, nl ? nl + 1 : tail, len);
+	return buf;
 }
 
 /*
@@ -228,8 +214,10 @@ int svdir_ensure_until(const struct ctl *ctl, long deadline)
 			/* It lost a race with another starter: fine if that one now runs. */
 			if (svdir_running(ctl, &pid) == 1)
 				return 0;
-			warnx("runsvdir did not start (exit status %d); see %s",
-			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+			char last[512];
+			warnx("runsvdir did not start (exit status %d): %s; see %s",
+			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+			      last_line(log, last, sizeof last), log);
 			return -1;
 		}
 		if (mono_ms() - t0 > START_TIMEOUT_MS) {
@@ -590,8 +578,12 @@ int svdir_run(const struct ctl *ctl)
 		warn("cannot become a child subreaper; stop will not wait for services");
 	/* Started by hand from a shell: its limits are not the services'. Under an init
 	 * system (our parent is pid 1, or systemd's INVOCATION_ID), its unit's limits are. */
-	if (getppid() != 1 && getenv("INVOCATION_ID") == NULL && svdir_reset_limits() == -1)
-		warn("runsvdir: cannot reset resource limits");
+	if (getppid() != 1 && getenv("INVOCATION_ID") == NULL && rlimits_reset() == -1)
+		warn("runsvdir: cannot reset every resource limit to pid 1's");
+	if (rlimits_nofile_low() == -1) {
+		pidfile_remove(pfh);
+		return 1;
+	}
 	long wait_s;
 	const char *errstr;
 	if (sv_wait_seconds(&wait_s, &errstr) == -1)

@@ -52,17 +52,6 @@ int svdir_ensure(const struct ctl *ctl);
  */
 int svdir_ensure_until(const struct ctl *ctl, long deadline);
 
-/*
- * Reset every resource limit (RLIMIT_NOFILE, NPROC, STACK, CORE, ...) to
- * pid 1's, the system's defaults, so that runsvdir and the services never
- * run with the limits of whoever typed the command (`ulimit -n 10`).
- * Without the privilege to read pid 1's limits, only the soft RLIMIT_NOFILE
- * is raised to SVDIR_NOFILE_MIN (or the hard limit). 0, or -1 if some
- * limit could not be set.
- */
-#define SVDIR_NOFILE_MIN 1024
-int svdir_reset_limits(void);
-
 /* Ask runsvdir to rescan now instead of within 5 s. 0, or -1 with errno (ESRCH: not running). */
 int svdir_nudge(const struct ctl *ctl);
 
