@@ -50,12 +50,15 @@
 #include "commands.h"
 #include "pending.h"
 #include "runit.h"
+#include "spawn.h"
 #include "svdir.h"
 #include "template.h"
 #include "tree.h"
 
-#define LOCK_WAIT_S 60
-#define POLL_MS     5
+#define LOCK_WAIT_S  60
+#define POLL_MS      100 /* at most, between looks: waits wake on supervise/ changes */
+#define CHECK_MS     50  /* readiness check: 50 ms, doubling to 500 ms */
+#define CHECK_MAX_MS 500
 
 /* Why a service is restarted: its run script, env or config changed. */
 #define WHY_RUN     0x1u
@@ -517,7 +520,7 @@ static int wait_supervised(struct recon *r, const struct plan *p, bool nudge, lo
 			svdir_nudge(r->ctl);
 			next_nudge = now + 100;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(p->sv_dir, POLL_MS);
 	}
 }
 
@@ -547,7 +550,7 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 			      p->svc->def->name, what, buf, p->svc->log_dir);
 			return -1;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(p->sv_dir, POLL_MS);
 	}
 }
 
@@ -560,7 +563,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 {
 	struct sv_status st0;
 	const char *name = p->svc->def->name;
-	long t0 = mono_ms();
+	long t0 = mono_ms(), step = CHECK_MS;
 	if (sv_read_status(p->sv_dir, &st0) == -1)
 		return 0;
 	for (;;) {
@@ -576,7 +579,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 		}
 		if (!p->has_check)
 			return 0;
-		if (sv_check(p->sv_dir, true) == 1) {
+		if (sv_check_until(p->sv_dir, SPAWN_NULL, deadline) == 1) {
 			if (r->ctl->verbose)
 				fprintf(stderr, "%s: check passed after %ld ms\n", name,
 				        mono_ms() - t0);
@@ -587,7 +590,8 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 			      (long)st0.pid, p->sv_dir);
 			return -1;
 		}
-		sleep_ms(20);
+		sleep_ms(step < deadline - mono_ms() ? step : deadline - mono_ms());
+		step = step * 2 < CHECK_MAX_MS ? step * 2 : CHECK_MAX_MS;
 	}
 }
 
@@ -626,7 +630,7 @@ static int disable_one(struct recon *r, const char *link)
 			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
 			return -1;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(target, POLL_MS);
 	}
 	return 0;
 }

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "envcheck.h"
+#include "envdir.h"
 
 bool envcheck_name(const char *name)
 {
@@ -491,6 +493,14 @@ int envcheck_var(const char *name, const char *value, struct loc loc, struct dia
 		        name);
 		return -1;
 	}
+	size_t len = strlen(name) + 1 + strlen(value) + 1;
+	if (len > ENVCHECK_MAX_ARG_STRLEN) {
+		diag_at(d, DIAG_ERR, loc,
+		        "%s: the variable is %zu bytes as NAME=value; execve refuses more than %d "
+		        "(MAX_ARG_STRLEN), so the service could never start",
+		        name, len, ENVCHECK_MAX_ARG_STRLEN);
+		return -1;
+	}
 	/*
 	 * Newlines are fine: our envdir files hold the value byte for byte and
 	 * exec reads them whole (unlike runit's envdir, which stops at one).
@@ -520,12 +530,47 @@ static bool ratio(const struct kvlist *env, const char *name, double *v)
 #define MAX_RATIO  "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"
 #define GOAL_RATIO "RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO"
 
+/*
+ * The whole environment as execve sees it: at most ENVDIR_MAX_VARS variables
+ * (what `gitlab-ctl exec` reads from an envdir), and strings plus pointers
+ * within the kernel's ARG_MAX less a reserve for argv and the base env.
+ */
+static int check_execve_size(const struct kvlist *env, envcheck_locfn where, void *ctx,
+                             struct diags *d)
+{
+	if (env->n + ENVCHECK_BASE_VARS > ENVDIR_MAX_VARS) {
+		diag_at(d, DIAG_ERR, where(env->v[env->n - 1].name, ctx),
+		        "%zu environment variables: with the base environment that is more than "
+		        "the %d a service can be started with",
+		        env->n, ENVDIR_MAX_VARS);
+		return -1;
+	}
+	long arg_max = sysconf(_SC_ARG_MAX);
+	if (arg_max <= 0)
+		arg_max = ENVCHECK_MAX_ARG_STRLEN;
+	size_t total = 0, big = 0;
+	for (size_t i = 0; i < env->n; i++) {
+		size_t len = strlen(env->v[i].name) + strlen(env->v[i].value) + 2;
+		total += len + sizeof(char *);
+		if (len > strlen(env->v[big].name) + strlen(env->v[big].value) + 2)
+			big = i;
+	}
+	if (env->n > 0 && total + ENVCHECK_ARGV_RESERVE > (size_t)arg_max) {
+		diag_at(d, DIAG_ERR, where(env->v[big].name, ctx),
+		        "the environment is %zu bytes (largest: %s); execve accepts %ld bytes of "
+		        "arguments and environment together (ARG_MAX)",
+		        total, env->v[big].name, arg_max);
+		return -1;
+	}
+	return 0;
+}
+
 int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d)
 {
 	double min = GC_MIN_RATIO_DEFAULT, max = GC_MAX_RATIO_DEFAULT, goal;
 	bool have_min = ratio(env, MIN_RATIO, &min);
 	bool have_max = ratio(env, MAX_RATIO, &max);
-	int rc = 0;
+	int rc = check_execve_size(env, where, ctx, d);
 
 	/* Ruby reads MAX with MIN as its exclusive lower bound, GOAL within (MIN, MAX]. */
 	if (have_max && max <= min) {
