@@ -13,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_config.h"
+#include "clock.h"
 #include "envcheck.h"
 #include "envdir.h"
+#include "spawn.h"
 
 bool envcheck_name(const char *name)
 {
@@ -406,8 +410,93 @@ static int je_value(const struct je_opt *o, const char *v, struct loc loc, struc
 	return 0;
 }
 
-/* jemalloc's malloc_conf_next(): key chars [A-Za-z0-9_], ':', value up to ',' */
+/*
+ * Ask the jemalloc that services preload: /bin/true run with only
+ * LD_PRELOAD=<it> and MALLOC_CONF=abort_conf:true,<value> (fixed argv, no
+ * shell) aborts with "<jemalloc>: Invalid conf pair: k:v" on its stderr for
+ * anything this build of jemalloc refuses. 1 accepted, 0 refused (its first
+ * complaint in msg), -1 when it could not be asked. Cached per value: a
+ * run checks every service's env.
+ */
+#define JE_CACHE 16
+static int je_ask(const char *value, char *msg, size_t len)
+{
+	static struct {
+		char *value;
+		int rc;
+		char msg[160];
+	} cache[JE_CACHE];
+	static size_t ncache;
+	for (size_t i = 0; i < ncache; i++)
+		if (strcmp(cache[i].value, value) == 0) {
+			strlcpy(msg, cache[i].msg, len);
+			return cache[i].rc;
+		}
+	if (access(GITLAB_CTL_JEMALLOC, R_OK) == -1 || access("/bin/true", X_OK) == -1)
+		return -1;
+	char *env[3] = {NULL, NULL, NULL};
+	char *argv[] = {"true", NULL};
+	int fd = memfd_create("jemalloc-conf", MFD_CLOEXEC), rc = -1;
+	if (fd == -1 || asprintf(&env[0], "LD_PRELOAD=%s", GITLAB_CTL_JEMALLOC) == -1 ||
+	    asprintf(&env[1], "MALLOC_CONF=abort_conf:true,%s", value) == -1)
+		goto out;
+	struct spawn sp = {.envp = env, .out = SPAWN_NULL, .err = fd, .deadline = mono_ms() + 5000};
+	int st = spawn_wait("/bin/true", argv, &sp);
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *je = strstr(buf, "<jemalloc>: ");
+	if (st == 0 && strstr(buf, "ld.so") == NULL) {
+		rc = 1; /* ld.so complaining means jemalloc was not loaded: not an answer */
+		msg[0] = '\0';
+	} else if (st != -1 && je != NULL) {
+		rc = 0;
+		je += strlen("<jemalloc>: ");
+		snprintf(msg, len, "%.*s", (int)strcspn(je, "\n"), je);
+	}
+	if (rc != -1 && ncache < JE_CACHE && (cache[ncache].value = strdup(value)) != NULL) {
+		cache[ncache].rc = rc;
+		strlcpy(cache[ncache++].msg, msg, sizeof cache[0].msg);
+	}
+out:
+	if (fd != -1)
+		close(fd);
+	free(env[0]);
+	free(env[1]);
+	return rc;
+}
+
+/*
+ * The jemalloc that will be preloaded is the authority on its options; the
+ * table above (jemalloc 5.3's) is used only when it cannot be run.
+ */
+static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d);
+
 static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
+{
+	char msg[160];
+	if (value[0] == '\0')
+		return 0;
+	int ok = je_ask(value, msg, sizeof msg);
+	if (ok == 1)
+		return 0;
+	if (ok == 0) {
+		const char *pair = "Invalid conf pair: ";
+		if (strncmp(msg, pair, strlen(pair)) == 0)
+			diag_at(d, DIAG_ERR, loc,
+			        "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
+			        (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair),
+			        GITLAB_CTL_JEMALLOC, msg);
+		else
+			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s",
+			        GITLAB_CTL_JEMALLOC, msg);
+		return -1;
+	}
+	return check_malloc_conf_table(value, loc, d);
+}
+
+/* jemalloc's malloc_conf_next(): key chars [A-Za-z0-9_], ':', value up to ',' */
+static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d)
 {
 	int rc = 0;
 	const char *p = value;
