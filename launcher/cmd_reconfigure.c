@@ -111,7 +111,8 @@ struct recon {
 	size_t ndisable;
 	int accounts;
 	int updated;
-	long wait_ms; /* SVWAIT */
+	long wait_ms;  /* SVWAIT */
+	long deadline; /* mono_ms() by which every wait of converge ends: one SVWAIT in all */
 	struct timespec t0;
 	struct pending pd; /* restarts owed, on disk (pending.h) */
 };
@@ -622,7 +623,7 @@ static int disable_one(struct recon *r, const char *link)
 		warn("%s: cannot control runsv", name);
 		return -1;
 	}
-	long deadline = mono_ms() + r->wait_ms;
+	long deadline = r->deadline;
 	while (sv_live(target) == SV_LIVE_OK) {
 		if (mono_ms() > deadline) {
 			char buf[256];
@@ -778,11 +779,12 @@ static int converge(struct recon *r)
 	time_t mtime_before = 0;
 	bool linked = false;
 
+	r->deadline = mono_ms() + r->wait_ms;
 	if (running == -1)
 		warn("cannot check runsvdir");
 	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
-	if (running == SVDIR_STOPPING &&
-	    (svdir_ensure(r->ctl) == -1 || (running = svdir_running(r->ctl, &wpid)) != 1))
+	if (running == SVDIR_STOPPING && (svdir_ensure_until(r->ctl, r->deadline) == -1 ||
+	                                  (running = svdir_running(r->ctl, &wpid)) != 1))
 		return -1;
 	svdir_mtime(r->service_dir, &mtime_before);
 	for (size_t k = 0; k < r->np; k++)
@@ -817,10 +819,10 @@ static int converge(struct recon *r)
 		printf("start runsvdir for %s\n", r->service_dir);
 		fflush(stdout);
 	}
-	if (svdir_ensure(r->ctl) == -1)
+	if (svdir_ensure_until(r->ctl, r->deadline) == -1)
 		return -1;
 
-	long deadline = mono_ms() + r->wait_ms;
+	long deadline = r->deadline;
 	for (size_t k = 0; k < r->np; k++) {
 		struct plan *p = &r->p[k];
 		if (p->was_live) {
