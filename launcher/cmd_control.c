@@ -402,7 +402,7 @@ static bool any_supervised(const struct ctl *ctl)
  * coming.
  */
 static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, size_t n,
-                              long deadline)
+                              long *deadline, long wait_ms)
 {
 	bool missing = false;
 	pid_t pid;
@@ -410,12 +410,14 @@ static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, siz
 	for (size_t i = 0; i < n; i++)
 		missing |= jobs[i].dir[0] != '\0' && sv_live(jobs[i].dir) != SV_LIVE_OK;
 	if (!missing && running != SVDIR_STOPPING)
-		return deadline;
+		return *deadline;
 	if (running != 1 && (running == SVDIR_STOPPING || !any_supervised(ctl)) &&
-	    svdir_ensure_until(ctl, deadline) == -1)
+	    svdir_ensure(ctl) == -1)
 		return 0;
+	if (running == SVDIR_STOPPING) /* SVWAIT counts from the new wrapper */
+		*deadline = mono_ms() + wait_ms;
 	svdir_nudge(ctl);
-	return deadline;
+	return *deadline;
 }
 
 /* sv's control(): send acts unless already wanted. 1 sent/skipped, 0 failed (reported). */
@@ -583,7 +585,7 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 			failed++;
 		}
 	}
-	long await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, deadline) : 0;
+	long await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, &deadline, wait * 1000L) : 0;
 	for (size_t i = 0; i < sel.n; i++) {
 		struct job *j = &jobs[i];
 		if (j->dir[0] == '\0')

@@ -783,9 +783,10 @@ static int converge(struct recon *r)
 	if (running == -1)
 		warn("cannot check runsvdir");
 	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
-	if (running == SVDIR_STOPPING && (svdir_ensure_until(r->ctl, r->deadline) == -1 ||
-	                                  (running = svdir_running(r->ctl, &wpid)) != 1))
+	if (running == SVDIR_STOPPING &&
+	    (svdir_ensure(r->ctl) == -1 || (running = svdir_running(r->ctl, &wpid)) != 1))
 		return -1;
+	r->deadline = mono_ms() + r->wait_ms;
 	svdir_mtime(r->service_dir, &mtime_before);
 	for (size_t k = 0; k < r->np; k++)
 		r->p[k].was_live = sv_live(r->p[k].sv_dir) == SV_LIVE_OK;
@@ -819,7 +820,7 @@ static int converge(struct recon *r)
 		printf("start runsvdir for %s\n", r->service_dir);
 		fflush(stdout);
 	}
-	if (svdir_ensure_until(r->ctl, r->deadline) == -1)
+	if (svdir_ensure(r->ctl) == -1)
 		return -1;
 
 	long deadline = r->deadline;

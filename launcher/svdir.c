@@ -26,8 +26,9 @@
 #define SVDIR_LOG        "runsvdir.log"
 #define START_TIMEOUT_MS 5000
 #define STOPPING_MARK    "stopping"
-#define SWEEP_MS         1000 /* how often the wrapper looks for orphans */
-#define MAX_SWEEP        64   /* orphans remembered between sweeps */
+#define STOPPING_WAIT_MS (150 * 1000) /* a stopping wrapper's own bound is its SVWAIT */
+#define SWEEP_MS         1000         /* how often the wrapper looks for orphans */
+#define MAX_SWEEP        64           /* orphans remembered between sweeps */
 #define DEFAULT_PATH     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int svdir_running(const struct ctl *ctl, pid_t *pid)
@@ -144,8 +145,9 @@ static const char *last_line(const char *log, char *buf, size_t len)
  * it has exited (lock released), so that a new one can be started, instead
  * of taking it for a running supervisor. 0 when it is gone, -1 at deadline.
  */
-static int wait_stopped(const struct ctl *ctl, pid_t pid, long deadline)
+static int wait_stopped(const struct ctl *ctl, pid_t pid)
 {
+	long deadline = mono_ms() + STOPPING_WAIT_MS;
 	printf("runsvdir (pid %ld) is stopping; waiting for it to exit\n", (long)pid);
 	fflush(stdout);
 	for (long step = 10;; step = step < 200 ? step * 2 : 200) {
@@ -164,15 +166,6 @@ static int wait_stopped(const struct ctl *ctl, pid_t pid, long deadline)
 
 int svdir_ensure(const struct ctl *ctl)
 {
-	long wait_s;
-	const char *errstr;
-	if (sv_wait_seconds(&wait_s, &errstr) == -1)
-		wait_s = SV_WAIT_DEFAULT;
-	return svdir_ensure_until(ctl, mono_ms() + wait_s * 1000L);
-}
-
-int svdir_ensure_until(const struct ctl *ctl, long deadline)
-{
 	pid_t pid;
 	char var[PATH_MAX], log[PATH_MAX];
 	if (ctl_var_dir(ctl, var, sizeof var) == -1) {
@@ -182,7 +175,7 @@ int svdir_ensure_until(const struct ctl *ctl, long deadline)
 	int r = svdir_running(ctl, &pid);
 	if (r == 1)
 		return 0;
-	if (r == SVDIR_STOPPING && wait_stopped(ctl, pid, deadline) == -1)
+	if (r == SVDIR_STOPPING && wait_stopped(ctl, pid) == -1)
 		return -1;
 	if (r == -1 || tree_mkdirs(var, 0755) == -1 ||
 	    (size_t)snprintf(log, sizeof log, "%s/%s", var, SVDIR_LOG) >= sizeof log) {

@@ -41,16 +41,14 @@ int svdir_running(const struct ctl *ctl, pid_t *pid);
 
 /*
  * Start the wrapper detached (new session, output appended to
- * <var>/runsvdir.log) unless it runs, and wait until it holds its pidfile.
+ * <var>/runsvdir.log, the system's resource limits) unless it runs, and wait
+ * until it holds its pidfile. A wrapper that is stopping is first waited for
+ * until it exits (announced on stdout; like the reconfigure lock, a wait of
+ * its own, at most 150 s: the stopping wrapper kills what is left after its
+ * SVWAIT), then a new one is started: callers count their SVWAIT from then.
  * Prints its own errors (warnx). Returns 0, or -1.
  */
 int svdir_ensure(const struct ctl *ctl);
-
-/*
- * The same with a deadline (mono_ms()); svdir_ensure uses SVWAIT. A wrapper
- * that is stopping is waited for until it exits, then a new one started.
- */
-int svdir_ensure_until(const struct ctl *ctl, long deadline);
 
 /* Ask runsvdir to rescan now instead of within 5 s. 0, or -1 with errno (ESRCH: not running). */
 int svdir_nudge(const struct ctl *ctl);

@@ -85,6 +85,20 @@ S2=$(status_pid "$STB/supervise/status")
 [ "$S2" != 0 ] && [ "$S2" != "$S" ] || fail "stubborn not running again under the new wrapper"
 note "reconfigure waited for wrapper $W, started $W2; stubborn $S killed, now $S2"
 
+# --- start during the shutdown window: the same ------------------------------------------------
+kill -TERM "$W2"
+until_true 50 grep -q stopping "$PIDFILE" || note "no stopping mark in the pidfile"
+alive "$W2" || fail "the wrapper $W2 exited at once: no shutdown window to test"
+out=$(ctl start 2>&1) || fail "start during the shutdown window failed: $out"
+wait_gone "$W2" 50 || fail "start returned while the old wrapper $W2 still runs: $out"
+W3=$(head -n 1 "$PIDFILE")
+[ -n "$W3" ] && [ "$W3" != "$W2" ] && alive "$W3" || fail "no new wrapper after start: $out"
+printf '%s\n' "$out" | grep -q '^ok: run: stubborn: ' || fail "start did not bring stubborn up: $out"
+alive "$S2" && fail "the TERM-ignoring service $S2 survived its wrapper"
+S2=$(status_pid "$STB/supervise/status")
+note "start waited for wrapper $W2, started $W3"
+W2=$W3
+
 # --- the wrapper stops: nothing of its tree is left --------------------------------------------
 E2=$(status_pid "$EXP/supervise/status")
 EL2=$(status_pid "$EXP/log/supervise/status")
