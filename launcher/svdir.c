@@ -500,8 +500,9 @@ static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long g
 		if (!*stopping && mono_ms() >= next_sweep) {
 			pid_t kids[4];
 			int n = proc_children(getpid(), kids, 4);
-			/* The common case costs one read: runsvdir is our only child. */
-			if (n > 1 || (n == 1 && kids[0] != child) || sw.n > 0)
+			/* The common case costs one read: runsvdir is our only child. Without
+			 * /proc/PID/task/TID/children (n == -1), the full scan. */
+			if (n != 1 || kids[0] != child || sw.n > 0)
 				sweep(&sw, child, true, false);
 			next_sweep = mono_ms() + SWEEP_MS;
 		}
