@@ -476,7 +476,8 @@ static void kill_group(struct out *o, const struct job *j)
 static bool signal_report(struct out *o, const struct job *j, const struct op *op,
                           const struct sv_status *st, time_t now)
 {
-	bool ok = st->state == SV_RUN && st->pid != 0;
+	/* Down before the signal: nothing was signalled, and that is fine (as sv says). */
+	bool ok = j->pid0 == 0 || (st->state == SV_RUN && st->pid != 0);
 	out_puts(o, ok ? "ok: " : "fail: ");
 	put_state(o, AT_FDCWD, j->dir, j->name, st, now);
 	if (st->pid != j->pid0 && j->pid0 != 0)

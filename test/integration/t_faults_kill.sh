@@ -99,7 +99,7 @@ converge_after() {
 for kind in rename fsync control status; do
 	n=1
 	max=40
-	[ $kind = status ] && max=4
+	[ $kind = status ] && max=2
 	while [ $n -le $max ] && converge_after $kind $n; do
 		n=$((n + 1))
 	done
