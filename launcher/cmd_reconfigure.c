@@ -698,8 +698,9 @@ static int refresh(const struct recon *r, struct plan *p, long deadline)
 
 static unsigned owed_of(unsigned why)
 {
-	unsigned what = 0;
-	if (why & (WHY_RUN | WHY_ENV | WHY_CONFIG))
+	unsigned what = (why & WHY_RUN ? PENDING_RUN : 0) | (why & WHY_ENV ? PENDING_ENV : 0) |
+	                (why & WHY_CONFIG ? PENDING_CONFIG : 0);
+	if (what != 0)
 		what |= PENDING_RESTART;
 	if (why & WHY_LOGRUN)
 		what |= PENDING_LOG_RESTART;
@@ -710,8 +711,11 @@ static unsigned owed_of(unsigned why)
 
 static unsigned why_of_owed(unsigned what)
 {
-	return (what & PENDING_RESTART ? WHY_RUN | WHY_ENV | WHY_CONFIG : 0) |
-	       (what & PENDING_LOG_RESTART ? WHY_LOGRUN : 0) |
+	unsigned why = (what & PENDING_RUN ? WHY_RUN : 0) | (what & PENDING_ENV ? WHY_ENV : 0) |
+	               (what & PENDING_CONFIG ? WHY_CONFIG : 0);
+	if ((what & PENDING_RESTART) && why == 0)
+		why = WHY_RUN | WHY_ENV | WHY_CONFIG; /* a record without reasons */
+	return why | (what & PENDING_LOG_RESTART ? WHY_LOGRUN : 0) |
 	       (what & PENDING_LOG_RELOAD ? WHY_LOGCONF : 0);
 }
 

@@ -19,6 +19,9 @@ static const struct {
     {PENDING_RESTART, "restart"},
     {PENDING_LOG_RELOAD, "log-reload"},
     {PENDING_LOG_RESTART, "log-restart"},
+    {PENDING_RUN, "run"},
+    {PENDING_ENV, "env"},
+    {PENDING_CONFIG, "config"},
 };
 
 #define NWORDS (sizeof words / sizeof words[0])
@@ -192,7 +195,7 @@ const char *pending_text(unsigned what, char *buf, size_t len)
 {
 	static const char *const say[] = {"restart", "log reload", "log restart"};
 	buf[0] = '\0';
-	for (size_t i = 0; i < NWORDS; i++)
+	for (size_t i = 0; i < sizeof say / sizeof say[0]; i++)
 		if (what & words[i].bit) {
 			if (buf[0] != '\0')
 				strlcat(buf, ", ", len);

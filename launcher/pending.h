@@ -9,7 +9,8 @@
  * even when the tree shows no difference.
  *
  * Layout: <install>/var/pending/<service>, one file per service holding
- * words ("restart", "log-reload", "log-restart"), written to a temp file,
+ * words ("restart", "log-reload", "log-restart", and the reasons "run",
+ * "env", "config"), written to a temp file,
  * fsync'd, renamed, and the directory fsync'd. The directory is root's,
  * 0700: only whoever runs reconfigure can owe or forgive work.
  */
@@ -25,7 +26,11 @@
 #define PENDING_RESTART     0x1u
 #define PENDING_LOG_RELOAD  0x2u
 #define PENDING_LOG_RESTART 0x4u
-#define PENDING_ALL         0x7u
+/* Why the restart is owed, so that the run that does it can say so. */
+#define PENDING_RUN    0x8u
+#define PENDING_ENV    0x10u
+#define PENDING_CONFIG 0x20u
+#define PENDING_ALL    0x3fu
 
 struct pending {
 	int dirfd; /* <install>/var/pending, -1 when not open */
@@ -51,7 +56,7 @@ int pending_clear(const struct pending *pd, const char *svc, unsigned what);
  */
 int pending_prune(const struct pending *pd, const char *const *names, size_t n);
 
-/* "restart, log reload" for messages. */
+/* "restart, log reload" for messages (the reasons are not named). */
 const char *pending_text(unsigned what, char *buf, size_t len);
 
 #endif

@@ -89,8 +89,14 @@ static void test_add_get_clear(void **state)
 	assert_int_equal(faccessat(pd.dirfd, "a", F_OK, 0), -1); /* no file once nothing is owed */
 
 	char buf[64];
-	assert_string_equal(pending_text(PENDING_RESTART | PENDING_LOG_RESTART, buf, sizeof buf),
-	                    "restart, log restart");
+	/* reasons are kept with the restart */
+	assert_int_equal(pending_add(&pd, "a", PENDING_RESTART | PENDING_ENV), 0);
+	assert_int_equal(pending_get(&pd, "a", &what), 0);
+	assert_int_equal(what, PENDING_RESTART | PENDING_ENV);
+	assert_int_equal(pending_clear(&pd, "a", PENDING_ALL), 0);
+	assert_string_equal(
+	    pending_text(PENDING_RESTART | PENDING_LOG_RESTART | PENDING_ENV, buf, sizeof buf),
+	    "restart, log restart");
 	/* names that would leave the directory are refused */
 	assert_int_equal(pending_add(&pd, "../x", PENDING_RESTART), -1);
 	assert_int_equal(pending_add(&pd, "", PENDING_RESTART), -1);
