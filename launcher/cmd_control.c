@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,7 +26,9 @@
 #include "catalog.h"
 #include "clock.h"
 #include "commands.h"
+#include "proctree.h"
 #include "runit.h"
+#include "spawn.h"
 #include "svdir.h"
 #include "svsel.h"
 #include "svtail.h"
@@ -236,27 +239,31 @@ struct op {
 	const char *name;
 	const char *acts; /* control bytes sent, and the states waited for (sv's acts) */
 	bool kill_on_timeout;
+	const char *signame; /* a plain signal: what happened to the pid is reported */
 };
 
 static const struct op ops[] = {
-    {"start", "u", false}, {"stop", "d", false}, {"restart", "tcu", false},    {"once", "o", false},
-    {"kill", "k", false},  {"term", "t", false}, {"hup", "h", false},          {"int", "i", false},
-    {"usr1", "1", false},  {"usr2", "2", false}, {"graceful-kill", "d", true},
+    {"start", "u", false, NULL},        {"stop", "d", false, NULL},
+    {"restart", "tcu", false, NULL},    {"once", "o", false, NULL},
+    {"kill", "k", false, NULL},         {"term", "t", false, NULL},
+    {"hup", "h", false, "SIGHUP"},      {"int", "i", false, "SIGINT"},
+    {"usr1", "1", false, "SIGUSR1"},    {"usr2", "2", false, "SIGUSR2"},
+    {"graceful-kill", "d", true, NULL},
 };
+
+/* After a plain signal: how long a pid that dies of it has to show (bounded by SVWAIT). */
+#define SIGNAL_SETTLE_MS 500
 
 struct job {
 	const char *name;
 	char dir[PATH_MAX];
 	bool pending;
 	pid_t pgrp; /* graceful-kill: the service's own process group, 0 if none */
+	unsigned long long pgrp_start; /* its leader's start time: the group is still the same */
+	pid_t pid0;                    /* the pid before a signal was sent */
+	long settle;                   /* signals: report at this mono_ms() at the latest */
+	int errfd;                     /* the last check's stderr (memfd), -1 if none */
 };
-
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static int svwait(long *out)
 {
@@ -267,26 +274,53 @@ static int svwait(long *out)
 	return -1;
 }
 
-/* Polled many times while a service starts: its complaints only matter at the end. */
-static bool check_passes(const char *dir, bool quiet)
+/*
+ * Polled many times while a service starts, each run bounded by the
+ * command's deadline: its complaints (stderr, kept in a memfd) only matter
+ * if it never passes, and are shown then (show_check_errors).
+ */
+static bool check_passes(struct job *j, long deadline)
 {
-	int rc = sv_check(dir, quiet);
+	if (j->errfd == -1)
+		j->errfd = memfd_create("check-stderr", MFD_CLOEXEC);
+	if (j->errfd != -1 &&
+	    (ftruncate(j->errfd, 0) == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)) {
+		close(j->errfd);
+		j->errfd = -1;
+	}
+	int rc = sv_check_until(j->dir, j->errfd != -1 ? j->errfd : SPAWN_NULL, deadline);
+	if (rc == -1 && errno == ETIMEDOUT) {
+		if (j->errfd != -1)
+			dprintf(j->errfd, "%s/check: killed at the SVWAIT deadline\n", j->dir);
+		return false;
+	}
 	if (rc == -1)
-		warn("%s/check", dir);
+		warn("%s/check", j->dir);
 	return rc == 1;
 }
 
-/* Running, and its check passes: what a dependent waits for. */
-static bool ready_now(const char *dir)
+/* Running, and its check passes by the deadline: what a dependent waits for. */
+static bool ready_now(struct job *j, long deadline)
 {
 	struct sv_status st;
-	return dir[0] != '\0' && sv_read_status(dir, &st) == 0 && st.state == SV_RUN &&
-	       st.pid != 0 && check_passes(dir, true);
+	return j->dir[0] != '\0' && sv_read_status(j->dir, &st) == 0 && st.state == SV_RUN &&
+	       st.pid != 0 && check_passes(j, deadline);
+}
+
+static void show_check_errors(const struct job *j)
+{
+	char buf[4096];
+	ssize_t n;
+	if (j->errfd == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)
+		return;
+	while ((n = read(j->errfd, buf, sizeof buf)) > 0)
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
 }
 
 /* sv's check(): has every state asked for by acts been reached? */
-static bool reached(const char *dir, const char *acts, const struct sv_status *st,
-                    const struct timespec *tstart)
+static bool reached(struct job *j, const char *acts, const struct sv_status *st,
+                    const struct timespec *tstart, long deadline)
 {
 	bool changed = sv_status_since(st, tstart);
 	for (const char *a = acts; *a; a++) {
@@ -298,7 +332,7 @@ static bool reached(const char *dir, const char *acts, const struct sv_status *s
 		 */
 		case 'u':
 			if (st->pid == 0 || st->state != SV_RUN || st->want != 'u' ||
-			    !check_passes(dir, true))
+			    !check_passes(j, deadline))
 				return false;
 			break;
 		case 'd':
@@ -310,7 +344,7 @@ static bool reached(const char *dir, const char *acts, const struct sv_status *s
 			/* Restarted since we asked, unless it is meant to stay down. */
 			if (st->pid == 0 && st->want == 'd')
 				break;
-			if (!changed || st->pid == 0 || st->got_term || !check_passes(dir, true))
+			if (!changed || st->pid == 0 || st->got_term || !check_passes(j, deadline))
 				return false;
 			break;
 		case 'o':
@@ -321,7 +355,12 @@ static bool reached(const char *dir, const char *acts, const struct sv_status *s
 			if (st->pid != 0 && st->paused)
 				return false;
 			break;
-		default: /* plain signals: nothing to wait for */
+		default: /* plain signals: until the pid changes or the settle time is over */
+			if (st->pid == j->pid0 && st->state == SV_RUN && mono_ms() < j->settle)
+				return false;
+			if (st->pid != j->pid0 && (st->state != SV_RUN || st->pid == 0) &&
+			    mono_ms() < j->settle)
+				return false; /* it died: wait for runsv to start the next one */
 			break;
 		}
 	}
@@ -329,16 +368,15 @@ static bool reached(const char *dir, const char *acts, const struct sv_status *s
 }
 
 /* Wait for runsv to appear (runsvdir scans every few seconds). true when live. */
-static bool await_runsv(const char *dir, double limit)
+static bool await_runsv(const char *dir, long deadline)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 200) {
 		if (sv_live(dir) == SV_LIVE_OK)
 			return true;
-		if (since(&t0) >= limit)
+		long left = deadline - mono_ms();
+		if (left <= 0)
 			return false;
-		sleep_ms(ms);
+		sleep_ms(ms < left ? ms : left);
 	}
 }
 
@@ -366,27 +404,32 @@ static bool any_supervised(const struct ctl *ctl)
 
 /*
  * Starting a service that no runsv supervises: make sure runsvdir runs for
- * this root (the `gitlab-ctl runsvdir` wrapper, svdir.h) and ask it to rescan
- * now. Returns how long a job may then wait for its runsv: 0 when nothing
- * is coming.
+ * this root (the `gitlab-ctl runsvdir` wrapper, svdir.h; one that is
+ * stopping is waited for and replaced) and ask it to rescan now. Returns
+ * the deadline until which a job may wait for its runsv: 0 when nothing is
+ * coming.
  */
-static double ensure_supervisor(const struct ctl *ctl, const struct job *jobs, size_t n,
-                                double wait)
+static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, size_t n,
+                              long *deadline, long wait_ms)
 {
 	bool missing = false;
+	pid_t pid;
+	int running = svdir_running(ctl, &pid);
 	for (size_t i = 0; i < n; i++)
 		missing |= jobs[i].dir[0] != '\0' && sv_live(jobs[i].dir) != SV_LIVE_OK;
-	if (!missing)
-		return wait;
-	pid_t pid;
-	if (svdir_running(ctl, &pid) != 1 && !any_supervised(ctl) && svdir_ensure(ctl) == -1)
+	if (!missing && running != SVDIR_STOPPING)
+		return *deadline;
+	if (running != 1 && (running == SVDIR_STOPPING || !any_supervised(ctl)) &&
+	    svdir_ensure(ctl) == -1)
 		return 0;
+	if (running == SVDIR_STOPPING) /* SVWAIT counts from the new wrapper */
+		*deadline = mono_ms() + wait_ms;
 	svdir_nudge(ctl);
-	return wait;
+	return *deadline;
 }
 
 /* sv's control(): send acts unless already wanted. 1 sent/skipped, 0 failed (reported). */
-static int send_control(struct out *o, struct job *j, const struct op *op, double await)
+static int send_control(struct out *o, struct job *j, const struct op *op, long await)
 {
 	struct sv_status st;
 
@@ -394,8 +437,14 @@ static int send_control(struct out *o, struct job *j, const struct op *op, doubl
 		await_runsv(j->dir, await);
 	if (get_status(o, AT_FDCWD, j->dir, j->name, &st) != 1)
 		return 0;
-	if (op->kill_on_timeout && st.pid != 0 && getpgid(st.pid) == st.pid)
+	struct pstat leader;
+	if (op->kill_on_timeout && st.pid != 0 && getpgid(st.pid) == st.pid &&
+	    proc_stat(st.pid, &leader) == 0) {
 		j->pgrp = st.pid;
+		j->pgrp_start = leader.start;
+	}
+	j->pid0 = st.pid;
+	j->settle = mono_ms() + SIGNAL_SETTLE_MS;
 	/* Like sv: do not repeat an "up" or a "down" already asked for (and acted upon). */
 	if (st.want == op->acts[0] && (op->acts[0] != 'd' || st.got_term))
 		return 1;
@@ -410,26 +459,79 @@ static int send_control(struct out *o, struct job *j, const struct op *op, doubl
 	return 1;
 }
 
-/* What graceful-kill adds to stop: SIGKILL to what is left of the service's process group. */
+/*
+ * What graceful-kill adds to stop: SIGKILL to what is left of the service's
+ * process group, if that id still names the group we saw (its leader may
+ * have died and its pid been reused by another group's leader).
+ */
 static void kill_group(struct out *o, const struct job *j)
 {
 	if (j->pgrp <= 1 || j->pgrp == getpgrp() || kill(-j->pgrp, 0) == -1)
 		return;
+	if (!proc_group_is(j->pgrp, j->pgrp_start)) {
+		out_printf(o,
+		           "warning: %s: process group %ld now belongs to another process; not "
+		           "killing it\n",
+		           j->name, (long)j->pgrp);
+		return;
+	}
 	out_printf(o, "kill: %s: process group %ld still has processes, sending SIGKILL\n", j->name,
 	           (long)j->pgrp);
 	kill(-j->pgrp, SIGKILL);
 }
 
-/* Poll every pending job until done or SVWAIT; backs off from 5 ms to 100 ms. 0 or #failed. */
-static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op *op, double wait,
-                     const struct timespec *tstart, const struct timespec *t0)
+/* After a plain signal: the pid now running, and whether it is still the one signalled. */
+static bool signal_report(struct out *o, const struct job *j, const struct op *op,
+                          const struct sv_status *st, time_t now)
+{
+	/* Down before the signal: nothing was signalled, and that is fine (as sv says). */
+	bool ok = j->pid0 == 0 || (st->state == SV_RUN && st->pid != 0);
+	out_puts(o, ok ? "ok: " : "fail: ");
+	put_state(o, AT_FDCWD, j->dir, j->name, st, now);
+	if (st->pid != j->pid0 && j->pid0 != 0)
+		out_printf(o, " (%s: pid %ld exited on %s)", ok ? "restarted" : "died",
+		           (long)j->pid0, op->signame);
+	out_puts(o, "\n");
+	return ok;
+}
+
+/* One finished job: print sv's line, act on a timeout. 1 when it failed. */
+static int finish_job(struct out *o, struct job *j, const struct op *op, const struct sv_status *st,
+                      bool ok, time_t now)
+{
+	if (op->signame != NULL)
+		return !signal_report(o, j, op, st, now);
+	out_puts(o, ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ");
+	put_state(o, AT_FDCWD, j->dir, j->name, st, now);
+	out_puts(o, "\n");
+	if (!ok) {
+		if (op->kill_on_timeout)
+			sv_control(j->dir, 'k');
+		else if (strpbrk(op->acts, "utk") != NULL && st->state == SV_RUN && st->pid != 0 &&
+		         !st->got_term) {
+			/* running but not ready: what the check script said last time */
+			out_flush(o);
+			show_check_errors(j);
+		}
+	}
+	if (op->kill_on_timeout)
+		kill_group(o, j);
+	return !ok;
+}
+
+/*
+ * Poll every pending job until done or the deadline (SVWAIT from the start of
+ * the command, checks included); backs off from 10 ms to 250 ms, like sv's
+ * poll but quicker to notice. 0 or #failed.
+ */
+static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op *op, long deadline,
+                     const struct timespec *tstart)
 {
 	int failed = 0;
 	size_t pending = 0;
 	for (size_t i = 0; i < n; i++)
 		pending += jobs[i].pending;
-	for (long ms = 5; pending > 0; ms = ms < 100 ? ms * 2 : 100) {
-		bool late = since(t0) > wait;
+	for (long ms = 10; pending > 0; ms = ms < 250 ? ms * 2 : 250) {
 		time_t now = time(NULL);
 		for (size_t i = 0; i < n; i++) {
 			struct job *j = &jobs[i];
@@ -437,35 +539,17 @@ static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op 
 			if (!j->pending)
 				continue;
 			int r = get_status(o, AT_FDCWD, j->dir, j->name, &st);
-			bool ok = r == 1 && reached(j->dir, op->acts, &st, tstart);
-			if (r == 1 && !ok && !late)
+			bool ok = r == 1 && reached(j, op->acts, &st, tstart, deadline);
+			if (r == 1 && !ok && mono_ms() < deadline)
 				continue;
 			j->pending = false;
 			pending--;
-			if (r != 1) {
-				failed++;
-				continue;
-			}
-			out_puts(o, ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ");
-			put_state(o, AT_FDCWD, j->dir, j->name, &st, now);
-			out_puts(o, "\n");
-			if (!ok) {
-				failed++;
-				if (op->kill_on_timeout)
-					sv_control(j->dir, 'k');
-				else if (strpbrk(op->acts, "utk") != NULL && st.state == SV_RUN &&
-				         st.pid != 0 && !st.got_term) {
-					/* running but not ready: let the check script say why */
-					out_flush(o);
-					check_passes(j->dir, false);
-				}
-			}
-			if (op->kill_on_timeout)
-				kill_group(o, j);
+			failed += r != 1 ? 1 : finish_job(o, j, op, &st, ok, now);
 		}
 		out_flush(o);
-		if (pending > 0)
-			sleep_ms(ms);
+		long left = deadline - mono_ms();
+		if (pending > 0 && left > 0)
+			sleep_ms(ms < left ? ms : left);
 	}
 	return failed;
 }
@@ -498,20 +582,21 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 		warn("out of memory");
 		return 1;
 	}
-	struct timespec tstart, t0;
+	struct timespec tstart;
 	clock_gettime(CLOCK_REALTIME, &tstart);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long deadline = mono_ms() + wait * 1000L; /* one deadline for the whole command */
 	int failed = 0;
 	for (size_t i = 0; i < sel.n; i++) {
 		struct job *j = &jobs[i];
 		j->name = sel.names[i];
+		j->errfd = -1;
 		if (svsel_path(&sel, j->name, false, j->dir, sizeof j->dir) == -1) {
 			out_printf(&o, "fail: %s: %s\n", j->name, sv_strerror(errno));
 			j->dir[0] = '\0';
 			failed++;
 		}
 	}
-	double await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, (double)wait) : 0;
+	long await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, &deadline, wait * 1000L) : 0;
 	bool *up = calloc(sel.n + 1, sizeof *up); /* per job: up and ready after its wave */
 	/* Dependencies first (stop: dependents first), one wave at a time (svsel_order). */
 	for (size_t w = 0, end; w < sel.n; w = end) {
@@ -526,18 +611,21 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 				failed += dep != NULL;
 				continue;
 			}
-			j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
+			j->pending = send_control(&o, j, op, await) == 1;
 			failed += !j->pending;
 		}
 		out_flush(&o);
-		failed += wait_jobs(&o, jobs + w, end - w, op, (double)wait, &tstart, &t0);
+		failed += wait_jobs(&o, jobs + w, end - w, op, deadline, &tstart);
 		for (size_t i = w; up && i < end; i++)
-			up[i] = ready_now(jobs[i].dir);
+			up[i] = ready_now(&jobs[i], deadline);
 	}
 	out_flush(&o);
 	if (failed && starts(op))
 		svtail_failed(ctl, sel.names, sel.n, stderr);
 	free(up);
+	for (size_t i = 0; i < sel.n; i++)
+		if (jobs[i].errfd != -1)
+			close(jobs[i].errfd);
 	free(jobs);
 	svsel_free(&sel);
 	return failed ? 1 : 0;
@@ -552,7 +640,9 @@ static int cmp_str(const void *a, const void *b)
 
 static bool enabled(const struct svsel *sel, const char *name)
 {
-	return bsearch(&name, sel->names, sel->n, sizeof *sel->names, cmp_str) != NULL;
+	/* no <install>/service yet: names is NULL, which bsearch must not get */
+	return sel->n > 0 &&
+	       bsearch(&name, sel->names, sel->n, sizeof *sel->names, cmp_str) != NULL;
 }
 
 int cmd_service_list(const struct ctl *ctl, int argc, char **argv)

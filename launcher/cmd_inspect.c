@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "attrs.h"
+#include "build_config.h"
 #include "catalog.h"
 #include "commands.h"
 #include "envdir.h"
@@ -127,7 +128,8 @@ static void env_dir_of(const struct ctl *ctl, const struct svc *s, const char *n
 	if (s != NULL && s->env_dir != NULL) {
 		if (strlcpy(out, s->env_dir, len) >= len)
 			out[0] = '\0'; /* a cut path would name another directory */
-	} else if (ctl_path(ctl, out, len, "/opt/gitlab/etc", name, "env", (char *)NULL) == -1)
+	} else if (ctl_path(ctl, out, len, GITLAB_CTL_INSTALL_DIR, "etc", name, "env",
+	                    (char *)NULL) == -1)
 		out[0] = '\0';
 }
 

@@ -48,6 +48,7 @@
 #include "catalog.h"
 #include "clock.h"
 #include "commands.h"
+#include "pending.h"
 #include "ready.h"
 #include "runit.h"
 #include "svdir.h"
@@ -58,7 +59,7 @@
 #include "trust.h"
 
 #define LOCK_WAIT_S 60
-#define POLL_MS     5
+#define POLL_MS     100 /* at most, between looks: waits wake on supervise/ changes */
 
 /* Why a service is restarted: its run script, env or config changed. */
 #define WHY_RUN     0x1u
@@ -125,8 +126,10 @@ struct recon {
 	size_t ndisable;
 	int accounts;
 	int updated;
-	long wait_ms; /* SVWAIT */
+	long wait_ms;  /* SVWAIT */
+	long deadline; /* mono_ms() by which every wait of converge ends: one SVWAIT in all */
 	struct timespec t0;
+	struct pending pd; /* restarts owed, on disk (pending.h) */
 };
 
 /* ---- rendering ------------------------------------------------------------------------- */
@@ -601,7 +604,7 @@ static int wait_supervised(struct recon *r, const struct plan *p, bool nudge, lo
 			svdir_nudge(r->ctl);
 			next_nudge = now + 100;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(p->sv_dir, POLL_MS);
 	}
 }
 
@@ -632,7 +635,7 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(p->sv_dir, POLL_MS);
 	}
 }
 
@@ -867,7 +870,7 @@ static int disable_one(struct recon *r, const char *link)
 		warn("%s: cannot control runsv", name);
 		return -1;
 	}
-	long deadline = mono_ms() + r->wait_ms;
+	long deadline = r->deadline;
 	while (sv_live(target) == SV_LIVE_OK) {
 		if (mono_ms() > deadline) {
 			char buf[256];
@@ -875,7 +878,7 @@ static int disable_one(struct recon *r, const char *link)
 			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
 			return -1;
 		}
-		sleep_ms(POLL_MS);
+		sv_wait_change(target, POLL_MS);
 	}
 	return 0;
 }
@@ -978,6 +981,87 @@ static const struct plan *failed_dep(const struct recon *r, const struct plan *p
 	return NULL;
 }
 
+/* ---- pending work (pending.h) ---------------------------------------------------------- */
+
+static unsigned owed_of(unsigned why)
+{
+	unsigned what = (why & WHY_RUN ? PENDING_RUN : 0) | (why & WHY_ENV ? PENDING_ENV : 0) |
+	                (why & WHY_CONFIG ? PENDING_CONFIG : 0);
+	if (what != 0)
+		what |= PENDING_RESTART;
+	if (why & WHY_LOGRUN)
+		what |= PENDING_LOG_RESTART;
+	else if (why & WHY_LOGCONF)
+		what |= PENDING_LOG_RELOAD;
+	return what;
+}
+
+static unsigned why_of_owed(unsigned what)
+{
+	unsigned why = (what & PENDING_RUN ? WHY_RUN : 0) | (what & PENDING_ENV ? WHY_ENV : 0) |
+	               (what & PENDING_CONFIG ? WHY_CONFIG : 0);
+	if ((what & PENDING_RESTART) && why == 0)
+		why = WHY_RUN | WHY_ENV | WHY_CONFIG; /* a record without reasons */
+	return why | (what & PENDING_LOG_RESTART ? WHY_LOGRUN : 0) |
+	       (what & PENDING_LOG_RELOAD ? WHY_LOGCONF : 0);
+}
+
+/*
+ * Before anything is published: take over what earlier runs left owed, and
+ * record durably what this run's changes will owe, so that a kill or a failed
+ * write later on leaves the next run knowing which restarts to do.
+ */
+static int pending_begin(struct recon *r)
+{
+	if (pending_open(r->ctl, &r->pd, true) == -1) {
+		warn("cannot open %s", r->pd.dir);
+		return -1;
+	}
+	const char **names = calloc(r->np ? r->np : 1, sizeof *names);
+	unsigned *why = calloc(r->np ? r->np : 1, sizeof *why);
+	if (names == NULL || why == NULL)
+		err(1, NULL);
+	for (size_t k = 0; k < r->np; k++)
+		names[k] = r->p[k].svc->def->name;
+	if (pending_prune(&r->pd, names, r->np) == -1)
+		warn("cannot clean %s", r->pd.dir);
+	for (size_t k = 0; k < r->t.nc; k++) {
+		const struct tnode *n = &r->t.v[r->t.c[k].node];
+		if (n->svc >= 0)
+			why[n->svc] |= why_of(n->role);
+	}
+	int rc = 0;
+	for (size_t k = 0; k < r->np && rc == 0; k++) {
+		struct plan *p = &r->p[k];
+		unsigned owed;
+		char text[64];
+		if (pending_get(&r->pd, names[k], &owed) == -1) {
+			warn("cannot read %s/%s", r->pd.dir, names[k]);
+			rc = -1;
+		} else if (owed != 0) {
+			printf("%s: an earlier run left a %s to do\n", names[k],
+			       pending_text(owed, text, sizeof text));
+			p->why |= why_of_owed(owed);
+		}
+		if (rc == 0 && owed_of(why[k]) != 0 &&
+		    pending_add(&r->pd, names[k], owed_of(why[k])) == -1) {
+			warn("cannot record pending work in %s/%s", r->pd.dir, names[k]);
+			rc = -1;
+		}
+	}
+	free(names);
+	free(why);
+	fflush(stdout);
+	return rc;
+}
+
+/* The service runs its new files (or is down and will at its start): nothing is owed. */
+static void pending_done(struct recon *r, const struct plan *p)
+{
+	if (pending_clear(&r->pd, p->svc->def->name, PENDING_ALL) == -1)
+		warn("cannot update %s/%s", r->pd.dir, p->svc->def->name);
+}
+
 /* Write the tree's changes; enable links only for `wave` (-1: everything but links). */
 static int apply_changes(struct recon *r, int wave, bool *linked)
 {
@@ -993,6 +1077,7 @@ static int apply_changes(struct recon *r, int wave, bool *linked)
 			warn("cannot write %s%s", r->t.errpath, r->t.errwhy);
 			return -1;
 		}
+		r->updated++; /* counted when written, not when planned */
 		if (n->svc >= 0)
 			r->p[n->svc].why |= why_of(n->role);
 		*linked |= enable;
@@ -1050,6 +1135,8 @@ static int converge_wave(struct recon *r, int wave, int *running, long deadline)
 		if (r1 == -1 || (p->ready && steps_after(r, p, deadline) == -1)) {
 			p->failed = true;
 			rc = -1;
+		} else {
+			pending_done(r, p); /* runs its new files, or is down and will at its start */
 		}
 	}
 	return rc;
@@ -1060,15 +1147,22 @@ static int converge(struct recon *r)
 	int rc = 0, maxwave = 0;
 	pid_t wpid;
 	int running = svdir_running(r->ctl, &wpid);
-	long deadline = mono_ms() + r->wait_ms; /* one deadline for the whole run */
 	bool linked = false;
 
 	if (running == -1)
 		warn("cannot check runsvdir");
+	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
+	if (running == SVDIR_STOPPING &&
+	    (svdir_ensure(r->ctl) == -1 || (running = svdir_running(r->ctl, &wpid)) != 1))
+		return -1;
+	r->deadline = mono_ms() + r->wait_ms; /* one deadline for the whole run */
+	long deadline = r->deadline;
 	for (size_t k = 0; k < r->np; k++) {
 		r->p[k].was_live = sv_live(r->p[k].sv_dir) == SV_LIVE_OK;
 		maxwave = r->p[k].wave > maxwave ? r->p[k].wave : maxwave;
 	}
+	if (pending_begin(r) == -1)
+		return -1;
 	for (size_t k = 0; k < r->ndisable; k++)
 		if (disable_one(r, r->disable[k]) == -1)
 			rc = -1;
@@ -1212,7 +1306,8 @@ static int run_reconfigure(struct recon *r)
 		if (r->dry_run || r->show_diff)
 			tree_print_diff(&r->t, &r->t.c[k], stdout);
 	}
-	r->updated += r->accounts + (int)r->t.nc;
+	/* Files count when written (converge), not when planned. */
+	r->updated += r->accounts + (r->dry_run ? (int)r->t.nc : 0);
 	fflush(stdout);
 	if (r->dry_run) {
 		for (size_t k = 0; k < r->ndisable; k++)
@@ -1278,6 +1373,7 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 		return 2;
 	}
 	r.wait_ms = wait_s * 1000L;
+	r.pd.dirfd = -1;
 	diags_init(&r.d);
 	tree_init(&r.t);
 	int rc = run_reconfigure(&r);
@@ -1285,6 +1381,7 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 		plan_free(&r.p[k]);
 	free(r.p);
 	free(r.disable);
+	pending_close(&r.pd);
 	tree_free(&r.t);
 	attrs_free(&r.a);
 	catalog_free(&r.cat);

@@ -1,5 +1,6 @@
 /* Collected diagnostics, printed compiler-style with the source line and a caret. */
 #include <err.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,13 @@ static char *vformat(const char *fmt, va_list ap)
 	return msg;
 }
 
-/* The text of line `line` (1-based) of src, or NULL. */
-static char *line_of(const struct src *src, int line)
+/*
+ * The text of line `line` (1-based) of src around column *col, or NULL: at
+ * most DIAG_WINDOW bytes either side, "..." marking a cut, and *col moved to
+ * the column within what is returned. A 32 MiB one-line gitlab.rb is shown
+ * as one screen line, not copied and printed whole.
+ */
+static char *line_of(const struct src *src, int line, int *col)
 {
 	if (src == NULL || src->text == NULL || line < 1)
 		return NULL;
@@ -68,7 +74,20 @@ static char *line_of(const struct src *src, int line)
 	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 	if (n > 0 && p[n - 1] == '\r')
 		n--;
-	return xstrndup(p, n);
+	size_t c = *col > 0 ? (size_t)*col - 1 : 0, from = 0, to = n;
+	if (c > DIAG_WINDOW)
+		from = c - DIAG_WINDOW;
+	if (n - from > 2 * DIAG_WINDOW)
+		to = from + 2 * DIAG_WINDOW;
+	if (from == 0 && to == n)
+		return xstrndup(p, n);
+	char *w;
+	if (asprintf(&w, "%s%.*s%s", from ? "..." : "", (int)(to - from), p + from,
+	             to < n ? "..." : "") == -1)
+		err(1, "out of memory");
+	if (*col > 0)
+		*col -= (int)from - (from ? 3 : 0);
+	return w;
 }
 
 void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt, ...)
@@ -82,7 +101,8 @@ void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt
 		g->file = xstrndup(loc.src->name, strlen(loc.src->name));
 	g->line = loc.line;
 	g->col = loc.col;
-	g->srcline = line_of(loc.src, loc.line);
+	g->caret = loc.col;
+	g->srcline = line_of(loc.src, loc.line, &g->caret);
 }
 
 void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
@@ -97,17 +117,32 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
 	g->line = line;
 }
 
-/* Control bytes in a config line would garble the terminal; show them as '?'. */
+/*
+ * The line and a caret under col, built in memory and written at once
+ * (stderr is unbuffered: a byte at a time would be a system call each).
+ * Control bytes in a config line would garble the terminal: shown as '?'.
+ */
 static void print_srcline(FILE *fp, const char *line, int col)
 {
-	fputs("  ", fp);
+	size_t n = strlen(line);
+	char *buf = malloc(2 * n + 8);
+	if (buf == NULL)
+		err(1, "out of memory");
+	char *q = buf;
+	*q++ = ' ';
+	*q++ = ' ';
 	for (const char *p = line; *p; p++)
-		fputc(*p == '\t' || (unsigned char)*p >= 0x20 ? *p : '?', fp);
-	fputs("\n  ", fp);
+		*q++ = *p == '\t' || (unsigned char)*p >= 0x20 ? *p : '?';
+	*q++ = '\n';
+	*q++ = ' ';
+	*q++ = ' ';
 	/* Keep tabs so the caret lines up under tab-indented source. */
-	for (int i = 1; i < col && line[i - 1]; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', fp);
-	fputs("^\n", fp);
+	for (int i = 1; i < col && (size_t)i <= n; i++)
+		*q++ = line[i - 1] == '\t' ? '\t' : ' ';
+	*q++ = '^';
+	*q++ = '\n';
+	fwrite(buf, 1, (size_t)(q - buf), fp);
+	free(buf);
 }
 
 void diags_print(const struct diags *d, FILE *fp)
@@ -123,7 +158,7 @@ void diags_print(const struct diags *d, FILE *fp)
 			fprintf(fp, "%s: %s: %s\n", g->file, kind, g->msg);
 		else
 			fprintf(fp, "gitlab-ctl: %s: %s\n", kind, g->msg);
-		if (g->srcline && g->col > 0)
-			print_srcline(fp, g->srcline, g->col);
+		if (g->srcline && g->caret > 0)
+			print_srcline(fp, g->srcline, g->caret);
 	}
 }

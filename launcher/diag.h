@@ -13,6 +13,9 @@
 
 enum diag_sev { DIAG_WARN, DIAG_ERR };
 
+/* A long source line is shown this many bytes either side of the column. */
+#define DIAG_WINDOW 80
+
 /* A source buffer; diagnostics copy the offending line out of it for the caret. */
 struct src {
 	const char *name; /* file name as given by the user */
@@ -32,7 +35,8 @@ struct diag {
 	char *file;    /* may be NULL */
 	int line, col; /* 0 when unknown */
 	char *msg;
-	char *srcline; /* the source line, NULL when not known */
+	char *srcline; /* the source line (a window of it when long), NULL when not known */
+	int caret;     /* col within srcline */
 };
 
 struct diags {

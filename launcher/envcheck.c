@@ -13,9 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "build_config.h"
+#include "clock.h"
 #include "envcheck.h"
+#include "envdir.h"
+#include "spawn.h"
 
 bool envcheck_name(const char *name)
 {
@@ -404,8 +410,93 @@ static int je_value(const struct je_opt *o, const char *v, struct loc loc, struc
 	return 0;
 }
 
-/* jemalloc's malloc_conf_next(): key chars [A-Za-z0-9_], ':', value up to ',' */
+/*
+ * Ask the jemalloc that services preload: /bin/true run with only
+ * LD_PRELOAD=<it> and MALLOC_CONF=abort_conf:true,<value> (fixed argv, no
+ * shell) aborts with "<jemalloc>: Invalid conf pair: k:v" on its stderr for
+ * anything this build of jemalloc refuses. 1 accepted, 0 refused (its first
+ * complaint in msg), -1 when it could not be asked. Cached per value: a
+ * run checks every service's env.
+ */
+#define JE_CACHE 16
+static int je_ask(const char *value, char *msg, size_t len)
+{
+	static struct {
+		char *value;
+		int rc;
+		char msg[160];
+	} cache[JE_CACHE];
+	static size_t ncache;
+	for (size_t i = 0; i < ncache; i++)
+		if (strcmp(cache[i].value, value) == 0) {
+			strlcpy(msg, cache[i].msg, len);
+			return cache[i].rc;
+		}
+	if (access(GITLAB_CTL_JEMALLOC, R_OK) == -1 || access("/bin/true", X_OK) == -1)
+		return -1;
+	char *env[3] = {NULL, NULL, NULL};
+	char *argv[] = {"true", NULL};
+	int fd = memfd_create("jemalloc-conf", MFD_CLOEXEC), rc = -1;
+	if (fd == -1 || asprintf(&env[0], "LD_PRELOAD=%s", GITLAB_CTL_JEMALLOC) == -1 ||
+	    asprintf(&env[1], "MALLOC_CONF=abort_conf:true,%s", value) == -1)
+		goto out;
+	struct spawn sp = {.envp = env, .out = SPAWN_NULL, .err = fd, .deadline = mono_ms() + 5000};
+	int st = spawn_wait("/bin/true", argv, &sp);
+	char buf[1024];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *je = strstr(buf, "<jemalloc>: ");
+	if (st == 0 && strstr(buf, "ld.so") == NULL) {
+		rc = 1; /* ld.so complaining means jemalloc was not loaded: not an answer */
+		msg[0] = '\0';
+	} else if (st != -1 && je != NULL) {
+		rc = 0;
+		je += strlen("<jemalloc>: ");
+		snprintf(msg, len, "%.*s", (int)strcspn(je, "\n"), je);
+	}
+	if (rc != -1 && ncache < JE_CACHE && (cache[ncache].value = strdup(value)) != NULL) {
+		cache[ncache].rc = rc;
+		strlcpy(cache[ncache++].msg, msg, sizeof cache[0].msg);
+	}
+out:
+	if (fd != -1)
+		close(fd);
+	free(env[0]);
+	free(env[1]);
+	return rc;
+}
+
+/*
+ * The jemalloc that will be preloaded is the authority on its options; the
+ * table above (jemalloc 5.3's) is used only when it cannot be run.
+ */
+static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d);
+
 static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
+{
+	char msg[160];
+	if (value[0] == '\0')
+		return 0;
+	int ok = je_ask(value, msg, sizeof msg);
+	if (ok == 1)
+		return 0;
+	if (ok == 0) {
+		const char *pair = "Invalid conf pair: ";
+		if (strncmp(msg, pair, strlen(pair)) == 0)
+			diag_at(d, DIAG_ERR, loc,
+			        "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
+			        (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair),
+			        GITLAB_CTL_JEMALLOC, msg);
+		else
+			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s",
+			        GITLAB_CTL_JEMALLOC, msg);
+		return -1;
+	}
+	return check_malloc_conf_table(value, loc, d);
+}
+
+/* jemalloc's malloc_conf_next(): key chars [A-Za-z0-9_], ':', value up to ',' */
+static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d)
 {
 	int rc = 0;
 	const char *p = value;
@@ -491,6 +582,14 @@ int envcheck_var(const char *name, const char *value, struct loc loc, struct dia
 		        name);
 		return -1;
 	}
+	size_t len = strlen(name) + 1 + strlen(value) + 1;
+	if (len > ENVCHECK_MAX_ARG_STRLEN) {
+		diag_at(d, DIAG_ERR, loc,
+		        "%s: the variable is %zu bytes as NAME=value; execve refuses more than %d "
+		        "(MAX_ARG_STRLEN), so the service could never start",
+		        name, len, ENVCHECK_MAX_ARG_STRLEN);
+		return -1;
+	}
 	/*
 	 * Newlines are fine: our envdir files hold the value byte for byte and
 	 * exec reads them whole (unlike runit's envdir, which stops at one).
@@ -520,12 +619,47 @@ static bool ratio(const struct kvlist *env, const char *name, double *v)
 #define MAX_RATIO  "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"
 #define GOAL_RATIO "RUBY_GC_HEAP_FREE_SLOTS_GOAL_RATIO"
 
+/*
+ * The whole environment as execve sees it: at most ENVDIR_MAX_VARS variables
+ * (what `gitlab-ctl exec` reads from an envdir), and strings plus pointers
+ * within the kernel's ARG_MAX less a reserve for argv and the base env.
+ */
+static int check_execve_size(const struct kvlist *env, envcheck_locfn where, void *ctx,
+                             struct diags *d)
+{
+	if (env->n + ENVCHECK_BASE_VARS > ENVDIR_MAX_VARS) {
+		diag_at(d, DIAG_ERR, where(env->v[env->n - 1].name, ctx),
+		        "%zu environment variables: with the base environment that is more than "
+		        "the %d a service can be started with",
+		        env->n, ENVDIR_MAX_VARS);
+		return -1;
+	}
+	long arg_max = sysconf(_SC_ARG_MAX);
+	if (arg_max <= 0)
+		arg_max = ENVCHECK_MAX_ARG_STRLEN;
+	size_t total = 0, big = 0;
+	for (size_t i = 0; i < env->n; i++) {
+		size_t len = strlen(env->v[i].name) + strlen(env->v[i].value) + 2;
+		total += len + sizeof(char *);
+		if (len > strlen(env->v[big].name) + strlen(env->v[big].value) + 2)
+			big = i;
+	}
+	if (env->n > 0 && total + ENVCHECK_ARGV_RESERVE > (size_t)arg_max) {
+		diag_at(d, DIAG_ERR, where(env->v[big].name, ctx),
+		        "the environment is %zu bytes (largest: %s); execve accepts %ld bytes of "
+		        "arguments and environment together (ARG_MAX)",
+		        total, env->v[big].name, arg_max);
+		return -1;
+	}
+	return 0;
+}
+
 int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d)
 {
 	double min = GC_MIN_RATIO_DEFAULT, max = GC_MAX_RATIO_DEFAULT, goal;
 	bool have_min = ratio(env, MIN_RATIO, &min);
 	bool have_max = ratio(env, MAX_RATIO, &max);
-	int rc = 0;
+	int rc = check_execve_size(env, where, ctx, d);
 
 	/* Ruby reads MAX with MIN as its exclusive lower bound, GOAL within (MIN, MAX]. */
 	if (have_max && max <= min) {

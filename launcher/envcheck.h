@@ -11,12 +11,26 @@
 #include "attrs.h"
 #include "diag.h"
 
+/*
+ * The kernel's execve limits: one "NAME=value" string at most MAX_ARG_STRLEN
+ * (32 pages); all of argv and envp within sysconf(_SC_ARG_MAX), of which
+ * ENVCHECK_ARGV_RESERVE is kept for the command line and ENVCHECK_BASE_VARS
+ * variables for the base environment (PATH, HOME, LANG).
+ */
+#define ENVCHECK_MAX_ARG_STRLEN 131072
+#define ENVCHECK_ARGV_RESERVE   (64 * 1024)
+#define ENVCHECK_BASE_VARS      16
+
 bool envcheck_name(const char *name);
 
-/* Check one variable; problems are recorded at loc. Returns 0, or -1 if an error was recorded. */
+/* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
+ * or -1 if an error was recorded. */
 int envcheck_var(const char *name, const char *value, struct loc loc, struct diags *d);
 
-/* Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) over a computed env. */
+/*
+ * Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) and the
+ * execve limits on the count and total size, over a computed env.
+ */
 int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
 
 /*

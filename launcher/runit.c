@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "runit.h"
 #include "spawn.h"
 
@@ -239,6 +242,11 @@ const char *sv_strerror(int errnum)
 
 int sv_check(const char *dir, bool quiet)
 {
+	return sv_check_until(dir, quiet ? SPAWN_NULL : SPAWN_INHERIT, 0);
+}
+
+int sv_check_until(const char *dir, int errfd, long deadline)
+{
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path) {
 		errno = ENAMETOOLONG;
@@ -246,11 +254,32 @@ int sv_check(const char *dir, bool quiet)
 	}
 	if (access(path, X_OK) == -1)
 		return errno == ENOENT || errno == EACCES ? 1 : -1;
+	if (deadline != 0 && mono_ms() >= deadline)
+		return 0;
 	char *const argv[] = {"./check", NULL};
 	const struct spawn sp = {
-	    .dir = dir, .out = SPAWN_NULL, .err = quiet ? SPAWN_NULL : SPAWN_INHERIT};
+	    .dir = dir, .out = SPAWN_NULL, .err = errfd, .sane_limits = true, .deadline = deadline};
 	int rc = spawn_wait("./check", argv, &sp);
 	return rc == -1 ? -1 : rc == 0;
+}
+
+void sv_wait_change(const char *dir, long timeout_ms)
+{
+	char path[PATH_MAX];
+	if (timeout_ms <= 0)
+		return;
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (fd == -1 || subpath(path, sizeof path, dir, "supervise") == -1 ||
+	    inotify_add_watch(fd, path, IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_ATTRIB) ==
+	        -1) {
+		if (fd != -1)
+			close(fd);
+		sleep_ms(timeout_ms);
+		return;
+	}
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	poll(&p, 1, (int)timeout_ms);
+	close(fd);
 }
 
 int sv_wait_seconds(long *seconds, const char **errstr)

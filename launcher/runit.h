@@ -86,6 +86,22 @@ const char *sv_strerror(int errnum);
  */
 int sv_check(const char *dir, bool quiet);
 
+/*
+ * sv_check with a deadline (mono_ms()): a check still running then is killed
+ * (with its process group) and -1/ETIMEDOUT returned; a deadline already
+ * past runs nothing and returns 0. errfd: where its stderr goes (a
+ * descriptor, or SPAWN_NULL / SPAWN_INHERIT of spawn.h).
+ */
+int sv_check_until(const char *dir, int errfd, long deadline);
+
+/*
+ * Sleep until something changes in dir/supervise (runsv rewrites status on
+ * every state change) or timeout_ms passes, whichever is first: waits on
+ * inotify instead of polling. Without inotify or without supervise/ yet, it
+ * just sleeps timeout_ms.
+ */
+void sv_wait_change(const char *dir, long timeout_ms);
+
 #define SV_WAIT_DEFAULT 30
 #define SV_WAIT_MAX     86400
 

@@ -13,13 +13,17 @@
 struct spawn {
 	const char *dir;   /* chdir there first; NULL to stay */
 	char *const *envp; /* NULL: a minimal environment holding only a standard PATH */
-	int out, err; /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
-	bool search;  /* look the program up in PATH like execvp */
+	int out, err;     /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
+	bool search;      /* look the program up in PATH like execvp */
+	bool sane_limits; /* the system's resource limits, not ours (rlimits.h) */
+	long deadline;    /* mono_ms() time after which the program (its process group) is
+	                     killed and spawn_wait fails with ETIMEDOUT; 0: wait for ever */
 };
 
 /*
  * Returns the program's exit status, 128 + signal number when it was killed,
- * 127 when it could not be executed, or -1 with errno when fork or wait failed.
+ * 127 when it could not be executed, or -1 with errno when fork or wait failed
+ * (ETIMEDOUT: the deadline passed and the program was killed).
  */
 int spawn_wait(const char *path, char *const argv[], const struct spawn *sp);
 

@@ -16,13 +16,19 @@
 #include <bsd/libutil.h>
 
 #include "clock.h"
+#include "proctree.h"
+#include "rlimits.h"
+#include "runit.h"
 #include "svdir.h"
 #include "tree.h"
 
 #define SVDIR_PIDFILE    "runsvdir.pid"
 #define SVDIR_LOG        "runsvdir.log"
 #define START_TIMEOUT_MS 5000
-#define STOP_TIMEOUT_S   120 /* then SIGKILL; systemd TimeoutStopSec is 150 s */
+#define STOPPING_MARK    "stopping"
+#define STOPPING_WAIT_MS (150 * 1000) /* a stopping wrapper's own bound is its SVWAIT */
+#define SWEEP_MS         1000         /* how often the wrapper looks for orphans */
+#define MAX_SWEEP        64           /* orphans remembered between sweeps */
 #define DEFAULT_PATH     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int svdir_running(const struct ctl *ctl, pid_t *pid)
@@ -50,15 +56,17 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 		errno = e;
 		return -1;
 	}
-	char buf[32];
+	char buf[64];
 	ssize_t n = read(fd, buf, sizeof buf - 1);
 	close(fd);
+	bool stopping = false;
 	if (n > 0) {
 		buf[n] = '\0';
+		stopping = strstr(buf, "\n" STOPPING_MARK) != NULL;
 		buf[strcspn(buf, "\n")] = '\0';
 		*pid = (pid_t)strtonum(buf, 1, INT32_MAX, NULL);
 	}
-	return 1;
+	return stopping ? SVDIR_STOPPING : 1;
 }
 
 /* In the child: become `gitlab-ctl [--root R] runsvdir` with a clean environment. */
@@ -75,16 +83,26 @@ static void exec_wrapper(const struct ctl *ctl, int logfd)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
+	/* The caller's shell limits (ulimit -n 10) are not the services'. */
+	rlimits_reset();
 
 	/* Like Omnibus' runsvdir-start (env - PATH=$PATH): services inherit nothing else. */
-	char path_env[4096], datadir_env[PATH_MAX + 32];
+	char path_env[4096], datadir_env[PATH_MAX + 32], svwait_env[64];
 	const char *p = getenv("PATH");
 	snprintf(path_env, sizeof path_env, "PATH=%s", p && *p ? p : DEFAULT_PATH);
-	char *envp[3] = {path_env, NULL, NULL};
+	char *envp[4] = {path_env, NULL, NULL, NULL};
+	int ne = 1;
 	const char *dd = getenv("GITLAB_CTL_DATADIR");
 	if (dd != NULL && *dd) {
 		snprintf(datadir_env, sizeof datadir_env, "GITLAB_CTL_DATADIR=%s", dd);
-		envp[1] = datadir_env;
+		envp[ne++] = datadir_env;
+	}
+	/* The wrapper's stop deadline; it is not passed on to runsvdir. */
+	long wait_s;
+	const char *errstr;
+	if (getenv("SVWAIT") != NULL && sv_wait_seconds(&wait_s, &errstr) == 0) {
+		snprintf(svwait_env, sizeof svwait_env, "SVWAIT=%ld", wait_s);
+		envp[ne++] = svwait_env;
 	}
 	char *argv[5];
 	int i = 0;
@@ -100,14 +118,66 @@ static void exec_wrapper(const struct ctl *ctl, int logfd)
 	_exit(127);
 }
 
+/* The last line of the wrapper's log, for an error message. */
+static const char *last_line(const char *log, char *buf, size_t len)
+{
+	strlcpy(buf, "no message", len);
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return buf;
+	char tail[512];
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)sizeof tail - 1 ? end - (off_t)sizeof tail + 1 : 0;
+	ssize_t n = pread(fd, tail, sizeof tail - 1, from);
+	close(fd);
+	if (n <= 0)
+		return buf;
+	tail[n] = '\0';
+	while (n > 0 && tail[n - 1] == '\n')
+		tail[--n] = '\0';
+	char *nl = strrchr(tail, '\n');
+	strlcpy(buf, nl ? nl + 1 : tail, len);
+	return buf;
+}
+
+/*
+ * A wrapper that is stopping its services still holds its lock: wait until
+ * it has exited (lock released), so that a new one can be started, instead
+ * of taking it for a running supervisor. 0 when it is gone, -1 at deadline.
+ */
+static int wait_stopped(const struct ctl *ctl, pid_t pid)
+{
+	long deadline = mono_ms() + STOPPING_WAIT_MS;
+	printf("runsvdir (pid %ld) is stopping; waiting for it to exit\n", (long)pid);
+	fflush(stdout);
+	for (long step = 10;; step = step < 200 ? step * 2 : 200) {
+		pid_t p;
+		int r = svdir_running(ctl, &p);
+		if (r == 0)
+			return 0;
+		if (r == -1 || mono_ms() >= deadline) {
+			warnx("runsvdir (pid %ld) is still stopping its services; try again later",
+			      (long)pid);
+			return -1;
+		}
+		sleep_ms(step);
+	}
+}
+
 int svdir_ensure(const struct ctl *ctl)
 {
 	pid_t pid;
+	char var[PATH_MAX], log[PATH_MAX];
+	if (ctl_var_dir(ctl, var, sizeof var) == -1) {
+		warn("runsvdir: bad root");
+		return -1;
+	}
 	int r = svdir_running(ctl, &pid);
 	if (r == 1)
 		return 0;
-	char var[PATH_MAX], log[PATH_MAX];
-	if (r == -1 || ctl_var_dir(ctl, var, sizeof var) == -1 || tree_mkdirs(var, 0755) == -1 ||
+	if (r == SVDIR_STOPPING && wait_stopped(ctl, pid) == -1)
+		return -1;
+	if (r == -1 || tree_mkdirs(var, 0755) == -1 ||
 	    (size_t)snprintf(log, sizeof log, "%s/%s", var, SVDIR_LOG) >= sizeof log) {
 		warn("cannot check runsvdir state in %s", var);
 		return -1;
@@ -137,8 +207,10 @@ int svdir_ensure(const struct ctl *ctl)
 			/* It lost a race with another starter: fine if that one now runs. */
 			if (svdir_running(ctl, &pid) == 1)
 				return 0;
-			warnx("runsvdir did not start (exit status %d); see %s",
-			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), log);
+			char last[512];
+			warnx("runsvdir did not start (exit status %d): %s; see %s",
+			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+			      last_line(log, last, sizeof last), log);
 			return -1;
 		}
 		if (mono_ms() - t0 > START_TIMEOUT_MS) {
@@ -263,44 +335,124 @@ static void exec_runsvdir(const char *prog, const char *service_dir)
  */
 static void signal_children(int sig)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
-	FILE *fp = fopen(path, "re");
-	if (fp == NULL)
-		return;
-	long pid;
-	while (fscanf(fp, "%ld", &pid) == 1)
-		if (pid > 1)
-			kill((pid_t)pid, sig);
-	fclose(fp);
+	pid_t kids[256];
+	int n = proc_children(getpid(), kids, sizeof kids / sizeof kids[0]);
+	for (int i = 0; i < n && i < (int)(sizeof kids / sizeof kids[0]); i++)
+		if (kids[i] > 1)
+			kill(kids[i], sig);
 }
 
-/* After runsvdir exits on our HUP, its runsv's are ours (subreaper): wait for them all. */
-static void reap_all(const sigset_t *set)
+/* Processes the wrapper has told to stop, and since when (mono_ms). */
+struct sweep {
+	struct {
+		pid_t pid;
+		unsigned long long start;
+		long since;
+	} v[MAX_SWEEP];
+	size_t n;
+	long grace_ms; /* TERM, then KILL after this */
+};
+
+static long since_of(const struct sweep *sw, const struct pstat *ps)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->v[i].pid == ps->pid && sw->v[i].start == ps->start)
+			return sw->v[i].since;
+	return -1;
+}
+
+/*
+ * Stop what is left in the tree and says so in the log: processes first
+ * seen get TERM (and CONT), those still there after the grace get KILL.
+ * keep: runsvdir (while it runs), never touched. orphans_only: see
+ * proc_leftovers(). force: KILL at once.
+ */
+static void sweep(struct sweep *sw, pid_t keep, bool orphans_only, bool force)
+{
+	struct pstat *v;
+	size_t n;
+	if (proc_leftovers(getpid(), &keep, keep > 0, orphans_only, &v, &n) == -1) {
+		warn("runsvdir: cannot list leftover processes");
+		return;
+	}
+	long now = mono_ms();
+	struct sweep next = {.grace_ms = sw->grace_ms};
+	for (size_t i = 0; i < n; i++) {
+		const struct pstat *ps = &v[i];
+		long since = since_of(sw, ps);
+		if (force || (since != -1 && now - since >= sw->grace_ms)) {
+			warnx("runsvdir: killing pid %ld (%s, ppid %ld, pgrp %ld): still running "
+			      "%ld ms after TERM",
+			      (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp,
+			      since == -1 ? 0 : now - since);
+			kill(ps->pid, SIGKILL);
+			continue;
+		}
+		if (since == -1) {
+			warnx("runsvdir: stopping pid %ld (%s, ppid %ld, pgrp %ld) left in the "
+			      "service tree",
+			      (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp);
+			kill(ps->pid, SIGTERM);
+			kill(ps->pid, SIGCONT);
+			since = now;
+		}
+		if (next.n < MAX_SWEEP) {
+			next.v[next.n].pid = ps->pid;
+			next.v[next.n].start = ps->start;
+			next.v[next.n++].since = since;
+		}
+	}
+	free(v);
+	*sw = next;
+}
+
+/* Reap every exited child. true when none is left (ECHILD). */
+static bool reap(void)
+{
+	int st;
+	pid_t p;
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		;
+	return p == -1 && errno == ECHILD;
+}
+
+/*
+ * After runsvdir exits on our HUP, its runsv's are ours (subreaper): TERM
+ * them, so each stops its service, and wait for the tree to empty. A service
+ * that ignores TERM keeps its runsv waiting: at the grace (SVWAIT) everything
+ * left below us is killed, by pid, and named in the log.
+ */
+static void reap_all(const sigset_t *set, long grace_ms)
 {
 	long t0 = mono_ms();
-	bool killed = false;
+	struct sweep sw = {.grace_ms = grace_ms};
+	bool forced = false;
 	signal_children(SIGTERM);
-	for (;;) {
-		int st;
-		pid_t p;
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-			;
-		if (p == -1 && errno == ECHILD)
-			return;
+	while (!reap()) {
 		long ms = mono_ms() - t0;
-		if (!killed && ms > STOP_TIMEOUT_S * 1000L) {
-			warnx("runsvdir: services still running after %d s; killing them",
-			      STOP_TIMEOUT_S);
-			signal_children(SIGKILL);
-			killed = true;
-		} else if (killed && ms > (STOP_TIMEOUT_S + 5) * 1000L) {
-			warnx("runsvdir: children left after SIGKILL; exiting");
-			return;
+		if (ms >= grace_ms) {
+			if (!forced)
+				warnx("runsvdir: services still running after %ld ms; killing them",
+				      grace_ms);
+			sweep(&sw, 0, false, true);
+			if (forced && ms >= grace_ms + 10000) {
+				warnx("runsvdir: processes left after SIGKILL; exiting");
+				return;
+			}
+			forced = true;
 		}
 		struct timespec ts = {0, 100 * 1000000};
 		sigtimedwait(set, NULL, &ts);
 	}
+}
+
+/* Tell svdir_running() callers that this wrapper is on its way out. */
+static void mark_stopping(struct pidfh *pfh)
+{
+	int fd = pidfile_fileno(pfh);
+	if (fd == -1 || ftruncate(fd, 0) == -1 ||
+	    dprintf(fd, "%ld\n" STOPPING_MARK "\n", (long)getpid()) < 0)
+		warn("runsvdir: cannot mark the pidfile as stopping");
 }
 
 /* The pidfile, locked, with our pid in it; NULL after saying why not. */
@@ -332,14 +484,28 @@ static struct pidfh *take_pidfile(const char *pidfile)
 
 /*
  * Until runsvdir exits: SIGUSR1 nudges it, TERM/INT/HUP make it stop every
- * service (HUP, once). Returns its wait status; *stopping tells whether we
+ * service (HUP, once), and once a second orphans left by a runsv that died
+ * are stopped (sweep). Returns its wait status; *stopping tells whether we
  * asked it to stop.
  */
-static int supervise(pid_t child, const sigset_t *set, bool *stopping)
+static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long grace_ms,
+                     bool *stopping)
 {
 	int status = 0, logfd = -1;
+	struct sweep sw = {.grace_ms = grace_ms};
+	long next_sweep = mono_ms() + SWEEP_MS;
 	for (bool done = false; !done;) {
-		int sig = sigwaitinfo(set, NULL);
+		struct timespec ts = {SWEEP_MS / 1000, (SWEEP_MS % 1000) * 1000000L};
+		int sig = sigtimedwait(set, NULL, &ts);
+		if (!*stopping && mono_ms() >= next_sweep) {
+			pid_t kids[4];
+			int n = proc_children(getpid(), kids, 4);
+			/* The common case costs one read: runsvdir is our only child. Without
+			 * /proc/PID/task/TID/children (n == -1), the full scan. */
+			if (n != 1 || kids[0] != child || sw.n > 0)
+				sweep(&sw, child, true, false);
+			next_sweep = mono_ms() + SWEEP_MS;
+		}
 		if (sig == -1)
 			continue;
 		if (sig == SIGUSR1) {
@@ -347,8 +513,10 @@ static int supervise(pid_t child, const sigset_t *set, bool *stopping)
 			continue;
 		}
 		if (sig != SIGCHLD) {
-			if (!*stopping)
+			if (!*stopping) {
+				mark_stopping(pfh);
 				kill(child, SIGHUP);
+			}
 			*stopping = true;
 			continue;
 		}
@@ -402,6 +570,19 @@ int svdir_run(const struct ctl *ctl)
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		warn("cannot become a child subreaper; stop will not wait for services");
+	/* Started by hand from a shell: its limits are not the services'. Under an init
+	 * system (our parent is pid 1, or systemd's INVOCATION_ID), its unit's limits are. */
+	if (getppid() != 1 && getenv("INVOCATION_ID") == NULL && rlimits_reset() == -1)
+		warn("runsvdir: cannot reset every resource limit to pid 1's");
+	if (rlimits_nofile_low() == -1) {
+		pidfile_remove(pfh);
+		return 1;
+	}
+	long wait_s;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1)
+		wait_s = SV_WAIT_DEFAULT;
+	unsetenv("SVWAIT");
 
 	pid_t child = fork();
 	if (child == -1) {
@@ -415,13 +596,15 @@ int svdir_run(const struct ctl *ctl)
 	}
 
 	bool stopping = false;
-	int status = supervise(child, &set, &stopping);
+	int status = supervise(child, &set, pfh, wait_s * 1000L, &stopping);
 	/*
 	 * Whatever ended runsvdir, nothing it started outlives the wrapper: a
 	 * restarted wrapper's runsvdir would otherwise find runsv's it does not
 	 * know, holding their supervise locks.
 	 */
-	reap_all(&set);
+	if (!stopping)
+		mark_stopping(pfh);
+	reap_all(&set, wait_s * 1000L);
 	pidfile_remove(pfh);
 	if (stopping)
 		return 0;

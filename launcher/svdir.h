@@ -4,8 +4,13 @@
  * `gitlab-ctl runsvdir` (svdir_run) is the foreground wrapper that init
  * systems run: it holds <var>/runsvdir.pid locked with its own pid, runs
  * `runsvdir -P <install>/service 'log: ...'` as its child and, on TERM, INT
- * or HUP, sends HUP to runsvdir (which TERMs every runsv) and waits, as a
- * child subreaper, until every runsv has stopped its service and exited.
+ * or HUP, marks the pidfile "stopping", sends HUP to runsvdir (which TERMs
+ * every runsv) and waits, as a child subreaper, until every runsv has
+ * stopped its service and exited; after SVWAIT (default 30 s) it kills what
+ * is left of its tree (a service ignoring TERM, its svlogd), by pid, and logs
+ * each kill to <var>/runsvdir.log. While running, it looks once a second for
+ * orphans a dead runsv left (adopted by it as subreaper; an old exporter
+ * would hold the port and the log lock): TERM, then KILL after SVWAIT.
  *
  * Rescans: runit 2.1.2's runsvdir looks at the service directory only every
  * 5 s, sleeps 1 s more before a scan when the directory changed within the
@@ -26,12 +31,21 @@
 
 #include "ctl.h"
 
-/* Is the wrapper running for this root? 1 (its pid in *pid, 0 if not yet written), 0, or -1. */
+/*
+ * Is the wrapper running for this root? 1 (its pid in *pid, 0 if not yet
+ * written), SVDIR_STOPPING (it is stopping its services and will exit: not a
+ * supervisor to rely on), 0, or -1.
+ */
+#define SVDIR_STOPPING 2
 int svdir_running(const struct ctl *ctl, pid_t *pid);
 
 /*
  * Start the wrapper detached (new session, output appended to
- * <var>/runsvdir.log) unless it runs, and wait until it holds its pidfile.
+ * <var>/runsvdir.log, the system's resource limits) unless it runs, and wait
+ * until it holds its pidfile. A wrapper that is stopping is first waited for
+ * until it exits (announced on stdout; like the reconfigure lock, a wait of
+ * its own, at most 150 s: the stopping wrapper kills what is left after its
+ * SVWAIT), then a new one is started: callers count their SVWAIT from then.
  * Prints its own errors (warnx). Returns 0, or -1.
  */
 int svdir_ensure(const struct ctl *ctl);

@@ -3,8 +3,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -201,16 +203,27 @@ static void test_malloc_conf(void **state)
 	BAD("MALLOC_CONF", "bogus:1");
 	BAD("MALLOC_CONF", "background_thread:yes");
 	BAD("MALLOC_CONF", "narenas:0");
-	BAD("MALLOC_CONF", "narenas:-1");
+	OK("MALLOC_CONF",
+	   "narenas:-1"); /* the installed jemalloc takes it (the 5.3 table did not) */
 	BAD("MALLOC_CONF", "thp:sometimes");
-	BAD("MALLOC_CONF", "stats_print_opts:Z");
+	OK("MALLOC_CONF", "stats_print_opts:Z"); /* jemalloc ignores unknown letters */
 	BAD("MALLOC_CONF", "lg_extent_max_active_fit:65");
 	BAD("MALLOC_CONF", "dirty_decay_ms:0,"); /* ends with comma */
 	BAD("MALLOC_CONF", "dirty_decay_ms");    /* key without value */
 	BAD("MALLOC_CONF", "dirty_decay_ms=0");  /* wrong separator */
 	BAD("MALLOC_CONF", ":0");                /* empty key */
 	BAD("MALLOC_CONF", "dirty_decay_ms:0,,tcache:true");
-	WARN_ONLY("MALLOC_CONF", "tcache_nslots_large:5000"); /* jemalloc clips it */
+	OK("MALLOC_CONF", "tcache_nslots_large:5000"); /* jemalloc clips it silently */
+
+	/* the installed jemalloc's own words, at the value's location */
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_var("MALLOC_CONF", "tcache:false,bogus:1", L, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "Invalid conf pair: bogus:1"));
+	assert_non_null(strstr(d.v[0].msg, GITLAB_CTL_JEMALLOC));
+	assert_int_equal(d.v[0].line, 7);
+	diags_free(&d);
 }
 
 static void test_ld_preload(void **state)
@@ -236,12 +249,100 @@ static void test_ld_preload(void **state)
 	diags_free(&d);
 }
 
+/* The kernel's execve limits: MAX_ARG_STRLEN per NAME=value, the count, the total. */
+static void test_execve_limits(void **state)
+{
+	(void)state;
+	size_t room = ENVCHECK_MAX_ARG_STRLEN - strlen("BIG=") - 1;
+	char *v = malloc(room + 2);
+	assert_non_null(v);
+	memset(v, 'x', room + 1);
+	v[room] = '\0';
+	OK("BIG", v); /* exactly 131072 bytes with "BIG=" and the NUL */
+	v[room] = 'x';
+	v[room + 1] = '\0';
+	BAD("BIG", v);
+	free(v);
+
+	/* too many variables, each small */
+	struct kvlist env = {0};
+	size_t n = 1100;
+	env.v = calloc(n, sizeof *env.v);
+	assert_non_null(env.v);
+	char names[1100][8];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names[i], sizeof names[i], "V%04zu", i);
+		env.v[i].name = names[i];
+		env.v[i].value = "x";
+	}
+	struct diags d;
+	diags_init(&d);
+	env.n = n;
+	assert_int_equal(envcheck_env(&env, L, &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "1100 environment variables"));
+	diags_free(&d);
+	diags_init(&d);
+	env.n = 100;
+	assert_int_equal(envcheck_env(&env, L, &d), 0);
+	diags_free(&d);
+
+	/* a total over ARG_MAX: values each under MAX_ARG_STRLEN */
+	char *big = malloc(100001);
+	assert_non_null(big);
+	memset(big, 'y', 100000);
+	big[100000] = '\0';
+	size_t many = (size_t)sysconf(_SC_ARG_MAX) / 100000 + 2;
+	assert_true(many < n);
+	for (size_t i = 0; i < many; i++)
+		env.v[i].value = big;
+	env.n = many;
+	diags_init(&d);
+	assert_int_equal(envcheck_env(&env, L, &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "ARG_MAX"));
+	diags_free(&d);
+	free(big);
+	free(env.v);
+}
+
+/* A huge one-line file: the diagnostic shows a window around the column, caret under it. */
+static void test_diag_window(void **state)
+{
+	(void)state;
+	size_t len = 4 * 1024 * 1024;
+	char *text = malloc(len + 1);
+	assert_non_null(text);
+	memset(text, 'a', len);
+	text[len] = '\0';
+	text[3000000] = 'Z';
+	struct src src = {"huge.rb", text, len};
+	struct loc at = {&src, 1, 3000001};
+	struct diags d;
+	diags_init(&d);
+	diag_at(&d, DIAG_ERR, at, "bad");
+	assert_true(strlen(d.v[0].srcline) <= 2 * DIAG_WINDOW + 6);
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *fp = open_memstream(&out, &outlen);
+	assert_non_null(fp);
+	diags_print(&d, fp);
+	fclose(fp);
+	assert_non_null(strstr(out, "huge.rb:1:3000001: error: bad"));
+	/* the caret sits under the Z */
+	char *line = strchr(out, '\n') + 1, *caret = strchr(line, '\n') + 1;
+	size_t col = (size_t)(strchr(caret, '^') - caret);
+	assert_int_equal(line[col], 'Z');
+	free(out);
+	diags_free(&d);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),       cmocka_unit_test(test_gc_sizes),
-	    cmocka_unit_test(test_gc_doubles),  cmocka_unit_test(test_gc_cross),
-	    cmocka_unit_test(test_malloc_conf), cmocka_unit_test(test_ld_preload),
+	    cmocka_unit_test(test_names),         cmocka_unit_test(test_gc_sizes),
+	    cmocka_unit_test(test_gc_doubles),    cmocka_unit_test(test_gc_cross),
+	    cmocka_unit_test(test_malloc_conf),   cmocka_unit_test(test_ld_preload),
+	    cmocka_unit_test(test_execve_limits), cmocka_unit_test(test_diag_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "clock.h"
 #include "runit.h"
+#include "spawn.h"
 
 #define FIXTURES SRCDIR "/test/fixtures/runit-status"
 
@@ -245,6 +248,48 @@ static void test_live_read_control(void **state)
 	rmdir(tmpdir);
 }
 
+/* A check that hangs is killed at the deadline, with what it started; a past deadline runs none. */
+static void test_check_deadline(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_runit_check.XXXXXX", path[PATH_MAX], pidf[PATH_MAX];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/check", dir);
+	snprintf(pidf, sizeof pidf, "%s/child", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\nsleep 1000 &\necho $! >%s\nwait\n", pidf);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+
+	long t0 = mono_ms();
+	errno = 0;
+	assert_int_equal(sv_check_until(dir, SPAWN_NULL, t0 + 300), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	assert_true(mono_ms() - t0 < 10000); /* not the sleep's 1000 s */
+	fp = fopen(pidf, "r");
+	assert_non_null(fp);
+	long child = 0;
+	assert_int_equal(fscanf(fp, "%ld", &child), 1);
+	fclose(fp);
+	/* the check's own child went with it (its process group) */
+	for (int i = 0; i < 100 && kill((pid_t)child, 0) == 0; i++)
+		sleep_ms(20);
+	assert_int_equal(kill((pid_t)child, 0), -1);
+
+	unlink(pidf);
+	assert_int_equal(sv_check_until(dir, SPAWN_NULL, mono_ms() - 1), 0);
+	assert_int_equal(access(pidf, F_OK), -1); /* nothing was run */
+
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\nexit 0\n");
+	fclose(fp);
+	assert_int_equal(sv_check_until(dir, SPAWN_NULL, mono_ms() + 10000), 1);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_strerror(void **state)
 {
 	(void)state;
@@ -263,6 +308,7 @@ int main(void)
 	    cmocka_unit_test(test_format_flags),
 	    cmocka_unit_test(test_live_read_control),
 	    cmocka_unit_test(test_strerror),
+	    cmocka_unit_test(test_check_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,48 @@
+/*
+ * proctree: processes by parentage and process group, read from
+ * /proc/PID/stat, never by name. Used to find what is left of a service
+ * tree (orphans adopted by the runsvdir wrapper, a service's process group)
+ * and to make sure a group id still means the group that was seen.
+ */
+#ifndef GITLAB_CTL_PROCTREE_H
+#define GITLAB_CTL_PROCTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct pstat {
+	pid_t pid, ppid, pgrp, sid;
+	unsigned long long start; /* clock ticks after boot: with pid, names a process */
+	char comm[32];
+};
+
+/* Fields of /proc/PID/stat. 0, or -1 with errno (ENOENT/ESRCH when gone). */
+int proc_stat(pid_t pid, struct pstat *ps);
+
+/* Parse the text of a stat file (exposed for tests). 0, or -1 (EBADMSG). */
+int proc_stat_parse(const char *text, struct pstat *ps);
+
+/*
+ * Is pgrp still the process group whose leader started at leader_start?
+ * True when the leader still runs with that start time, or when no process
+ * has pid pgrp (a group id is only reused by a new process with that pid
+ * becoming a leader, which would show up here). 1, 0.
+ */
+int proc_group_is(pid_t pgrp, unsigned long long leader_start);
+
+/* Direct children of pid (one read of /proc/PID/task/PID/children). Count, or -1. */
+int proc_children(pid_t pid, pid_t *out, size_t cap);
+
+/*
+ * What is left below `root` to stop, as a malloc'd list in *out (*n):
+ * root's children other than skip[0..nskip), every descendant of those, and
+ * every other member of their process groups. With orphans_only, only
+ * children that are orphans adopted by root as subreaper: a child whose
+ * process group leader is gone or is itself such a child (a daemon's
+ * double-forked child of a live service is not one). 0, or -1 with errno.
+ */
+int proc_leftovers(pid_t root, const pid_t *skip, size_t nskip, bool orphans_only,
+                   struct pstat **out, size_t *n);
+
+#endif
