@@ -1136,7 +1136,8 @@ static int converge_wave(struct recon *r, int wave, int *running, long deadline)
 			p->failed = true;
 			rc = -1;
 		} else {
-			pending_done(r, p); /* runs its new files, or is down and will at its start */
+			pending_done(r,
+			             p); /* runs its new files, or is down and will at its start */
 		}
 	}
 	return rc;

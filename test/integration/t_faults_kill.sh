@@ -12,6 +12,13 @@ command -v strace >/dev/null || fail "strace is needed (scripts/setup installs i
 DATA=$T_ROOT/data
 mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/templates" "$DATA/"
+# The light service's own config template: the exporter's needs the other services.
+cat >"$DATA/templates/light.yml" <<'EOF2'
+server:
+  name: {{yaml server_name}}
+  listen_address: {{yaml listen_address}}
+  listen_port: {{int listen_port}}
+EOF2
 cat >"$DATA/sv/light.conf" <<'EOF2'
 name = "light";
 config_name = "light";
@@ -30,7 +37,7 @@ env = { };
 base_env = { PATH = "/usr/bin:/bin"; };
 command = [ "/bin/sh", "-c", "exec sleep 100000" ];
 templates = (
-  { src = "gitlab-exporter.yml"; dest = "{{home}}/light.yml"; mode = "0600"; owner = "service"; }
+  { src = "light.yml"; dest = "{{home}}/light.yml"; mode = "0600"; owner = "service"; }
 );
 EOF2
 export GITLAB_CTL_DATADIR=$DATA
