@@ -16,6 +16,7 @@
 #include <bsd/libutil.h>
 
 #include "clock.h"
+#include "sdunit.h"
 #include "svdir.h"
 #include "tree.h"
 
@@ -106,6 +107,9 @@ int svdir_ensure(const struct ctl *ctl)
 	int r = svdir_running(ctl, &pid);
 	if (r == 1)
 		return 0;
+	int unit = r == 0 ? sdunit_start(ctl, svdir_running) : 0;
+	if (unit != 0)
+		return unit == 1 ? 0 : -1;
 	char var[PATH_MAX], log[PATH_MAX];
 	if (r == -1 || ctl_var_dir(ctl, var, sizeof var) == -1 || tree_mkdirs(var, 0755) == -1 ||
 	    (size_t)snprintf(log, sizeof log, "%s/%s", var, SVDIR_LOG) >= sizeof log) {
@@ -394,11 +398,11 @@ int svdir_run(const struct ctl *ctl)
 	}
 	struct pidfh *pfh = take_pidfile(pidfile);
 	if (pfh == NULL)
-		return 1;
+		return svdir_running(ctl, &(pid_t){0}) == 1 ? SDUNIT_EXIT_RUNNING : 1;
 	if (find_runsvdir(prog, sizeof prog) == -1) {
 		warnx("runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit)");
 		pidfile_remove(pfh);
-		return 1;
+		return SDUNIT_EXIT_CONFIG;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		warn("cannot become a child subreaper; stop will not wait for services");
