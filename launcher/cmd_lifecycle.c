@@ -407,8 +407,9 @@ static int proc_start_ns(pid_t pid, long long *ns)
 	const char *p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
 	unsigned long long ticks = 0;
 	if (p == NULL ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-	                  "%*d %*d %llu",
+	    sscanf(p + 1,
+	           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+	           "%*d %*d %llu",
 	           &ticks) != 1)
 		return -1;
 	struct timespec rt, bt;
