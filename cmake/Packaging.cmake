@@ -29,16 +29,16 @@ It ships a small bundled gitlab-exporter (Ruby, WEBrick) as the default
 payload, and an exec mode to use as a container entrypoint.")
 # What no linker sees: the supervisor, the preloaded allocator, the exporter's Ruby and the
 # libraries it loads, useradd for the service accounts (passwd is not Essential).
-# dpkg-shlibdeps adds versioned libc6, libconfig9 and libbsd0 from the binary; they are named
-# here too so that a build without dpkg-shlibdeps still says it.
+# dpkg-shlibdeps adds libc6, libconfig9 and libbsd0 from the binary, versioned by their shlibs;
+# without it they are listed unversioned.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "runit, libjemalloc2, libconfig9, libbsd0, passwd, ruby, ruby-sinatra, ruby-webrick, ruby-pg, \
-ruby-redis, ruby-sidekiq, ruby-connection-pool")
+    "runit, libjemalloc2, passwd, ruby, ruby-sinatra, ruby-webrick, ruby-pg, ruby-redis, \
+ruby-sidekiq, ruby-connection-pool")
 find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
 if(DPKG_SHLIBDEPS_EXECUTABLE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6")
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
 endif()
 # curl: the readiness check scripts still call it; it moves out once the check is done in C.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "curl")

@@ -136,7 +136,7 @@ for d in /opt/gitlab /var/log/gitlab /etc/gitlab /var/lib/gitlab-ctl; do
 	[ ! -e "$d" ] || fail "purge left $d: $(ls -A "$d")"
 done
 [ -f /var/opt/gitlab/gitlab-exporter/precious ] || fail "purge deleted service data"
-grep -q "kept /var/opt/gitlab (service data)" /tmp/apt.log || fail "purge did not say it kept data"
+grep -q "kept /var/opt/gitlab, the data of the services" /tmp/apt.log || fail "purge did not say it kept data"
 [ ! -e /etc/systemd/system/multi-user.target.wants/gitlab-runsvdir.service ] ||
 	fail "purge left the unit enabled"
 echo "ok: install, reconfigure, remove, reinstall, upgrade, remove-accounts, purge"
