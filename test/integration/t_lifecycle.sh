@@ -75,7 +75,8 @@ mkdir "$R"
 tar -C "$R" -xf "$tarball" || fail "cannot unpack $tarball"
 t2=$(date +%s)
 mkdir -p "$R/lifecycle"
-cp "$deb1" "$deb2" "$SRCDIR/test/lifecycle/scenario.sh" "$R/lifecycle/"
+cp "$deb1" "$deb2" "$SRCDIR/test/lifecycle/scenario.sh" "$SRCDIR/test/lifecycle/fake-systemctl.sh" \
+	"$R/lifecycle/"
 port=$(free_port)
 
 note "the scenario, chrooted, as pid 1 of its own pid and mount namespaces, with a clean env"

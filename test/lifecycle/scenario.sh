@@ -139,4 +139,36 @@ done
 grep -q "kept /var/opt/gitlab, the data of the services" /tmp/apt.log || fail "purge did not say it kept data"
 [ ! -e /etc/systemd/system/multi-user.target.wants/gitlab-runsvdir.service ] ||
 	fail "purge left the unit enabled"
-echo "ok: install, reconfigure, remove, reinstall, upgrade, remove-accounts, purge"
+
+step "under systemd (a stand-in systemctl): reconfigure starts runsvdir through the unit"
+mkdir -p /run/systemd/system
+install -m 0755 /lifecycle/fake-systemctl.sh /usr/bin/systemctl
+: >/tmp/systemctl.log
+apt-get install -y -q "$DEB2" >/tmp/apt.log 2>&1 || { tail -n 30 /tmp/apt.log; fail "install under systemd"; }
+grep -q "daemon-reload" /tmp/systemctl.log ||
+	fail "postinst did not reload systemd: $(cat /tmp/systemctl.log)"
+printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
+	"$PORT" >>/etc/gitlab/gitlab.rb
+gitlab-ctl reconfigure >/tmp/out 2>&1 || { cat /tmp/out; fail "reconfigure under systemd"; }
+grep -q "^enable --quiet gitlab-runsvdir.service" /tmp/systemctl.log || fail "unit not enabled"
+grep -q "^start --quiet gitlab-runsvdir.service" /tmp/systemctl.log || fail "unit not started"
+unit=$(cat /tmp/gitlab-runsvdir.pid)
+[ "$(head -n1 "$PIDFILE")" = "$unit" ] ||
+	fail "the runsvdir reconfigure found ($(head -n1 "$PIDFILE")) is not the unit's ($unit)"
+until_true 150 serving || fail "/metrics does not answer under the unit"
+gitlab-ctl reconfigure >/tmp/out 2>&1 || fail "second reconfigure"
+[ "$(grep -c '^start' /tmp/systemctl.log)" = 1 ] || fail "the unit was started twice"
+gitlab-ctl runsvdir >/tmp/out 2>&1 && fail "a second wrapper started"
+rc=0
+gitlab-ctl runsvdir >/tmp/out 2>&1 || rc=$?
+[ "$rc" = 75 ] || fail "a second wrapper exits $rc, want 75 (the unit's SuccessExitStatus)"
+
+step "uninstall under systemd disables and stops the unit"
+gitlab-ctl uninstall >/tmp/out 2>&1 || { cat /tmp/out; fail "uninstall under systemd"; }
+grep -q "^disable --quiet --now gitlab-runsvdir.service" /tmp/systemctl.log ||
+	fail "uninstall did not disable --now: $(cat /tmp/systemctl.log)"
+grep -q "stopped and disabled gitlab-runsvdir.service" /tmp/out || fail "uninstall said: $(cat /tmp/out)"
+grep -q "runsvdir is not running" /tmp/out || fail "the unit's stop left the wrapper: $(cat /tmp/out)"
+no_others || fail "processes left after uninstall under systemd: $(cat /tmp/others)"
+apt-get purge -y -q gitlab-ctl >/tmp/apt.log 2>&1 || { tail -n 30 /tmp/apt.log; fail "purge 2"; }
+echo "ok: install, reconfigure, remove, reinstall, upgrade, remove-accounts, purge, systemd path"
