@@ -109,6 +109,17 @@ grep -q -- "--yes" "$T_ROOT/out" || fail "the refusal does not name --yes"
 [ -d "$T_ROOT/var/opt/gitlab/gitlab-exporter" ] || fail "a refused cleanse removed data"
 alive "$(head -n1 "$PIDFILE")" || fail "a refused cleanse stopped runsvdir"
 
+note "cleanse on a terminal asks, and anything but 'yes' does nothing"
+set +e
+printf 'no\n' | script -qec "$GITLAB_CTL --root $T_ROOT cleanse" /dev/null >"$T_ROOT/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] || { cat "$T_ROOT/out"; fail "cleanse answered 'no': exit $rc, want 1"; }
+grep -q "Type 'yes' to go on" "$T_ROOT/out" || { cat "$T_ROOT/out"; fail "no question asked"; }
+grep -q "$T_ROOT/var/opt/gitlab" "$T_ROOT/out" || fail "the question does not list the data dir"
+[ -d "$T_ROOT/var/opt/gitlab/gitlab-exporter" ] || fail "an unconfirmed cleanse removed data"
+alive "$(head -n1 "$PIDFILE")" || fail "an unconfirmed cleanse stopped runsvdir"
+
 note "cleanse --yes: a service-planted link is removed, never followed"
 mkdir -p "$T_ROOT/outside"
 echo keep >"$T_ROOT/outside/file"
