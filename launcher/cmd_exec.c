@@ -37,6 +37,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "envdir.h"
+#include "svfiles.h"
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
 #define EXIT_NOTEXEC  126
@@ -185,6 +186,8 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	           env_add_list(&t->env, &s->env) == -1) {
 		warn("exec");
 		return -1;
+	} else if (svfiles_write(ctl, s, stderr) == -1) {
+		return -1; /* a container's config files come from gitlab.rb alone */
 	}
 	envv_sort(&t->env);
 	t->user = o->user ? o->user : s->user;

@@ -71,6 +71,30 @@ cmp -s /etc/gitlab/gitlab.rb /usr/share/gitlab-ctl/etc/gitlab.rb || fail "gitlab
 no_others || fail "installing started processes: $(cat /tmp/others)"
 gitlab-ctl diff-config >/dev/null || fail "diff-config: the new gitlab.rb differs from the template"
 
+step "container: doc/containers.md's Dockerfile steps, gitlab.rb mounted, its ENTRYPOINT as uid 1000"
+mkdir -p /var/opt/gitlab
+useradd --uid 1000 --user-group --create-home --home-dir /var/opt/gitlab/gitlab-exporter \
+	--shell /usr/sbin/nologin gitlab-exporter
+# The mounted gitlab.rb (a ConfigMap or a bind mount) in place of the package's template.
+printf "%s\n%s\n%s\n" "gitlab_exporter['listen_address'] = '127.0.0.1'" \
+	"gitlab_exporter['listen_port'] = $PORT" \
+	"gitlab_exporter['command'] = '/usr/share/gitlab-ctl/exporter/gitlab-exporter'" \
+	>/tmp/container.rb
+install -m 0644 /tmp/container.rb /etc/gitlab/gitlab.rb
+setpriv --reuid 1000 --regid 1000 --clear-groups \
+	gitlab-ctl exec gitlab-exporter --from-config -c /etc/gitlab/gitlab.rb >/tmp/entry.log 2>&1 &
+entry=$!
+until_true 150 serving || { cat /tmp/entry.log; fail "the entrypoint does not serve /metrics"; }
+yml=/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml
+[ "$(stat -c '%u %a' "$yml")" = "1000 600" ] || fail "the entrypoint's YAML: $(stat -c '%u %a' "$yml")"
+grep -q "$PORT" "$yml" || fail "the entrypoint's YAML lacks the port of gitlab.rb"
+kill -TERM "$entry"
+wait "$entry" || true
+no_others || fail "the entrypoint left processes: $(cat /tmp/others)"
+install -m 0600 /usr/share/gitlab-ctl/etc/gitlab.rb /etc/gitlab/gitlab.rb
+userdel gitlab-exporter
+rm -rf /var/opt/gitlab
+
 step "reconfigure on the default paths (no systemd here: a detached runsvdir)"
 printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
 	"$PORT" >>/etc/gitlab/gitlab.rb
