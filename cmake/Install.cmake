@@ -1,4 +1,4 @@
-# Install layout (SPEC section 4) and the Debian package (CPack), included from CMakeLists.txt.
+# Install layout and the Debian package (CPack), included from CMakeLists.txt.
 #
 #   <bindir>/gitlab-ctl
 #   <GITLAB_CTL_PKGDATADIR>/{sv/*.conf,templates/,exporter/}   found by the binary at run time
@@ -8,11 +8,24 @@
 #   <datadir>/bash-completion/completions/gitlab-ctl
 #   <docdir>/{copyright,changelog.gz,examples/gitlab.rb}
 #
-# GITLAB_CTL_PKGDATADIR and GITLAB_CTL_INSTALL_DIR are absolute and compiled into the binary, so
-# they are installed where the binary will look for them, whatever `cmake --install --prefix` says.
+# The binary looks for its catalog and templates first at the data dir's place relative to
+# itself (<bindir>/../share/gitlab-ctl), then, in a build tree, at the `gitlab-ctl-data` link
+# CMake puts next to it, then at the compiled-in GITLAB_CTL_PKGDATADIR. So with the default data
+# dir everything but the embedded/bin link follows `cmake --install --prefix DIR`, and an install
+# into any root-owned prefix (the demo's and the tests') runs without GITLAB_CTL_DATADIR.
+# GITLAB_CTL_INSTALL_DIR (the embedded/bin link, component "embedded") stays absolute.
 
-set(GITLAB_CTL_SYSTEMD_UNIT_DIR "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" CACHE STRING
-    "Where the gitlab-runsvdir.service systemd unit is installed")
+set(GITLAB_CTL_SYSTEMD_UNIT_DIR "lib/systemd/system" CACHE STRING
+    "Where the gitlab-runsvdir.service systemd unit is installed (relative: below the prefix)")
+if(GITLAB_CTL_PKGDATADIR STREQUAL "${CMAKE_INSTALL_FULL_DATADIR}/gitlab-ctl")
+  set(_pkgdata_dest "${CMAKE_INSTALL_DATADIR}/gitlab-ctl")
+else()
+  set(_pkgdata_dest "${GITLAB_CTL_PKGDATADIR}")
+endif()
+file(RELATIVE_PATH _pkgdata_rel "${CMAKE_INSTALL_FULL_BINDIR}" "${GITLAB_CTL_PKGDATADIR}")
+target_compile_definitions(gitlabctl PRIVATE GITLAB_CTL_PKGDATADIR_REL="${_pkgdata_rel}")
+# The build tree's binary finds the source tree's catalog through this link (never compiled in).
+file(CREATE_LINK "${CMAKE_CURRENT_SOURCE_DIR}" "${CMAKE_CURRENT_BINARY_DIR}/gitlab-ctl-data" SYMBOLIC)
 option(GITLAB_CTL_INSTALL_EMBEDDED
        "Install <GITLAB_CTL_INSTALL_DIR>/embedded/bin/gitlab-exporter, a link to the bundled exporter" ON)
 
@@ -25,10 +38,10 @@ if(CMAKE_OBJCOPY)
                       \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_BINDIR}/gitlab-ctl\")
     endif()")
 endif()
-install(DIRECTORY sv/ DESTINATION ${GITLAB_CTL_PKGDATADIR}/sv FILES_MATCHING PATTERN "*.conf")
-install(DIRECTORY templates/ DESTINATION ${GITLAB_CTL_PKGDATADIR}/templates)
-# reconfigure links <root>/opt/gitlab/embedded/bin/gitlab-exporter here when that is missing.
-install(PROGRAMS exporter/gitlab-exporter DESTINATION ${GITLAB_CTL_PKGDATADIR}/exporter)
+install(DIRECTORY sv/ DESTINATION ${_pkgdata_dest}/sv FILES_MATCHING PATTERN "*.conf")
+install(DIRECTORY templates/ DESTINATION ${_pkgdata_dest}/templates)
+# reconfigure links <root>/opt/gitlab/embedded/bin/gitlab-exporter here.
+install(PROGRAMS exporter/gitlab-exporter DESTINATION ${_pkgdata_dest}/exporter)
 
 if(GITLAB_CTL_INSTALL_EMBEDDED)
   # A link, not a copy: one exporter to upgrade. Absolute, as it crosses top-level directories.

@@ -24,6 +24,7 @@
 #include "build_config.h"
 #include "envcheck.h"
 #include "grow.h"
+#include "suggest.h"
 
 #define DEFAULT_USER  "git"
 #define DEFAULT_GROUP "git"
@@ -588,10 +589,33 @@ static bool no_nesting(struct build *b, const struct rb_stmt *st, const char *wh
 	return true;
 }
 
+/* The known key of st's service (or global) closest to its mistyped one, or NULL. */
+static const char *key_hint(const struct build *b, const struct rb_stmt *st)
+{
+	const char *v[64];
+	size_t n = 0;
+	const struct cat_service *def = NULL;
+	for (size_t j = 0; j < b->cat->n && def == NULL; j++)
+		if (strcmp(b->cat->v[j].config_name, st->name) == 0)
+			def = &b->cat->v[j];
+	for (size_t k = 0; def != NULL && k < def->nsettings && n < 64 - NLOG; k++)
+		v[n++] = def->settings[k].name;
+	if (strcmp(st->name, "user") == 0)
+		v[n++] = "username", v[n++] = "group";
+	else if (strcmp(st->name, "manage_accounts") == 0)
+		v[n++] = "enable";
+	else
+		for (int k = 0; k < NLOG; k++)
+			v[n++] = log_keys[k];
+	return suggest_pick(st->keys[0], v, n);
+}
+
 static void unknown_key(struct build *b, const struct rb_stmt *st)
 {
+	const char *hint = key_hint(b, st);
 	diag_at(b->d, DIAG_WARN, st->key_locs[0],
-	        "%s['%s'] is not a setting gitlab-ctl knows; ignored", st->name, st->keys[0]);
+	        "%s['%s'] is not a setting gitlab-ctl knows; ignored%s%s%s", st->name, st->keys[0],
+	        hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
 }
 
 static void handle_service(struct build *b, struct wsvc *w, const struct rb_stmt *st)
@@ -730,8 +754,26 @@ static void walk(struct build *b, const struct rb_file *f)
 	}
 }
 
+/* A top-level name one typo away from a managed one gets its own located warning. */
+static const char *name_hint(const struct build *b, const char *name)
+{
+	const char *v[64] = {"user", "manage_accounts", "logging"};
+	size_t n = 3;
+	for (size_t j = 0; j < b->cat->n && n < 64; j++)
+		v[n++] = b->cat->v[j].config_name;
+	return suggest_pick(name, v, n);
+}
+
 static void report_unknown(struct build *b, const struct rb_file *f)
 {
+	for (size_t i = 0; i < b->unknown.n; i++) {
+		const char *hint = name_hint(b, b->unknown.v[i].name);
+		if (hint != NULL)
+			diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
+			        "%s is not a service gitlab-ctl manages; ignored (did you mean "
+			        "'%s'?)",
+			        b->unknown.v[i].name, hint);
+	}
 	if (b->unknown.n == 0)
 		return;
 	size_t len = 1;

@@ -8,13 +8,19 @@
  */
 #include <err.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "attrs.h"
+#include "build_config.h"
 #include "catalog.h"
 #include "commands.h"
+#include "reach.h"
 
 struct loaded {
 	struct catalog cat;
@@ -43,11 +49,12 @@ static size_t count_warnings(const struct diags *d)
 }
 
 /* -c FILE after the command, as in `gitlab-ctl check-config -c FILE`. */
-static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
+static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets, bool *json)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"show-secrets", no_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -64,6 +71,11 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
 				goto usage;
 			*show_secrets = true;
 			break;
+		case 'j':
+			if (json == NULL)
+				goto usage;
+			*json = true;
+			break;
 		default:
 			goto usage;
 		}
@@ -71,26 +83,116 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets)
 	return 0;
 usage:
 	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
-	        show_secrets ? " [--show-secrets] [SERVICE...]" : "");
+	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : "");
 	return -1;
+}
+
+/* A relative command is looked up in the service's PATH, as exec does. */
+static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
+{
+	const char *path = kv_get(&s->env, "PATH");
+	if (path == NULL)
+		path = kv_get(&s->base_env, "PATH");
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* What the service will execute: for the managed embedded link, the bundled exporter. */
+static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
+{
+	const char *cmd = s->argv != NULL ? s->argv[0] : NULL;
+	char link[PATH_MAX];
+	struct stat st;
+	if (cmd == NULL)
+		return false;
+	if (strchr(cmd, '/') == NULL)
+		return find_in_path(s, cmd, out, len);
+	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == 0 &&
+	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
+		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
+		       len;
+	return strlcpy(out, cmd, len) < len;
+}
+
+/*
+ * Every enabled service's command must exist and be reachable by its account: a 0700
+ * directory on the way (a checkout in root's home) fails the execve after reconfigure.
+ */
+static void check_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		char path[PATH_MAX], why[PATH_MAX + 128];
+		struct reach_who w;
+		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
+			continue;
+		/* Blame the gitlab.rb line that set the command, else the catalog. */
+		const char *origin = kv_get(&s->origin, "command"), *colon;
+		char file[PATH_MAX];
+		int line = 0;
+		strlcpy(file, s->def->file, sizeof file);
+		if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - origin), origin);
+			line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
+		}
+		if (!command_path(ctl, s, path, sizeof path)) {
+			diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
+			          s->argv[0]);
+			continue;
+		}
+		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
+		if (geteuid() == 0)
+			reach_who_account(&w, s->user, s->group);
+		else /* without root, services run as the invoking user */
+			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
+		if (reach_exec(&w, path, why, sizeof why) != 0)
+			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
+			          s->def->name, path, why);
+	}
+}
+
+static int check_usage(void)
+{
+	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
+	return 2;
 }
 
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
 	struct loaded l;
-	if (parse_opts(argc, argv, &c, NULL) == -1)
+	bool strict = false;
+	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
+		if (strcmp(argv[i], "--strict") == 0) {
+			strict = true;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+			argc--, i--;
+		}
+	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
 		return 2;
-	if (optind < argc) {
-		fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE]\n");
-		return 2;
+	if (optind < argc)
+		return check_usage();
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		return 1;
 	}
 	int rc = load_config(&c, &l);
+	if (rc == 0)
+		check_commands(&c, &l.attrs, &l.d);
 	diags_print(&l.d, stderr);
-	if (rc == -1) {
-		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", c.config, l.d.nerr,
-		        l.d.nerr == 1 ? "" : "s", count_warnings(&l.d),
-		        count_warnings(&l.d) == 1 ? "" : "s");
+	size_t nwarn = count_warnings(&l.d);
+	if (rc == -1 || l.d.nerr > 0 || (strict && nwarn > 0)) {
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s%s\n", c.config, l.d.nerr,
+		        l.d.nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
+		        strict && nwarn > 0 ? " (--strict: warnings are errors)" : "");
 		unload(&l);
 		return 1;
 	}
@@ -98,8 +200,8 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	for (size_t i = 0; i < l.attrs.nsvcs; i++)
 		enabled += l.attrs.svcs[i].enabled;
 	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
-	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled,
-	       count_warnings(&l.d), count_warnings(&l.d) == 1 ? "" : "s");
+	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
+	       nwarn == 1 ? "" : "s");
 	unload(&l);
 	return 0;
 }
@@ -305,26 +407,185 @@ static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int arg
 	fputs("};\n", fp);
 }
 
+/* ---- show-config --json: one document, the same content as the text ------------------- */
+
+static void jstr(FILE *fp, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void json_error(FILE *fp, const char *what, const char *error)
+{
+	fputs("{\"ok\": false, \"error\": ", fp);
+	char msg[PATH_MAX + 128];
+	snprintf(msg, sizeof msg, "%s: %s", what, error);
+	jstr(fp, msg);
+	fputs("}\n", fp);
+}
+
+static void jlog(FILE *fp, const struct svlog *lg)
+{
+	fprintf(fp, "{\"svlogd_size\": %lld, \"svlogd_num\": %lld, \"svlogd_timeout\": %lld",
+	        lg->size, lg->num, lg->timeout);
+	fputs(", \"svlogd_filter\": ", fp);
+	jstr(fp, lg->filter);
+	fputs(", \"svlogd_udp\": ", fp);
+	jstr(fp, lg->udp);
+	fputs(", \"svlogd_prefix\": ", fp);
+	jstr(fp, lg->prefix);
+	fputc('}', fp);
+}
+
+static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs)
+{
+	const char *errstr = NULL, *v = svc_var(s, cs->name);
+	jstr(fp, cs->name);
+	fputs(": ", fp);
+	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
+		fputs("null", fp);
+		return;
+	}
+	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+		fputs(v, fp);
+		return;
+	}
+	if (cs->type == ST_INT || cs->type == ST_PORT) {
+		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr == NULL) {
+			fprintf(fp, "%lld", n);
+			return;
+		}
+	}
+	jstr(fp, v);
+}
+
+static void jenv(FILE *fp, const struct kvlist *env, bool secrets)
+{
+	fputc('{', fp);
+	for (size_t i = 0; i < env->n; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, env->v[i].name);
+		fputs(": ", fp);
+		jstr(fp,
+		     !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
+	}
+	fputc('}', fp);
+}
+
+static void jservice(FILE *fp, const struct svc *s, bool secrets)
+{
+	const struct cat_service *def = s->def;
+	fputs("{\"config_name\": ", fp);
+	jstr(fp, def->config_name);
+	fprintf(fp, ", \"enabled\": %s, \"description\": ", s->enabled ? "true" : "false");
+	jstr(fp, def->description);
+	fputs(", \"user\": ", fp);
+	jstr(fp, s->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, s->group);
+	fputs(", \"listen_host\": ", fp);
+	jstr(fp, s->listen_host);
+	fprintf(fp, ", \"listen_port\": %d, \"settings\": {", s->listen_port);
+	bool first = true;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		if (def->settings[i].type == ST_ENV)
+			continue;
+		fputs(first ? "" : ", ", fp);
+		first = false;
+		jsetting(fp, s, &def->settings[i]);
+	}
+	fputs("}, \"logging\": ", fp);
+	jlog(fp, &s->log);
+	fputs(", \"command\": [", fp);
+	for (size_t i = 0; i < s->argc; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, s->argv[i]);
+	}
+	fputs("], \"env\": ", fp);
+	jenv(fp, &s->env, secrets);
+	fputs(", \"base_env\": ", fp);
+	jenv(fp, &s->base_env, secrets);
+	fputc('}', fp);
+}
+
+static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc, char **argv,
+                      bool secrets)
+{
+	fputs("{\"config\": ", fp);
+	jstr(fp, ctl->config);
+	fprintf(fp, ", \"secrets_redacted\": %s, \"user\": {\"username\": ",
+	        secrets ? "false" : "true");
+	jstr(fp, a->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, a->group);
+	fprintf(fp, "}, \"manage_accounts\": {\"enable\": %s}, \"logging\": ",
+	        a->manage_accounts ? "true" : "false");
+	jlog(fp, &a->logging);
+	fputs(", \"services\": {", fp);
+	bool first = true;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		bool full = wanted(s, argc, argv);
+		if (!full && argc != 0)
+			continue;
+		fprintf(fp, "%s\n  ", first ? "" : ",");
+		first = false;
+		jstr(fp, s->def->name);
+		fputs(": ", fp);
+		if (full)
+			jservice(fp, s, secrets);
+		else
+			fputs("{\"enabled\": false}", fp);
+	}
+	fputs("\n}}\n", fp);
+}
+
 int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
 	struct loaded l;
-	bool secrets = false;
-	if (parse_opts(argc, argv, &c, &secrets) == -1)
+	bool secrets = false, json = false;
+	if (parse_opts(argc, argv, &c, &secrets, &json) == -1)
 		return 2;
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		if (json)
+			json_error(stdout, c.datadir, "no service catalog (sv/)");
+		return 1;
+	}
 	int rc = load_config(&c, &l);
 	diags_print(&l.d, stderr);
 	if (rc == -1) {
+		if (json)
+			json_error(stdout, c.config, "the configuration has errors (see stderr)");
 		unload(&l);
 		return 1;
 	}
 	for (int i = optind; i < argc; i++)
 		if (attrs_svc(&l.attrs, argv[i]) == NULL) {
 			warnx("%s: no such service in the catalog", argv[i]);
+			if (json)
+				json_error(stdout, argv[i], "no such service in the catalog");
 			unload(&l);
 			return 1;
 		}
-	show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	if (json)
+		show_json(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	else
+		show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
 	unload(&l);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

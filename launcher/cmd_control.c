@@ -512,6 +512,8 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	out_flush(&o);
 	failed += wait_jobs(&o, jobs, sel.n, op, (double)wait, &tstart, &t0);
 	out_flush(&o);
+	if (failed && starts(op))
+		svtail_failed(ctl, sel.names, sel.n, stderr);
 	free(jobs);
 	svsel_free(&sel);
 	return failed ? 1 : 0;

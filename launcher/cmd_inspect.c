@@ -1,6 +1,6 @@
 /*
  * inspect: check what a running service really runs with against what the
- * configuration wants (SPEC section 7): pid and uptime from runit, memory
+ * configuration wants: pid and uptime from runit, memory
  * from smaps_rollup, the allocator actually mapped, the run-as user, env
  * drift between the envdir and /proc/PID/environ, and whether /metrics
  * answers on the configured address. Exit 0 only when everything holds.
@@ -22,6 +22,7 @@
 #include "httpprobe.h"
 #include "procinfo.h"
 #include "runit.h"
+#include "suggest.h"
 #include "svsel.h"
 
 #define PROBE_TIMEOUT_MS 3000
@@ -179,9 +180,15 @@ static void inspect_one(const struct ctl *ctl, const struct svsel *sel, const st
 	struct sv_status st;
 	const struct svc *s = attrs_svc(a, r->name);
 
-	if (svsel_path(sel, r->name, false, dir, sizeof dir) == -1 || sv_live(dir) != SV_LIVE_OK ||
-	    sv_read_status(dir, &st) == -1) {
-		snprintf(r->state, sizeof r->state, "fail: %s: runsv not running", r->name);
+	int live = svsel_path(sel, r->name, false, dir, sizeof dir) == -1 ? -1 : sv_live(dir);
+	if (live != SV_LIVE_OK || sv_read_status(dir, &st) == -1) {
+		/* EACCES is not "runsv not running": a non-root caller on root's tree. */
+		if (live != SV_LIVE_OK && live != -1)
+			snprintf(r->state, sizeof r->state, "fail: %s: runsv not running", r->name);
+		else
+			snprintf(r->state, sizeof r->state, "fail: %s: supervise: %s%s", r->name,
+			         strerror(errno),
+			         errno == EACCES ? " (the tree is root's: run as root)" : "");
 		r->problems++;
 		return;
 	}
@@ -374,11 +381,61 @@ static void print_json(const struct report *r, bool first)
 static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
 {
 	struct diags d;
+	if (!ctl_catalog_found(ctl)) {
+		ctl_catalog_hint(ctl, stderr);
+		return -1;
+	}
 	diags_init(&d);
 	int r = attrs_load_all(ctl, cat, a, &d);
 	diags_print(&d, stderr);
 	diags_free(&d);
 	return r;
+}
+
+/* --json always prints one document: a failure is an object saying what went wrong. */
+static int json_failure(const char *name, const char *where, const char *error)
+{
+	char msg[PATH_MAX + 128];
+	snprintf(msg, sizeof msg, "%s: %s", where, error);
+	printf("[\n  {\"service\": ");
+	if (name != NULL)
+		json_str(name);
+	else
+		printf("null");
+	printf(", \"ok\": false, \"error\": ");
+	json_str(msg);
+	printf("}\n]\n");
+	return 1;
+}
+
+/* A name that is not enabled: a disabled catalog service, or unknown (with suggestions). */
+static int not_enabled(const struct ctl *ctl, const char *name, bool json)
+{
+	struct catalog cat;
+	struct attrs a;
+	struct svsel all;
+	bool have = load_config(ctl, &cat, &a) == 0;
+	bool known = have && catalog_find(&cat, name) != NULL;
+	bool have_all = svsel_load(ctl, NULL, &all) == 0;
+	if (json) {
+		printf("[\n  {\"service\": ");
+		json_str(name);
+		printf(
+		    ", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s}\n]\n",
+		    known ? "true" : "false");
+	}
+	if (known)
+		warnx("%s: not enabled (set %s['enable'] = true in %s and reconfigure)", name,
+		      catalog_find(&cat, name)->config_name, ctl->config);
+	else
+		suggest_unknown_service(name, have ? &cat : NULL, have_all ? &all : NULL, stderr);
+	if (have_all)
+		svsel_free(&all);
+	if (have) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+	return 1;
 }
 
 int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
@@ -397,18 +454,20 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	}
 	const char *name = optind < argc ? argv[optind] : NULL;
 	struct svsel sel;
-	if (svsel_load(ctl, name, &sel) == -1) {
-		if (name != NULL && errno == ENOENT)
-			warnx("%s: unable to find service (not enabled in %s)", name, sel.dir);
-		else
-			warn("%s", sel.dir);
-		return 1;
-	}
 	struct catalog cat;
 	struct attrs a;
+	if (svsel_load(ctl, name, &sel) == -1) {
+		int e = errno;
+		if (name == NULL || e != ENOENT) {
+			warn("%s", sel.dir);
+			return json ? json_failure(name, sel.dir, strerror(e)) : 1;
+		}
+		return not_enabled(ctl, name, json);
+	}
 	if (load_config(ctl, &cat, &a) == -1) {
 		svsel_free(&sel);
-		return 1;
+		return json ? json_failure(name, ctl->config, "the configuration does not load")
+		            : 1;
 	}
 	int problems = 0;
 	if (json)

@@ -50,6 +50,7 @@
 #include "commands.h"
 #include "runit.h"
 #include "svdir.h"
+#include "svtail.h"
 #include "template.h"
 #include "tree.h"
 
@@ -347,15 +348,19 @@ static void build_tree(struct recon *r)
 		}
 	}
 
-	/* The bundled exporter as the default command, unless something is installed there. */
+	/*
+	 * The bundled exporter as the default command, unless an exporter is installed there: our
+	 * link is managed (follows this binary's data dir), a real file is the operator's.
+	 */
 	char bundled[PATH_MAX];
+	struct stat lst;
 	join(bundled, sizeof bundled, r->ctl->datadir, "exporter/gitlab-exporter");
-	if (access(bundled, X_OK) == 0 && bundled[0] == '/') {
-		if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR,
-		             "embedded/bin/gitlab-exporter", (char *)NULL) == -1)
-			errx(1, "path too long");
-		CHK(tree_add_link(t, path, bundled, -1, TR_NONE, TN_IF_MISSING));
-	}
+	if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR,
+	             "embedded/bin/gitlab-exporter", (char *)NULL) == -1)
+		errx(1, "path too long");
+	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
+	    (lstat(path, &lst) == -1 || S_ISLNK(lst.st_mode)))
+		CHK(tree_add_link(t, path, bundled, -1, TR_NONE, 0));
 
 	/* Enabling comes last: runsv must find a complete service directory. */
 	for (size_t k = 0; k < r->np; k++)
@@ -407,7 +412,7 @@ static int take_lock(const struct ctl *ctl, bool create, int *fdp)
 		return -1;
 	join(path, sizeof path, var, "reconfigure.lock");
 	if (create && tree_mkdirs(var, 0755) == -1) {
-		warn("cannot create %s", var);
+		warnx("cannot create %s: %s%s", var, strerror(errno), ctl_root_hint(ctl, errno));
 		return -1;
 	}
 	int fd = open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0644);
@@ -543,6 +548,7 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 			status_text(p->sv_dir, p->svc->def->name, buf, sizeof buf);
 			warnx("%s: %s within SVWAIT (last status: %s); see %s/current",
 			      p->svc->def->name, what, buf, p->svc->log_dir);
+			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
 		sleep_ms(POLL_MS);
@@ -570,6 +576,7 @@ static int wait_ready(const struct recon *r, const struct plan *p, long deadline
 			warnx("%s: its run script exits right after it starts (status: %s); see "
 			      "%s/current",
 			      name, buf, p->svc->log_dir);
+			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
 		if (!p->has_check)

@@ -1,14 +1,16 @@
 /* The command table: names, entry points and one-line help. */
+#include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "suggest.h"
 
 const struct command commands[] = {
     {"reconfigure", cmd_reconfigure, "[--dry-run] [--diff]",
      "render the service tree from gitlab.rb and converge the running services"},
-    {"check-config", cmd_check_config, "[-c FILE]",
+    {"check-config", cmd_check_config, "[-c FILE] [--strict]",
      "validate gitlab.rb and the catalog; exit 1 on errors"},
-    {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [SERVICE...]",
+    {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
      "print the effective settings and env of every enabled service"},
     {"start", cmd_control, "[SERVICE]", "start services and wait until they run"},
     {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down"},
@@ -47,4 +49,20 @@ const struct command *command_find(const char *name)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+void command_unknown(const char *name, FILE *fp)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (const struct command *c = commands; c->name && n < 64; c++)
+		names[n++] = c->name;
+	const char *hint = suggest_pick(name, names, n);
+	if (hint != NULL)
+		fprintf(
+		    fp,
+		    "gitlab-ctl: unknown command '%s'; did you mean '%s'? (see gitlab-ctl help)\n",
+		    name, hint);
+	else
+		fprintf(fp, "gitlab-ctl: unknown command '%s' (see gitlab-ctl help)\n", name);
 }

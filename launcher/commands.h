@@ -6,6 +6,8 @@
 #ifndef GITLAB_CTL_COMMANDS_H
 #define GITLAB_CTL_COMMANDS_H
 
+#include <stdio.h>
+
 #include "ctl.h"
 
 typedef int (*cmd_fn)(const struct ctl *ctl, int argc, char **argv);
@@ -20,6 +22,8 @@ struct command {
 /* The command table, NULL-terminated; defined in commands.c. */
 extern const struct command commands[];
 const struct command *command_find(const char *name);
+/* "unknown command 'statsu'; did you mean 'status'?" */
+void command_unknown(const char *name, FILE *fp);
 
 /* cmd_config.c */
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv);

@@ -1,8 +1,10 @@
-/* Paths derived from the global options (SPEC section 4). */
+/* Paths derived from the global options and from where the binary is. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_config.h"
@@ -31,6 +33,61 @@ static int find_self(char *out, size_t outlen)
 	return 0;
 }
 
+static bool has_catalog(const char *dir)
+{
+	char sv[PATH_MAX];
+	struct stat st;
+	return (size_t)snprintf(sv, sizeof sv, "%s/sv", dir) < sizeof sv && stat(sv, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/*
+ * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
+ * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree; else the
+ * compiled-in path, which then names the catalog in the error.
+ */
+static int find_datadir(struct ctl *ctl)
+{
+	const char *env = getenv("GITLAB_CTL_DATADIR");
+	if (env != NULL && *env != '\0')
+		return copy(ctl->datadir, sizeof ctl->datadir, env);
+	char dir[PATH_MAX];
+	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
+		*strrchr(dir, '/') = '\0';
+		const char *near[] = {GITLAB_CTL_PKGDATADIR_REL, "gitlab-ctl-data"};
+		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+			char cand[PATH_MAX], real[PATH_MAX];
+			if ((size_t)snprintf(cand, sizeof cand, "%s/%s", dir, near[i]) <
+			        sizeof cand &&
+			    has_catalog(cand) && realpath(cand, real) != NULL)
+				return copy(ctl->datadir, sizeof ctl->datadir, real);
+		}
+	}
+	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
+}
+
+bool ctl_catalog_found(const struct ctl *ctl)
+{
+	return has_catalog(ctl->datadir);
+}
+
+void ctl_catalog_hint(const struct ctl *ctl, FILE *fp)
+{
+	fprintf(fp,
+	        "gitlab-ctl: no service catalog at %s/sv: install gitlab-ctl (cmake --install "
+	        "BUILD --prefix DIR puts it in DIR/share/gitlab-ctl), or set GITLAB_CTL_DATADIR "
+	        "to a directory holding sv/ and templates/\n",
+	        ctl->datadir);
+}
+
+const char *ctl_root_hint(const struct ctl *ctl, int err)
+{
+	if ((err == EACCES || err == EPERM || err == EROFS) && ctl->root[0] == '\0' &&
+	    geteuid() != 0)
+		return " (run as root or use --root DIR)";
+	return "";
+}
+
 int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
 	memset(ctl, 0, sizeof *ctl);
@@ -48,11 +105,9 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 	                    (char *)NULL) == -1) {
 		return -1;
 	}
-	const char *datadir = getenv("GITLAB_CTL_DATADIR");
-	if (copy(ctl->datadir, sizeof ctl->datadir,
-	         datadir && *datadir ? datadir : GITLAB_CTL_PKGDATADIR) == -1)
+	if (find_self(ctl->self, sizeof ctl->self) == -1)
 		return -1;
-	return find_self(ctl->self, sizeof ctl->self);
+	return find_datadir(ctl);
 }
 
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)

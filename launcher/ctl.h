@@ -9,17 +9,27 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct ctl {
 	char root[PATH_MAX];    /* --root / GITLAB_CTL_ROOT, "" for none; no trailing '/' */
 	char config[PATH_MAX];  /* -c FILE, else root + GITLAB_CTL_CONFIG_FILE */
-	char datadir[PATH_MAX]; /* catalog (sv/) and templates/: GITLAB_CTL_DATADIR or PKGDATADIR */
+	char datadir[PATH_MAX]; /* catalog (sv/) and templates/: see ctl_init */
 	char self[PATH_MAX];    /* absolute path of this gitlab-ctl binary, for run scripts */
 	bool verbose;
 };
 
-/* Fill defaults; root and config may be NULL. Returns 0, or -1 with errno. */
+/*
+ * Fill defaults; root and config may be NULL. Returns 0, or -1 with errno.
+ * The data dir is GITLAB_CTL_DATADIR, else the one installed next to the
+ * binary (<bindir>/../share/gitlab-ctl, or a build tree's gitlab-ctl-data
+ * link), else the compiled-in GITLAB_CTL_PKGDATADIR.
+ */
 int ctl_init(struct ctl *ctl, const char *root, const char *config);
+
+/* Whether <datadir>/sv exists; the hint says where it was looked for and how to fix it. */
+bool ctl_catalog_found(const struct ctl *ctl);
+void ctl_catalog_hint(const struct ctl *ctl, FILE *fp);
 
 /*
  * Prefix an absolute compile-time path with the root:
@@ -29,6 +39,9 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config);
  */
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
     __attribute__((sentinel));
+
+/* " (run as root or use --root DIR)" after a permission error on the system paths, else "". */
+const char *ctl_root_hint(const struct ctl *ctl, int err);
 
 /* Well-known places, all root-prefixed. */
 int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen,

@@ -34,7 +34,7 @@ static int help(const char *name)
 	}
 	const struct command *c = command_find(name);
 	if (c == NULL) {
-		warnx("unknown command '%s'", name);
+		command_unknown(name, stderr);
 		return 1;
 	}
 	command_usage(stdout, c);
@@ -53,6 +53,48 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+struct globals {
+	const char *root, *config;
+	bool verbose;
+};
+
+/*
+ * Global options after the command (`gitlab-ctl status --root X`), up to "--": taken out of
+ * argv. exec keeps its own -c, which names the config it computes from.
+ */
+static int trailing_globals(int *argc, char **argv, struct globals *g, bool take_config)
+{
+	for (int i = 1; i < *argc && strcmp(argv[i], "--") != 0;) {
+		const char *a = argv[i], **dst = NULL;
+		int used = 1;
+		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			g->verbose = true;
+		} else if (strncmp(a, "--root=", 7) == 0) {
+			g->root = a + 7;
+		} else if (take_config && strncmp(a, "--config=", 9) == 0) {
+			g->config = a + 9;
+		} else if (strcmp(a, "--root") == 0) {
+			dst = &g->root;
+		} else if (take_config && (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)) {
+			dst = &g->config;
+		} else {
+			i++;
+			continue;
+		}
+		if (dst != NULL) {
+			if (i + 1 >= *argc) {
+				warnx("option '%s' needs an argument", a);
+				return -1;
+			}
+			*dst = argv[i + 1];
+			used = 2;
+		}
+		memmove(&argv[i], &argv[i + used], (size_t)(*argc - i - used + 1) * sizeof *argv);
+		*argc -= used;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -60,20 +102,19 @@ int main(int argc, char **argv)
 	    {"verbose", no_argument, NULL, 'v'},    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
-	const char *root = NULL, *config = NULL;
-	bool verbose = false;
+	struct globals g = {NULL, NULL, false};
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "+c:vh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'r':
-			root = optarg;
+			g.root = optarg;
 			break;
 		case 'c':
-			config = optarg;
+			g.config = optarg;
 			break;
 		case 'v':
-			verbose = true;
+			g.verbose = true;
 			break;
 		case 'V':
 			printf("gitlab-ctl %s\n", GITLAB_CTL_VERSION);
@@ -97,23 +138,25 @@ int main(int argc, char **argv)
 
 	const struct command *c = command_find(argv[0]);
 	if (c == NULL) {
-		warnx("unknown command '%s' (see gitlab-ctl help)", argv[0]);
+		command_unknown(argv[0], stderr);
 		return 2;
 	}
 	if (wants_help(argc, argv)) {
 		command_usage(stdout, c);
 		return 0;
 	}
+	if (trailing_globals(&argc, argv, &g, strcmp(c->name, "exec") != 0) == -1)
+		return 2;
 
 	struct ctl ctl;
-	if (root == NULL)
-		root = getenv("GITLAB_CTL_ROOT");
-	if (ctl_init(&ctl, root, config) == -1) {
-		if (root != NULL && root[0] != '\0')
-			err(1, "root %s", root);
+	if (g.root == NULL)
+		g.root = getenv("GITLAB_CTL_ROOT");
+	if (ctl_init(&ctl, g.root, g.config) == -1) {
+		if (g.root != NULL && g.root[0] != '\0')
+			err(1, "root %s", g.root);
 		err(1, "cannot set up paths");
 	}
-	ctl.verbose = verbose;
+	ctl.verbose = g.verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
 	return c->fn(&ctl, argc, argv);
 }

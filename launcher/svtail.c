@@ -11,11 +11,14 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attrs.h"
 #include "build_config.h"
 #include "catalog.h"
+#include "runit.h"
+#include "suggest.h"
 #include "svsel.h"
 #include "svtail.h"
 
@@ -228,29 +231,74 @@ static bool load_attrs(const struct ctl *ctl, struct catalog *cat, struct attrs 
 	return ok;
 }
 
+/*
+ * A file that cannot be read now will not become readable by waiting: say so at once. A
+ * missing file in an existing directory is a log not written yet: worth waiting for.
+ */
+static bool readable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd != -1) {
+		close(fd);
+		return true;
+	}
+	char dir[PATH_MAX];
+	struct stat st;
+	strlcpy(dir, path, sizeof dir);
+	if (errno == ENOENT && stat(dirname(dir), &st) == 0)
+		return true;
+	warn("cannot read %s%s", path,
+	     errno == EACCES ? " (log directories are root's: run as root)" : "");
+	return false;
+}
+
+/* Not enabled: a catalog service, or one that has logs, is worth following; others are typos. */
+static bool known_or_logged(const struct ctl *ctl, const char *name, bool have_attrs,
+                            const struct catalog *cat, const struct attrs *a,
+                            const struct svsel *sel)
+{
+	char p[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	if (have_attrs && catalog_find(cat, name) != NULL)
+		return true;
+	if (log_dir(ctl, have_attrs ? a : NULL, name, p, sizeof p) == 0 &&
+	    strlcpy(dir, p, sizeof dir) < sizeof dir && stat(dirname(dir), &st) == 0)
+		return true;
+	suggest_unknown_service(name, have_attrs ? cat : NULL, sel, stderr);
+	return false;
+}
+
 int svtail_run(const struct ctl *ctl, const char *name, long lines)
 {
 	struct svsel sel;
 	struct catalog cat;
 	struct attrs a;
 	int rc = 1;
+	char **paths = NULL;
+	bool have_attrs = load_attrs(ctl, &cat, &a);
 
 	if (svsel_load(ctl, name, &sel) == -1) {
 		if (name == NULL || errno != ENOENT || !svsel_valid_name(name)) {
 			warn("%s", name ? name : sel.dir);
-			return 1;
+			goto out;
 		}
+		struct svsel all;
+		bool have_all = svsel_load(ctl, NULL, &all) == 0;
+		bool follow =
+		    known_or_logged(ctl, name, have_attrs, &cat, &a, have_all ? &all : NULL);
+		if (have_all)
+			svsel_free(&all);
+		if (!follow)
+			goto out;
 		/* Not enabled: its logs may still be worth reading. */
 		sel.names = calloc(1, sizeof *sel.names);
 		if (sel.names == NULL || (sel.names[0] = strdup(name)) == NULL) {
 			warn("out of memory");
-			svsel_free(&sel);
-			return 1;
+			goto out;
 		}
 		sel.n = 1;
 	}
-	bool have_attrs = load_attrs(ctl, &cat, &a);
-	char **paths = calloc(sel.n ? sel.n : 1, sizeof *paths);
+	paths = calloc(sel.n ? sel.n : 1, sizeof *paths);
 	if (paths == NULL) {
 		warn("out of memory");
 		goto out;
@@ -262,6 +310,8 @@ int svtail_run(const struct ctl *ctl, const char *name, long lines)
 			warnx("%s: log path too long or out of memory", sel.names[i]);
 			goto out;
 		}
+		if (!readable(paths[i]))
+			goto out;
 	}
 	if (sel.n == 0)
 		warnx("no enabled services in %s", sel.dir);
@@ -278,4 +328,104 @@ out:
 	}
 	svsel_free(&sel);
 	return rc;
+}
+
+/* ---- the last lines of a failed start ------------------------------------------------ */
+
+#define LAST_MAX     (64 * 1024) /* bytes read from the end of current */
+#define SETTLE_MS    100         /* svlogd writes the dying service's last words... */
+#define SETTLE_LIMIT 1000        /* ...within this, or they are not shown */
+
+/* <log_dir>/current, opened without following a link; -1 if not there. */
+static int open_current(const char *log_dir)
+{
+	int dfd = open(log_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd == -1)
+		return -1;
+	int fd = openat(dfd, "current", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	struct stat st;
+	if (fd != -1 && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait (bounded) until the file stops growing: the last line may still be in svlogd's pipe. */
+static off_t settled_size(int fd)
+{
+	struct stat st;
+	off_t last = -1;
+	for (int waited = 0; waited <= SETTLE_LIMIT; waited += SETTLE_MS) {
+		if (fstat(fd, &st) == -1)
+			return -1;
+		if (st.st_size == last && st.st_size > 0)
+			break;
+		last = st.st_size;
+		usleep(SETTLE_MS * 1000);
+	}
+	return last;
+}
+
+/* Service output is untrusted: control characters are shown as '?'. */
+static void put_line(FILE *fp, const char *p, size_t n)
+{
+	fputs("    ", fp);
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)p[i] < 0x20 && p[i] != '\t' ? '?' : p[i], fp);
+	fputc('\n', fp);
+}
+
+int svtail_last(const char *log_dir, long lines, FILE *fp)
+{
+	int fd = open_current(log_dir);
+	if (fd == -1)
+		return -1;
+	off_t size = settled_size(fd);
+	off_t from = size > LAST_MAX ? size - LAST_MAX : 0;
+	char *buf = malloc(LAST_MAX);
+	ssize_t n = buf != NULL && size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return -1;
+	}
+	size_t end = (size_t)n, start = end;
+	if (buf[end - 1] == '\n')
+		end--, start--;
+	for (long k = 0; k < lines && start > 0; start--)
+		if (buf[start - 1] == '\n' && ++k == lines)
+			break;
+	fprintf(fp, "  last lines of %s/current:\n", log_dir);
+	for (size_t i = start; i < end;) {
+		const char *nl = memchr(buf + i, '\n', end - i);
+		size_t len = nl != NULL ? (size_t)(nl - (buf + i)) : end - i;
+		put_line(fp, buf + i, len);
+		i += len + 1;
+	}
+	free(buf);
+	return 0;
+}
+
+void svtail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp)
+{
+	struct catalog cat;
+	struct attrs a;
+	bool have_attrs = load_attrs(ctl, &cat, &a);
+	for (size_t i = 0; i < n; i++) {
+		char sv[PATH_MAX], p[PATH_MAX];
+		struct sv_status st;
+		if (ctl_sv_dir(ctl, sv, sizeof sv, names[i]) == -1 ||
+		    (sv_read_status(sv, &st) == 0 && st.state == SV_RUN &&
+		     !sv_status_since(&st, &(struct timespec){time(NULL) - 1, 0})) ||
+		    log_dir(ctl, have_attrs ? &a : NULL, names[i], p, sizeof p) == -1)
+			continue;
+		*strrchr(p, '/') = '\0'; /* log_dir() names <dir>/current */
+		svtail_last(p, SVTAIL_FAILED_LINES, fp);
+	}
+	if (have_attrs) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
 }

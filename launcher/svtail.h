@@ -7,12 +7,27 @@
 #ifndef GITLAB_CTL_SVTAIL_H
 #define GITLAB_CTL_SVTAIL_H
 
+#include <stdio.h>
+
 #include "ctl.h"
+
+#define SVTAIL_FAILED_LINES 10
 
 /* Follow one service (name) or every enabled one (NULL). Returns only on error: exit status. */
 int svtail_run(const struct ctl *ctl, const char *name, long lines);
 
 /* Follow the given files; max_rounds > 0 stops after that many wakeups (tests). */
 int svtail_files(char **paths, size_t n, long lines, long max_rounds);
+
+/*
+ * For a service that failed to start: print the last `lines` lines of
+ * <log_dir>/current to fp (after letting svlogd catch up for at most 1 s),
+ * so the cause ("exec: ...: No such file or directory") is on screen. The
+ * file is opened without following links. Returns 0, or -1 if there is none.
+ */
+int svtail_last(const char *log_dir, long lines, FILE *fp);
+
+/* The same for each of names that is not running steadily (down, or restarted within 1 s). */
+void svtail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp);
 
 #endif

@@ -1,7 +1,11 @@
 # Shared helpers for integration tests; source it first:  . "$SRCDIR/test/integration/lib.sh"
 #
 # Each test gets a fresh private root in $T_ROOT (world-traversable so that a
-# non-root service user can reach its home), and on exit, pass or fail, every
+# non-root service user can reach its home) with its own installed copy of
+# gitlab-ctl, its catalog, templates and exporter in $T_ROOT/usr: services
+# never execute anything from the checkout, which may sit in a directory the
+# service users cannot traverse (a clone in `mktemp -d`, root's home). $GITLAB_CTL
+# and $GITLAB_CTL_DATADIR name that copy. On exit, pass or fail, every
 # process it started is stopped by pid: the `gitlab-ctl runsvdir` wrapper from
 # its pidfile, runsvdir processes the test started itself, and, as a safety
 # net, every pid recorded in the tree's supervise/status files.
@@ -10,6 +14,15 @@ set -eu
 
 T_ROOT=$(mktemp -d /tmp/gitlab-ctl-test.XXXXXX)
 chmod 755 "$T_ROOT"
+BUILD_CTL=$GITLAB_CTL # the build tree's binary, for tests about the build tree itself
+# GITLAB_CTL_TEST_AS_IS=1 runs the given $GITLAB_CTL uninstalled (a test against another build).
+if [ -n "${BUILDDIR:-}" ] && [ -z "${GITLAB_CTL_TEST_AS_IS:-}" ]; then
+	cmake --install "$BUILDDIR" --prefix "$T_ROOT/usr" --component Unspecified >"$T_ROOT/install.log" 2>&1 ||
+		{ cat "$T_ROOT/install.log" >&2; rm -rf "$T_ROOT"; echo "FAIL: cmake --install" >&2; exit 1; }
+	GITLAB_CTL=$T_ROOT/usr/bin/gitlab-ctl
+	GITLAB_CTL_DATADIR=$T_ROOT/usr/share/gitlab-ctl
+	export GITLAB_CTL GITLAB_CTL_DATADIR
+fi
 T_RUNSVDIRS=""   # runsvdir pids started directly by the test (stopped with HUP)
 T_PIDS=""        # any other pids to stop
 export SVWAIT="${SVWAIT:-15}"

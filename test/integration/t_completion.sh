@@ -27,7 +27,8 @@ expect "gitlab-ctl re" "reconfigure remove-accounts restart"
 expect "gitlab-ctl --root /tmp gr" "graceful-kill"
 expect "gitlab-ctl help sh" "show-config"
 expect "gitlab-ctl reconfigure --d" "--diff --dry-run"
-expect "gitlab-ctl show-config --" "--show-secrets"
+expect "gitlab-ctl show-config --" "--json --show-secrets"
+expect "gitlab-ctl check-config --s" "--strict"
 expect "gitlab-ctl --ver" "--verbose --version"
 
 # Every command of `gitlab-ctl help` is offered.
@@ -40,6 +41,7 @@ diff -u "$T_ROOT/want" "$T_ROOT/got" || fail "completion and help list different
 mkdir -p "$SERVICE_DIR" "$SV_DIR/zz-probe"
 ln -s ../sv/zz-probe "$SERVICE_DIR/zz-probe"
 expect "gitlab-ctl --root $T_ROOT restart zz" "zz-probe"
+expect "gitlab-ctl restart --root $T_ROOT zz" "zz-probe"
 (
 	GITLAB_CTL_ROOT=$T_ROOT
 	export GITLAB_CTL_ROOT

@@ -42,9 +42,13 @@ grep -qx 'ExecStart=/usr/bin/gitlab-ctl runsvdir' "$unit" || fail "the unit does
 if grep -q -a -F -e "$T_ROOT/gone" -e "$SRC" -e "$SRCDIR/" "$BIN"; then
 	fail "the installed binary refers to a source tree"
 fi
-# With no override, the binary looks where it was configured to, not at any source tree.
+# With no override, the binary finds the data dir installed next to it (<bindir>/../share), and
+# copied away from it, looks where it was configured to, not at any source tree.
+env -u GITLAB_CTL_DATADIR "$BIN" --root "$T_ROOT" check-config >"$T_ROOT/out" 2>&1 ||
+	{ cat "$T_ROOT/out"; fail "the staged binary does not find its staged catalog"; }
 if [ ! -e /usr/share/gitlab-ctl ]; then
-	env -u GITLAB_CTL_DATADIR "$BIN" --root "$T_ROOT" check-config >"$T_ROOT/out" 2>&1 &&
+	mkdir "$T_ROOT/alone" && cp "$BIN" "$T_ROOT/alone/"
+	env -u GITLAB_CTL_DATADIR "$T_ROOT/alone/gitlab-ctl" --root "$T_ROOT" check-config >"$T_ROOT/out" 2>&1 &&
 		fail "check-config found a catalog with nothing installed in /usr/share/gitlab-ctl"
 	grep -q /usr/share/gitlab-ctl "$T_ROOT/out" || { cat "$T_ROOT/out"; fail "compiled datadir"; }
 fi
