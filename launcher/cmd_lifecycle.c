@@ -99,7 +99,25 @@ static void unlock_root(int fd)
 		close(fd);
 }
 
-/* TERM to the wrapper (found by its lock, never by name), then wait for the lock to go. */
+/* Has pid ended: gone, or a zombie (a detached wrapper is reaped by init, maybe late)? */
+static bool ended(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *fp = fopen(path, "re");
+	if (fp == NULL)
+		return true;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/*
+ * TERM to the wrapper (found by its lock, never by name), then wait for the lock to go and
+ * for the process itself to end: it unlocks just before it exits.
+ */
 static int stop_wrapper(const struct ctl *ctl)
 {
 	pid_t pid = 0;
@@ -123,9 +141,12 @@ static int stop_wrapper(const struct ctl *ctl)
 		return -1;
 	}
 	long t0 = mono_ms();
-	while ((r = svdir_running(ctl, &pid)) == 1) {
+	pid_t wrapper = pid;
+	while ((r = svdir_running(ctl, &pid)) == 1 || !ended(wrapper)) {
+		if (r == -1)
+			break;
 		if (mono_ms() - t0 > STOP_TIMEOUT_MS) {
-			warnx("runsvdir (pid %ld) still runs after %d s", (long)pid,
+			warnx("runsvdir wrapper (pid %ld) still runs after %d s", (long)wrapper,
 			      STOP_TIMEOUT_MS / 1000);
 			return -1;
 		}
