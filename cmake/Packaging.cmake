@@ -40,8 +40,7 @@ if(DPKG_SHLIBDEPS_EXECUTABLE)
 else()
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
 endif()
-# curl: the readiness check scripts still call it; it moves out once the check is done in C.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "curl")
+# No curl: readiness checks run in C (`gitlab-ctl probe`).
 # Programs of catalog services that are disabled by default.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15, redis-server, prometheus-node-exporter")
 # The Omnibus packages own /usr/bin/gitlab-ctl, /opt/gitlab, /etc/gitlab/gitlab.rb and the

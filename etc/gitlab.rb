@@ -79,6 +79,16 @@
 ##! Run without jemalloc:
 # gitlab_exporter['env']['LD_PRELOAD'] = nil
 
+##! The exporter exits when its RSS passes this many bytes; runsv starts it again.
+# gitlab_exporter['memory_threshold'] = 1073741824
+
+##! Where the database and Sidekiq probes connect. The defaults follow the
+##! postgresql[...] and redis[...] settings below; set them to watch a
+##! PostgreSQL or Redis that gitlab-ctl does not run. The probes of a disabled
+##! postgresql or redis are left out of gitlab-exporter.yml.
+# gitlab_exporter['connection_string'] = "dbname=gitlabhq_production user=gitlab host=/var/opt/gitlab/postgresql port=5432"
+# gitlab_exporter['redis_url'] = "unix:/var/opt/gitlab/redis/redis.socket"
+
 ##! Probes of the real gitlab-exporter (the bundled exporter ignores them).
 # gitlab_exporter['probe_sidekiq'] = true
 # gitlab_exporter['probe_elasticsearch'] = false
@@ -90,6 +100,51 @@
 
 ##! Per-service logging overrides take the logging['svlogd_*'] names:
 # gitlab_exporter['svlogd_num'] = 10
+
+################################################################################
+## PostgreSQL (Debian's postgresql-15)
+##! Disabled by default; the exporter's database probes need it. It runs as
+##! its own account, listens on a unix socket in its home and, unless
+##! listen_address is set, on no TCP address. reconfigure makes the cluster
+##! once (initdb into data_dir; an existing cluster is never touched), then
+##! creates the role sql_user and the database the exporter reads.
+################################################################################
+
+# postgresql['enable'] = false
+# postgresql['username'] = "gitlab-psql"
+# postgresql['group'] = "gitlab-psql"
+# postgresql['home'] = "/var/opt/gitlab/postgresql"
+# postgresql['data_dir'] = "/var/opt/gitlab/postgresql/data"
+# postgresql['unix_socket_directory'] = "/var/opt/gitlab/postgresql"
+# postgresql['log_directory'] = "/var/log/gitlab/postgresql"
+# postgresql['env_directory'] = "/opt/gitlab/etc/postgresql/env"
+# postgresql['bin_dir'] = "/usr/lib/postgresql/15/bin"
+# postgresql['listen_address'] = nil
+# postgresql['port'] = 5432
+# postgresql['shared_buffers'] = "128MB"
+# postgresql['max_connections'] = 400
+# postgresql['sql_user'] = "gitlab"
+# postgresql['database'] = "gitlabhq_production"
+
+################################################################################
+## Redis (Debian's redis-server)
+##! Disabled by default; the exporter's Sidekiq probes need it. It runs as its
+##! own account on a unix socket in its home; port 0 means no TCP listener.
+################################################################################
+
+# redis['enable'] = false
+# redis['username'] = "gitlab-redis"
+# redis['group'] = "gitlab-redis"
+# redis['home'] = "/var/opt/gitlab/redis"
+# redis['dir'] = "/var/opt/gitlab/redis"
+# redis['log_directory'] = "/var/log/gitlab/redis"
+# redis['env_directory'] = "/opt/gitlab/etc/redis/env"
+# redis['bind'] = '127.0.0.1'
+# redis['port'] = 0
+# redis['unixsocket'] = "/var/opt/gitlab/redis/redis.socket"
+# redis['unixsocketperm'] = "777"
+# redis['maxmemory'] = "0"
+# redis['maxmemory_policy'] = "noeviction"
 
 ################################################################################
 ## Prometheus node exporter (Debian's prometheus-node-exporter)

@@ -167,6 +167,7 @@ struct wsvc {
 
 struct build {
 	const struct ctl *ctl;
+	enum { C_TODO, C_BUSY, C_DONE, C_FAILED } * cstate; /* per service, computed on demand */
 	const struct catalog *cat;
 	struct diags *d;
 	struct attrs *out;
@@ -648,7 +649,15 @@ static void handle_service(struct build *b, struct wsvc *w, const struct rb_stmt
 	if (!no_nesting(b, st, stype_name(cs->type)))
 		return;
 	char *path = stmt_path(st, 1), *text = NULL;
-	if (st->value->kind == RB_NIL || setting_text(b, cs->type, path, st->value, &text) == 0) {
+	if (st->value->kind != RB_NIL && setting_text(b, cs->type, path, st->value, &text) == 0 &&
+	    (strcmp(cs->name, "username") == 0 || strcmp(cs->name, "group") == 0) &&
+	    !accounts_valid_name(text)) {
+		diag_at(b->d, DIAG_ERR, st->value->loc,
+		        "%s must be a user or group name (letters, digits, '_', '-', '.'; at most "
+		        "32), not \"%s\"",
+		        path, text);
+		free(text);
+	} else if (st->value->kind == RB_NIL || text != NULL) {
 		free(w->val[i]);
 		w->val[i] = text; /* nil restores the default */
 		w->vloc[i] = st->value->loc;
@@ -894,9 +903,50 @@ static const char *var_resolve(struct comp *c, struct var *v)
 	return v->val;
 }
 
+static void compute_at(struct build *b, size_t i);
+
+/* {{svc.setting}}: a var of another service (runit or config name), computed first. */
+static const char *cross_lookup(struct comp *c, const char *name, size_t len, const char *dot,
+                                int line)
+{
+	struct build *b = c->b;
+	size_t sl = (size_t)(dot - name);
+	const char *why = "no such service";
+	for (size_t j = 0; j < b->cat->n; j++) {
+		const struct cat_service *o = &b->cat->v[j];
+		if (!((strlen(o->name) == sl && strncmp(o->name, name, sl) == 0) ||
+		      (strlen(o->config_name) == sl && strncmp(o->config_name, name, sl) == 0)))
+			continue;
+		if (b->cstate[j] == C_BUSY) {
+			why = "the two services' placeholders refer to each other";
+			break;
+		}
+		compute_at(b, j);
+		char key[128];
+		const char *v = NULL;
+		if (len - sl - 1 < sizeof key) {
+			memcpy(key, dot + 1, len - sl - 1);
+			key[len - sl - 1] = '\0';
+			v = kv_get(&b->out->svcs[j].vars, key);
+		}
+		if (v != NULL)
+			return v;
+		why = b->cstate[j] == C_FAILED ? "that service has errors" : "no such setting";
+		break;
+	}
+	diag_at(b->d, DIAG_ERR, cat_loc(c->def, line),
+	        "unknown placeholder {{%.*s}} in service %s: %s", (int)len, name, c->def->name,
+	        why);
+	c->failed = true;
+	return NULL;
+}
+
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line)
 {
 	struct comp *c = ctx;
+	const char *dot = memchr(name, '.', len);
+	if (dot != NULL)
+		return cross_lookup(c, name, len, dot, line);
 	struct var *v = var_find(c, name, len);
 	if (v == NULL) {
 		diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, line),
@@ -915,11 +965,24 @@ static char *comp_expand(struct comp *c, const char *tmpl, int line)
 	return s;
 }
 
-/* Names attrs provides itself; a catalog setting must not shadow them. */
+/*
+ * Names attrs provides itself; a catalog setting must not shadow them, with
+ * these exceptions: a port setting may be listen_port; `group` is the
+ * service's own group (Omnibus' postgresql['group']); and install_dir,
+ * data_dir and log_dir, older names of gitlab_install_dir, gitlab_data_dir
+ * and gitlab_log_dir, may be settings (Omnibus' postgresql['data_dir']): in
+ * such a service the name means the setting, and its defaults say
+ * {{gitlab_data_dir}} for the directory.
+ */
 static const char *const builtin_vars[] = {
-    "service",     "root",     "user",    "group",    "gitlab_ctl",  "sv_dir",
-    "install_dir", "data_dir", "log_dir", "jemalloc", "listen_host", "listen_port",
+    "service",        "root",        "user",        "gitlab_ctl",         "sv_dir",
+    "jemalloc",       "listen_host", "listen_port", "gitlab_install_dir", "gitlab_data_dir",
+    "gitlab_log_dir",
 };
+
+static const char *const shadowable_dirs[] = {"install_dir", "data_dir", "log_dir"};
+static const char *const gitlab_dirs[] = {"gitlab_install_dir", "gitlab_data_dir",
+                                          "gitlab_log_dir"};
 
 static bool is_builtin(const char *name)
 {
@@ -955,22 +1018,49 @@ static void run_as(const struct attrs *a, char **user, char **group)
 	*group = gr ? xstrdup(gr->gr_name) : xasprintf("%u", (unsigned)gid);
 }
 
+/*
+ * The run-as account. As root: the service's own username / group settings
+ * when it declares them (postgresql runs as gitlab-psql), else user[...].
+ * Not root: whoever runs gitlab-ctl, whatever the settings say.
+ */
+static void add_account(struct comp *c)
+{
+	char *user, *group;
+	bool root = geteuid() == 0;
+	run_as(c->b->out, &user, &group);
+	var_add(c, "gitlab_user", xstrdup(user), false, 0);
+	if (root && cat_setting_find(c->def, "username") != NULL) {
+		free(user);
+		var_add(c, "user", xstrdup("{{username}}"), true, 0);
+	} else {
+		var_add(c, "user", user, false, 0);
+	}
+	if (cat_setting_find(c->def, "group") == NULL)
+		var_add(c, "group", group, false, 0);
+	else if (!root)
+		var_add(c, "group", group, false, 0); /* add_settings skips the setting */
+	else
+		free(group);
+}
+
 static void add_builtins(struct comp *c, struct svc *out)
 {
 	const struct ctl *ctl = c->b->ctl;
-	char buf[PATH_MAX], *user, *group;
-	run_as(c->b->out, &user, &group);
+	static const char *const dirs[] = {GITLAB_CTL_INSTALL_DIR, GITLAB_CTL_DATA_DIR,
+	                                   GITLAB_CTL_LOG_DIR};
+	char buf[PATH_MAX];
+	add_account(c);
 	var_add(c, "service", xstrdup(c->def->name), false, 0);
 	var_add(c, "root", xstrdup(ctl->root), false, 0);
-	var_add(c, "user", user, false, 0);
-	var_add(c, "group", group, false, 0);
 	var_add(c, "gitlab_ctl", xstrdup(ctl->self), false, 0);
 	if (ctl_sv_dir(ctl, buf, sizeof buf, c->def->name) == -1)
 		buf[0] = '\0';
 	var_add(c, "sv_dir", xstrdup(buf), false, 0);
-	var_add(c, "install_dir", root_path(c, GITLAB_CTL_INSTALL_DIR), false, 0);
-	var_add(c, "data_dir", root_path(c, GITLAB_CTL_DATA_DIR), false, 0);
-	var_add(c, "log_dir", root_path(c, GITLAB_CTL_LOG_DIR), false, 0);
+	for (size_t i = 0; i < 3; i++) {
+		var_add(c, gitlab_dirs[i], root_path(c, dirs[i]), false, 0);
+		if (cat_setting_find(c->def, shadowable_dirs[i]) == NULL)
+			var_add(c, shadowable_dirs[i], root_path(c, dirs[i]), false, 0);
+	}
 	var_add(c, "jemalloc", xstrdup(GITLAB_CTL_JEMALLOC), false, 0);
 	for (int k = 0; k < NLOG; k++)
 		var_add(c, log_keys[k], svlog_text(&out->log, k), false, 0);
@@ -1054,8 +1144,8 @@ static void add_settings(struct comp *c)
 			c->failed = true;
 			continue;
 		}
-		if (cs->type == ST_ENV)
-			continue;
+		if (cs->type == ST_ENV || var_find(c, cs->name, strlen(cs->name)) != NULL)
+			continue; /* `group` when not root: the invoking user's, added already */
 		if (cs->type == ST_FLAGS) {
 			struct kvlist l = merged_hash(c, i);
 			var_add(c, cs->name, flags_text(&l), false, cs->line);
@@ -1087,8 +1177,8 @@ static void add_listen(struct comp *c, struct svc *out)
 		return;
 	struct var *av = var_find(c, addr->name, strlen(addr->name));
 	const char *a = av ? var_resolve(c, av) : NULL;
-	if (a == NULL)
-		return;
+	if (a == NULL || *a == '\0')
+		return; /* no TCP listener (postgresql['listen_address'] unset) */
 	char *host = NULL;
 	long long p = 0;
 	if (addr->type == ST_ADDRESS) {
@@ -1338,6 +1428,17 @@ static void compute_svc(struct build *b, struct wsvc *w, struct svc *out)
 		out->listen_port = 0;
 }
 
+/* Services are computed on demand: {{postgresql.port}} computes postgresql first. */
+static void compute_at(struct build *b, size_t i)
+{
+	if (b->cstate[i] != C_TODO)
+		return;
+	b->cstate[i] = C_BUSY;
+	size_t nerr = b->d->nerr;
+	compute_svc(b, &b->w[i], &b->out->svcs[i]);
+	b->cstate[i] = b->d->nerr > nerr ? C_FAILED : C_DONE;
+}
+
 /* ---- entry points -------------------------------------------------------- */
 
 static void build_free(struct build *b)
@@ -1382,8 +1483,10 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	}
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
+	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
 	for (size_t i = 0; i < cat->n; i++)
-		compute_svc(&b, &b.w[i], &out->svcs[i]);
+		compute_at(&b, i);
+	free(b.cstate);
 	out->unknown_names = b.unknown;
 	build_free(&b);
 	return d->nerr > nerr ? -1 : 0;
@@ -1472,6 +1575,49 @@ static const char *svc_lookup(void *ctx, const char *name, size_t len, int line)
 char *svc_expand(const struct svc *s, const char *tmpl)
 {
 	return expand_with(tmpl, svc_lookup, (void *)s, 0);
+}
+
+const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (dot == NULL)
+		return svc_var(s, name);
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct cat_service *o = a->svcs[i].def;
+		size_t n = (size_t)(dot - name);
+		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
+		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
+			return svc_var(&a->svcs[i], dot + 1);
+	}
+	return NULL;
+}
+
+struct actx {
+	const struct attrs *a;
+	const struct svc *s;
+};
+
+static const char *attrs_lookup(void *ctx, const char *name, size_t len, int line)
+{
+	const struct actx *x = ctx;
+	char key[256];
+	(void)line;
+	if (len >= sizeof key) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(key, name, len);
+	key[len] = '\0';
+	const char *v = attrs_var(x->a, x->s, key);
+	if (v == NULL)
+		errno = EINVAL;
+	return v;
+}
+
+char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)
+{
+	struct actx x = {a, s};
+	return expand_with(tmpl, attrs_lookup, &x, 0);
 }
 
 bool env_is_secret(const char *name)

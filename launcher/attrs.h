@@ -11,8 +11,16 @@
  *   gitlab_ctl absolute path of this binary
  *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
  *   svlogd_*  the effective logging settings for this service ("" when nil)
- *   install_dir, data_dir, log_dir  the compile-time dirs, root-prefixed
+ *   gitlab_install_dir, gitlab_data_dir, gitlab_log_dir  the compile-time
+ *             dirs, root-prefixed (install_dir, data_dir, log_dir: the same,
+ *             unless the service has a setting of that name, which wins)
  *   jemalloc  the jemalloc shared object found at build time
+ *   svc.name  a var of another service (runit or config name), e.g.
+ *             {{postgresql.port}}; that service is computed first
+ *   gitlab_user  user['username'] (or the invoking user when not root): the
+ *             account of services without their own, e.g. the exporter's
+ * user and group are the service's own `username` and `group` settings when
+ * it declares them and gitlab-ctl runs as root, else user['username'|'group'].
  * A setting that is nil has the value "". A flags setting's var is its
  * rendered arguments joined by spaces; env settings have no var.
  */
@@ -106,6 +114,11 @@ const char *svc_var(const struct svc *s, const char *name);
  * EINVAL for an unknown placeholder (ENOMEM when out of memory).
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
+
+/* svc_var, and "svc.name" for another service's var; NULL if unknown. */
+const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name);
+/* svc_expand with attrs_var names. */
+char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl);
 
 /* Names whose values show-config redacts: contain PASSWORD, SECRET, TOKEN or KEY. */
 bool env_is_secret(const char *name);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "catalog.h"
 #include "envcheck.h"
 #include "grow.h"
@@ -143,15 +144,28 @@ static char *scalar_text(struct ld *l, const config_setting_t *st, const char *w
 	}
 }
 
-/* "{{" must close with "}}" around a placeholder name; attrs checks the name exists. */
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * "{{" must close with "}}" around a placeholder name, or service.setting for
+ * another service's setting; attrs checks that the name exists.
+ */
 static int check_placeholders(struct ld *l, const config_setting_t *st, const char *s)
 {
 	for (const char *p = strstr(s, "{{"); p; p = strstr(p, "{{")) {
 		const char *q = p + 2;
-		while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
+		while (name_char(*q))
 			q++;
+		if (*q == '.' && q > p + 2 && name_char(q[1]))
+			for (q++; name_char(*q);)
+				q++;
 		if (q == p + 2 || q[0] != '}' || q[1] != '}') {
-			lerr(l, st, "malformed placeholder in \"%s\": write {{name}}", s);
+			lerr(l, st,
+			     "malformed placeholder in \"%s\": write {{name}} or {{service.name}}",
+			     s);
 			return -1;
 		}
 		p = q + 2;
@@ -178,6 +192,12 @@ static int parse_stype(const char *s, enum stype *out)
 			return 0;
 		}
 	return -1;
+}
+
+/* username / group: the account a service runs as instead of user['username'] / ['group']. */
+static bool is_account_setting(const char *name)
+{
+	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
 }
 
 /* A default must be valid for its type so that a bad catalog fails at load. */
@@ -211,6 +231,10 @@ static int check_default(struct ld *l, const config_setting_t *st, const struct 
 	default:
 		break;
 	}
+	/* The service's own account: the names useradd accepts (checked before any useradd). */
+	if (errstr == NULL && is_account_setting(cs->name) && strstr(v, "{{") == NULL &&
+	    !accounts_valid_name(v))
+		errstr = "a user or group name (letters, digits, '_', '-', '.'; at most 32)";
 	if (errstr) {
 		lerr(l, st, "default of setting '%s' (%s) must be %s, not \"%s\"", cs->name,
 		     stype_name(cs->type), errstr, v);
@@ -371,31 +395,6 @@ static int load_env(struct ld *l, const config_setting_t *st, struct cat_kv **ou
 	return 0;
 }
 
-static int load_command(struct ld *l, const config_setting_t *st)
-{
-	struct cat_service *s = l->s;
-	int t = config_setting_type(st);
-	s->command_line = (int)config_setting_source_line(st);
-	if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || config_setting_length(st) < 1) {
-		lerr(l, st, "command must be a non-empty array of strings");
-		return -1;
-	}
-	int n = config_setting_length(st);
-	s->command = calloc((size_t)n + 1, sizeof *s->command);
-	if (s->command == NULL)
-		abort();
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
-		const char *v = get_string(l, e, "a command element");
-		if (v == NULL)
-			return -1;
-		s->command[s->ncommand++] = xstrdup(v);
-		if (check_placeholders(l, e, v) == -1)
-			return -1;
-	}
-	return 0;
-}
-
 static int load_template(struct ld *l, const config_setting_t *g, struct cat_template *t)
 {
 	t->line = (int)config_setting_source_line(g);
@@ -471,11 +470,201 @@ static int load_check(struct ld *l, const config_setting_t *st)
 	const char *v = get_string(l, st, "check");
 	if (v == NULL)
 		return -1;
-	if (strcmp(v, "tcp") != 0 && !(strncmp(v, "http:/", 6) == 0)) {
-		lerr(l, st, "check must be \"http:/PATH\" or \"tcp\", not \"%s\"", v);
+	l->s->check_line = (int)config_setting_source_line(st);
+	if (strcmp(v, "tcp") != 0 && strncmp(v, "http:/", 6) != 0 && strncmp(v, "unix:", 5) != 0) {
+		lerr(l, st, "check must be \"http:/PATH\", \"tcp\" or \"unix:PATH\", not \"%s\"",
+		     v);
 		return -1;
 	}
+	if (check_placeholders(l, st, v) == -1)
+		return -1;
 	l->s->check = xstrdup(v);
+	return 0;
+}
+
+/* An array of strings with placeholders (command, check_command, a step's command). */
+static int load_argv(struct ld *l, const config_setting_t *st, const char *what, char ***out,
+                     size_t *nout)
+{
+	int t = config_setting_type(st);
+	if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || config_setting_length(st) < 1) {
+		lerr(l, st, "%s must be a non-empty array of strings", what);
+		return -1;
+	}
+	int n = config_setting_length(st);
+	*out = calloc((size_t)n + 1, sizeof **out);
+	if (*out == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *v = get_string(l, e, what);
+		if (v == NULL)
+			return -1;
+		(*out)[(*nout)++] = xstrdup(v);
+		if (check_placeholders(l, e, v) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_after(struct ld *l, const config_setting_t *st)
+{
+	struct cat_service *s = l->s;
+	int t = config_setting_type(st);
+	s->after_line = (int)config_setting_source_line(st);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+		lerr(l, st, "after must be an array of service names");
+		return -1;
+	}
+	int n = config_setting_length(st);
+	s->after = calloc((size_t)n + 1, sizeof *s->after);
+	if (s->after == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *v = get_string(l, e, "an after entry");
+		if (v == NULL)
+			return -1;
+		if (!valid_name(v, true)) {
+			lerr(l, e, "after: '%s' is not a service name", v);
+			return -1;
+		}
+		s->after[s->nafter++] = xstrdup(v);
+	}
+	return 0;
+}
+
+static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_step *st)
+{
+	const char *key = config_setting_name(m), *v;
+	if (strcmp(key, "command") == 0)
+		return load_argv(l, m, "a setup command", &st->argv, &st->argc);
+	if (strcmp(key, "name") != 0 && strcmp(key, "when") != 0 && strcmp(key, "creates") != 0) {
+		lerr(l, m, "unknown key '%s' in a setup step (name, when, creates, command)", key);
+		return -1;
+	}
+	if ((v = get_string(l, m, key)) == NULL)
+		return -1;
+	if (strcmp(key, "name") == 0) {
+		if (!valid_name(v, true)) {
+			lerr(l, m, "setup step name '%s' must match [a-z0-9][a-z0-9._-]*", v);
+			return -1;
+		}
+		st->name = xstrdup(v);
+	} else if (strcmp(key, "when") == 0) {
+		if (strcmp(v, "before_start") == 0)
+			st->when = STEP_BEFORE_START;
+		else if (strcmp(v, "after_ready") == 0)
+			st->when = STEP_AFTER_READY;
+		else {
+			lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
+			return -1;
+		}
+	} else {
+		if (check_placeholders(l, m, v) == -1)
+			return -1;
+		st->creates = xstrdup(v);
+	}
+	return 0;
+}
+
+static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *st)
+{
+	bool have_when = false;
+	st->line = (int)config_setting_source_line(g);
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		lerr(l, g,
+		     "each setup step must be a group { name = ...; when = ...; command = ...; }");
+		return -1;
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		have_when |= strcmp(config_setting_name(m), "when") == 0;
+		if (load_step_key(l, m, st) == -1)
+			return -1;
+	}
+	if (st->name == NULL || !have_when || st->argv == NULL) {
+		lerr(l, g, "a setup step needs name, when and command");
+		return -1;
+	}
+	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
+	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
+		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
+		     st->name);
+		return -1;
+	}
+	if (st->when == STEP_AFTER_READY && st->creates != NULL) {
+		lerr(l, g, "setup step '%s': 'creates' is only for before_start steps", st->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_setup(struct ld *l, const config_setting_t *st)
+{
+	struct cat_service *s = l->s;
+	if (config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "setup must be a list ( { ... } )");
+		return -1;
+	}
+	int n = config_setting_length(st);
+	s->setup = calloc((size_t)n + 1, sizeof *s->setup);
+	if (s->setup == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(st, (unsigned)i);
+		struct cat_step *step = &s->setup[s->nsetup++];
+		if (load_step(l, g, step) == -1)
+			return -1;
+		for (size_t j = 0; j + 1 < s->nsetup; j++)
+			if (strcmp(s->setup[j].name, step->name) == 0) {
+				lerr(l, g, "setup step '%s' is declared twice", step->name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* check_send / check_expect: protocol bytes, so no placeholders and no NUL. */
+static int load_check_str(struct ld *l, const config_setting_t *st, char **out)
+{
+	const char *v = get_string(l, st, config_setting_name(st));
+	if (v == NULL)
+		return -1;
+	if (*v == '\0') {
+		lerr(l, st, "%s must not be empty", config_setting_name(st));
+		return -1;
+	}
+	*out = xstrdup(v);
+	return 0;
+}
+
+/* A signal runsv's control/t sends instead of TERM (PostgreSQL: INT, a fast shutdown). */
+static int load_stop_signal(struct ld *l, const config_setting_t *st)
+{
+	static const char *const ok[] = {"TERM", "INT", "QUIT", "HUP", "USR1", "USR2"};
+	const char *v = get_string(l, st, "stop_signal");
+	if (v == NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (strcmp(v, ok[i]) == 0) {
+			l->s->stop_signal = xstrdup(v);
+			return 0;
+		}
+	lerr(l, st, "stop_signal must be one of TERM, INT, QUIT, HUP, USR1, USR2, not \"%s\"", v);
+	return -1;
+}
+
+static int load_home_mode(struct ld *l, const config_setting_t *st)
+{
+	const char *v = get_string(l, st, "home_mode");
+	if (v == NULL)
+		return -1;
+	if (strcmp(v, "0750") != 0 && strcmp(v, "0755") != 0 && strcmp(v, "0700") != 0) {
+		lerr(l, st, "home_mode must be \"0700\", \"0750\" or \"0755\", not \"%s\"", v);
+		return -1;
+	}
+	l->s->home_mode = (mode_t)strtol(v, NULL, 8);
 	return 0;
 }
 
@@ -516,15 +705,33 @@ static int load_key(struct ld *l, const config_setting_t *m)
 	} else if (strcmp(key, "base_env") == 0) {
 		return load_env(l, m, &s->base_env, &s->nbase_env);
 	} else if (strcmp(key, "command") == 0) {
-		return load_command(l, m);
+		s->command_line = (int)config_setting_source_line(m);
+		return load_argv(l, m, "command", &s->command, &s->ncommand);
 	} else if (strcmp(key, "templates") == 0) {
 		return load_templates(l, m);
 	} else if (strcmp(key, "check") == 0) {
 		return load_check(l, m);
+	} else if (strcmp(key, "check_send") == 0) {
+		return load_check_str(l, m, &s->check_send);
+	} else if (strcmp(key, "check_expect") == 0) {
+		return load_check_str(l, m, &s->check_expect);
+	} else if (strcmp(key, "check_command") == 0) {
+		if (s->check_line == 0)
+			s->check_line = (int)config_setting_source_line(m);
+		return load_argv(l, m, "check_command", &s->check_command, &s->ncheck_command);
+	} else if (strcmp(key, "after") == 0) {
+		return load_after(l, m);
+	} else if (strcmp(key, "setup") == 0) {
+		return load_setup(l, m);
+	} else if (strcmp(key, "home_mode") == 0) {
+		return load_home_mode(l, m);
+	} else if (strcmp(key, "stop_signal") == 0) {
+		return load_stop_signal(l, m);
 	} else {
 		lerr(l, m,
 		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
-		     "settings, env, base_env, command, templates, check)",
+		     "settings, env, base_env, command, templates, check, check_send, "
+		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
 		     key);
 		return -1;
 	}
@@ -551,6 +758,19 @@ static void check_service(struct ld *l)
 			l->errs++;
 		}
 	}
+	if ((s->check_send || s->check_expect) &&
+	    (s->check == NULL || strncmp(s->check, "http:", 5) == 0)) {
+		diag_file(l->d, DIAG_ERR, l->file, s->check_line ? s->check_line : s->line,
+		          "check_send and check_expect need check = \"tcp\" or \"unix:PATH\"");
+		l->errs++;
+	}
+}
+
+static void free_argv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 static void service_free(struct cat_service *s)
@@ -579,9 +799,18 @@ static void service_free(struct cat_service *s)
 		free(s->base_env[i].value);
 	}
 	free(s->base_env);
-	for (size_t i = 0; i < s->ncommand; i++)
-		free(s->command[i]);
-	free(s->command);
+	free_argv(s->command, s->ncommand);
+	free_argv(s->check_command, s->ncheck_command);
+	free_argv(s->after, s->nafter);
+	for (size_t i = 0; i < s->nsetup; i++) {
+		free(s->setup[i].name);
+		free(s->setup[i].creates);
+		free_argv(s->setup[i].argv, s->setup[i].argc);
+	}
+	free(s->setup);
+	free(s->check_send);
+	free(s->check_expect);
+	free(s->stop_signal);
 	for (size_t i = 0; i < s->ntemplates; i++) {
 		free(s->templates[i].src);
 		free(s->templates[i].dest);
@@ -598,6 +827,7 @@ static int load_file(const char *path, struct cat_service *s, struct diags *d)
 	struct ld l = {.file = path, .d = d, .s = s};
 	memset(s, 0, sizeof *s);
 	s->file = xstrdup(path);
+	s->home_mode = 0750;
 	config_init(&cfg);
 	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
@@ -684,6 +914,89 @@ static void check_unique(struct catalog *c, struct diags *d)
 		}
 }
 
+/* Depth-first search for a cycle through `after`; state: 0 new, 1 on the path, 2 done. */
+static bool dep_cycle(const struct catalog *c, size_t i, int *state, size_t *path, size_t depth,
+                      struct diags *d)
+{
+	if (state[i] == 2)
+		return false;
+	path[depth] = i;
+	if (state[i] == 1) {
+		const struct cat_service *s = &c->v[i];
+		char text[1024] = "";
+		size_t from = 0;
+		while (path[from] != i)
+			from++;
+		for (size_t k = from; k <= depth; k++) {
+			if (k > from)
+				strlcat(text, " -> ", sizeof text);
+			strlcat(text, c->v[path[k]].name, sizeof text);
+		}
+		diag_file(d, DIAG_ERR, s->file, s->after_line, "after: dependency cycle %s", text);
+		return true;
+	}
+	state[i] = 1;
+	for (size_t k = 0; k < c->v[i].nafter; k++) {
+		const struct cat_service *dep = catalog_find(c, c->v[i].after[k]);
+		if (dep && dep_cycle(c, (size_t)(dep - c->v), state, path, depth + 1, d))
+			return true;
+	}
+	state[i] = 2;
+	return false;
+}
+
+/* Every `after` names a catalog service other than itself, and they form no cycle. */
+static void check_deps(const struct catalog *c, struct diags *d)
+{
+	size_t nerr = d->nerr;
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i].nafter; k++) {
+			const struct cat_service *s = &c->v[i];
+			const struct cat_service *dep = catalog_find(c, s->after[k]);
+			if (dep == NULL)
+				diag_file(d, DIAG_ERR, s->file, s->after_line,
+				          "after: unknown service '%s'", s->after[k]);
+			else if (dep == s)
+				diag_file(d, DIAG_ERR, s->file, s->after_line,
+				          "after: %s cannot depend on itself", s->name);
+		}
+	if (d->nerr > nerr)
+		return;
+	int *state = calloc(c->n + 1, sizeof *state);
+	size_t *path = calloc(c->n + 2, sizeof *path);
+	if (state == NULL || path == NULL)
+		abort();
+	for (size_t i = 0; i < c->n; i++)
+		if (dep_cycle(c, i, state, path, 0, d))
+			break;
+	free(state);
+	free(path);
+}
+
+static void order_visit(const struct catalog *c, size_t i, bool *done, size_t *order, size_t *n)
+{
+	if (done[i])
+		return;
+	done[i] = true; /* acyclic: marking on entry cannot cut a real dependency short */
+	for (size_t k = 0; k < c->v[i].nafter; k++) {
+		const struct cat_service *dep = catalog_find(c, c->v[i].after[k]);
+		if (dep)
+			order_visit(c, (size_t)(dep - c->v), done, order, n);
+	}
+	order[(*n)++] = i;
+}
+
+void catalog_order(const struct catalog *c, size_t *order)
+{
+	bool *done = calloc(c->n + 1, sizeof *done);
+	size_t n = 0;
+	if (done == NULL)
+		abort();
+	for (size_t i = 0; i < c->n; i++)
+		order_visit(c, i, done, order, &n);
+	free(done);
+}
+
 int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 {
 	size_t nerr = d->nerr, nfiles;
@@ -709,6 +1022,7 @@ int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 		diag_file(d, DIAG_ERR, dir, 0, "no service definitions (*.conf) in the catalog");
 	qsort(out->v, out->n, sizeof *out->v, by_name);
 	check_unique(out, d);
+	check_deps(out, d);
 	for (size_t i = 0; i < out->n; i++) {
 		out->v[i].src.name = out->v[i].file;
 		out->v[i].src.text = NULL;

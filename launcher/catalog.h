@@ -49,6 +49,21 @@ struct cat_template {
 	int line;
 };
 
+/* When a setup step runs (see sv/gitlab-exporter.conf). */
+enum step_when {
+	STEP_BEFORE_START, /* once: before the first start, only while `creates` is missing */
+	STEP_AFTER_READY,  /* every reconfigure, once the service is ready: must be idempotent */
+};
+
+struct cat_step {
+	char *name;
+	enum step_when when;
+	char *creates; /* path with placeholders; required for before_start */
+	char **argv;   /* with placeholders, no shell */
+	size_t argc;
+	int line;
+};
+
 struct cat_service {
 	char *file;        /* the .conf path, for messages */
 	char *name;        /* runit service name: "gitlab-exporter" */
@@ -66,10 +81,22 @@ struct cat_service {
 	size_t ncommand;
 	struct cat_template *templates;
 	size_t ntemplates;
-	char *check;      /* readiness: "http:/metrics", "tcp", or NULL for none */
-	int line;         /* of `name`, for service-level messages */
-	int command_line; /* of `command` */
-	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
+	char *check;          /* readiness: "http:/PATH", "tcp", "unix:PATH", or NULL for none */
+	char *check_send;     /* sent after connecting ("tcp" or "unix:"), NULL for nothing */
+	char *check_expect;   /* the reply must contain this, NULL: connecting is enough */
+	char **check_command; /* argv run as the service user; exit 0 = ready; NULL if none */
+	size_t ncheck_command;
+	int check_line;
+	char **after; /* services that must be up and ready before this one starts */
+	size_t nafter;
+	int after_line;
+	struct cat_step *setup;
+	size_t nsetup;
+	mode_t home_mode;  /* 0750, or 0755 where other accounts reach a socket in it */
+	char *stop_signal; /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
+	int line;          /* of `name`, for service-level messages */
+	int command_line;  /* of `command` */
+	struct src src;    /* {file, no text}: lets diag_at() point into the .conf */
 };
 
 struct catalog {
@@ -78,7 +105,9 @@ struct catalog {
 	size_t n;
 };
 
-/* Load every *.conf in dir. Returns 0, or -1 with errors (file and line) in d. */
+/*
+ * Load every *.conf in dir. Dependencies (`after`) must name catalog services
+ * and form no cycle. Returns 0, or -1 with errors (file and line) in d. */
 int catalog_load(const char *dir, struct catalog *out, struct diags *d);
 void catalog_free(struct catalog *c);
 
@@ -90,5 +119,12 @@ const struct cat_setting *cat_setting_find(const struct cat_service *s, const ch
 struct loc cat_loc(const struct cat_service *s, int line);
 
 const char *stype_name(enum stype t); /* "bool", "port", ... as written in .conf files */
+
+/*
+ * The services in dependency order: every service after those it names in
+ * `after`, otherwise by name. Writes catalog indexes into order[c->n].
+ * The catalog is acyclic once loaded.
+ */
+void catalog_order(const struct catalog *c, size_t *order);
 
 #endif

@@ -276,6 +276,14 @@ static bool check_passes(const char *dir, bool quiet)
 	return rc == 1;
 }
 
+/* Running, and its check passes: what a dependent waits for. */
+static bool ready_now(const char *dir)
+{
+	struct sv_status st;
+	return dir[0] != '\0' && sv_read_status(dir, &st) == 0 && st.state == SV_RUN &&
+	       st.pid != 0 && check_passes(dir, true);
+}
+
 /* sv's check(): has every state asked for by acts been reached? */
 static bool reached(const char *dir, const char *acts, const struct sv_status *st,
                     const struct timespec *tstart)
@@ -481,6 +489,8 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	int r = select_services(ctl, argc, argv, &sel, &o);
 	if (r != 0)
 		return r;
+	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)
+		warn("%s: cannot read the service order; acting in name order", sel.dir);
 
 	struct job *jobs = calloc(sel.n ? sel.n : 1, sizeof *jobs);
 	if (jobs == NULL) {
@@ -502,18 +512,32 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	double await = starts(op) ? ensure_supervisor(ctl, jobs, sel.n, (double)wait) : 0;
-	for (size_t i = 0; i < sel.n; i++) {
-		struct job *j = &jobs[i];
-		if (j->dir[0] == '\0')
-			continue;
-		j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
-		failed += !j->pending;
+	bool *up = calloc(sel.n + 1, sizeof *up); /* per job: up and ready after its wave */
+	/* Dependencies first (stop: dependents first), one wave at a time (svsel_order). */
+	for (size_t w = 0, end; w < sel.n; w = end) {
+		end = svsel_wave_end(&sel, w);
+		for (size_t i = w; i < end; i++) {
+			struct job *j = &jobs[i];
+			const char *dep = starts(op) && up ? svsel_waiting_for(&sel, i, up) : NULL;
+			if (dep != NULL) /* not started: what it needs is not ready */
+				out_printf(&o, "fail: %s: waiting for %s: not ready\n", j->name,
+				           dep);
+			if (j->dir[0] == '\0' || dep != NULL) {
+				failed += dep != NULL;
+				continue;
+			}
+			j->pending = send_control(&o, j, op, await - since(&t0)) == 1;
+			failed += !j->pending;
+		}
+		out_flush(&o);
+		failed += wait_jobs(&o, jobs + w, end - w, op, (double)wait, &tstart, &t0);
+		for (size_t i = w; up && i < end; i++)
+			up[i] = ready_now(jobs[i].dir);
 	}
-	out_flush(&o);
-	failed += wait_jobs(&o, jobs, sel.n, op, (double)wait, &tstart, &t0);
 	out_flush(&o);
 	if (failed && starts(op))
 		svtail_failed(ctl, sel.names, sel.n, stderr);
+	free(up);
 	free(jobs);
 	svsel_free(&sel);
 	return failed ? 1 : 0;

@@ -161,6 +161,8 @@ static void check_metrics(struct report *r, const struct svc *s)
 {
 	if (s == NULL || s->listen_host == NULL || s->listen_port <= 0)
 		return;
+	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) != 0)
+		return; /* not an HTTP service (PostgreSQL on TCP) */
 	const char *path = "/metrics";
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) == 0)
 		path = s->def->check + 5;

@@ -48,8 +48,10 @@
 #include "catalog.h"
 #include "clock.h"
 #include "commands.h"
+#include "ready.h"
 #include "runit.h"
 #include "svdir.h"
+#include "svrun.h"
 #include "svtail.h"
 #include "template.h"
 #include "tree.h"
@@ -71,12 +73,27 @@ struct extra {
 	bool service_owned;
 };
 
+/* A setup step with its placeholders expanded (catalog: setup). */
+struct step {
+	const struct cat_step *def;
+	char *creates;
+	char **argv;
+};
+
 struct plan {
 	const struct svc *svc;
+	struct step *steps;
+	size_t nsteps;
+	struct tbuf after;  /* sv/<svc>/after: the enabled services it needs, one per line */
+	int wave;           /* 0: needs nothing; else 1 + the highest wave it needs */
+	bool ready;         /* up and ready in this run (or has nothing to wait for) */
+	bool failed;        /* did not come up ready: its dependents are not started */
+	bool setup_stop;    /* stopped for a before_start step: start it again */
+	char notready[512]; /* why it is not ready, for its dependents' messages */
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX];
-	struct tbuf run, logrun, logconf, check;
+	struct tbuf run, logrun, logconf, check, control_t;
 	bool has_check;
 	struct extra *extra;
 	size_t nextra;
@@ -88,10 +105,9 @@ struct plan {
 
 struct rctx {
 	const struct ctl *ctl;
+	const struct attrs *a;
 	const struct svc *svc;
 	char port[16];
-	char url[600];
-	const char *http, *tcp;
 };
 
 struct recon {
@@ -113,6 +129,28 @@ struct recon {
 };
 
 /* ---- rendering ------------------------------------------------------------------------- */
+
+/*
+ * {{svc.name}} reads another service's setting; a bool reads "" for false so
+ * that {{#if postgresql.enable}} keeps a block only for an enabled service.
+ */
+static const char *cross_var(const struct rctx *c, const char *name)
+{
+	const char *v = attrs_var(c->a, c->svc, name), *dot = strchr(name, '.');
+	if (v == NULL || dot == NULL)
+		return v;
+	const struct svc *o = NULL;
+	char svc[128];
+	if ((size_t)(dot - name) < sizeof svc) {
+		memcpy(svc, name, (size_t)(dot - name));
+		svc[dot - name] = '\0';
+		o = attrs_svc(c->a, svc);
+	}
+	const struct cat_setting *cs = o ? cat_setting_find(o->def, dot + 1) : NULL;
+	if (cs != NULL && cs->type == ST_BOOL && strcmp(v, "false") == 0)
+		return "";
+	return v;
+}
 
 static const char *rget(void *arg, const char *name)
 {
@@ -138,46 +176,19 @@ static const char *rget(void *arg, const char *name)
 		return s->listen_host ? s->listen_host : "";
 	if (strcmp(name, "listen_port") == 0)
 		return c->port;
-	if (strcmp(name, "check_url") == 0)
-		return c->url;
-	if (strcmp(name, "check_http") == 0)
-		return c->http;
-	if (strcmp(name, "check_tcp") == 0)
-		return c->tcp;
-	return svc_var(s, name);
+	if (strcmp(name, "stop_signal") == 0)
+		return s->def->stop_signal ? s->def->stop_signal : "TERM";
+	if (strcmp(name, "datadir") == 0)
+		return c->ctl->datadir;
+	if (strcmp(name, "config") == 0)
+		return c->ctl->config;
+	return cross_var(c, name);
 }
 
 static char *const *rlist(void *arg, const char *name)
 {
 	const struct rctx *c = arg;
 	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
-}
-
-/* The readiness URL: a wildcard listen address is checked on loopback. -1 if too long. */
-static int check_url(struct rctx *c, const struct cat_service *def)
-{
-	const char *host = c->svc->listen_host ? c->svc->listen_host : "";
-	c->http = c->tcp = "";
-	c->url[0] = '\0';
-	if (def->check == NULL || c->svc->listen_port == 0)
-		return 0;
-	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0)
-		host = "127.0.0.1";
-	else if (strcmp(host, "::") == 0)
-		host = "::1";
-	bool v6 = strchr(host, ':') != NULL, http = strncmp(def->check, "http:", 5) == 0;
-	int n = snprintf(c->url, sizeof c->url, "%s://%s%s%s:%d%s", http ? "http" : "telnet",
-	                 v6 ? "[" : "", host, v6 ? "]" : "", c->svc->listen_port,
-	                 http ? def->check + 5 : "");
-	if (n < 0 || (size_t)n >= sizeof c->url) {
-		c->url[0] = '\0'; /* a cut URL would probe something else */
-		return -1;
-	}
-	if (http)
-		c->http = "1";
-	else
-		c->tcp = "1";
-	return 0;
 }
 
 static int render(struct recon *r, const char *tpl, const struct tpl_vars *vars, struct tbuf *out)
@@ -191,14 +202,46 @@ static int render(struct recon *r, const char *tpl, const struct tpl_vars *vars,
 	return tpl_render_file(path, vars, out, &r->d);
 }
 
+/* Expand every step now: a bad placeholder must fail before anything changes. */
+static int plan_steps(struct recon *r, struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	p->steps = calloc(def->nsetup + 1, sizeof *p->steps);
+	if (p->steps == NULL)
+		err(1, NULL);
+	for (size_t i = 0; i < def->nsetup; i++) {
+		const struct cat_step *cs = &def->setup[i];
+		struct step *st = &p->steps[p->nsteps++];
+		st->def = cs;
+		st->argv = calloc(cs->argc + 1, sizeof *st->argv);
+		if (st->argv == NULL)
+			err(1, NULL);
+		bool ok = true;
+		for (size_t k = 0; k < cs->argc && ok; k++)
+			ok = (st->argv[k] = attrs_expand(&r->a, p->svc, cs->argv[k])) != NULL;
+		if (ok && cs->creates != NULL) {
+			st->creates = attrs_expand(&r->a, p->svc, cs->creates);
+			ok = st->creates != NULL && st->creates[0] == '/';
+		}
+		if (!ok) {
+			diag_file(
+			    &r->d, DIAG_ERR, def->file, cs->line,
+			    "%s: setup step %s: an unknown placeholder, or 'creates' is not an "
+			    "absolute path",
+			    def->name, cs->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int plan_service(struct recon *r, struct plan *p)
 {
 	const struct svc *s = p->svc;
 	const struct cat_service *def = s->def;
-	struct rctx c = {.ctl = r->ctl, .svc = s};
+	struct rctx c = {.ctl = r->ctl, .a = &r->a, .svc = s};
 	if (s->listen_port > 0)
 		snprintf(c.port, sizeof c.port, "%d", s->listen_port);
-	bool url_ok = check_url(&c, def) == 0;
 	struct tpl_vars vars = {rget, rlist, &c};
 
 	if (ctl_sv_dir(r->ctl, p->sv_dir, sizeof p->sv_dir, def->name) == -1 ||
@@ -213,22 +256,25 @@ static int plan_service(struct recon *r, struct plan *p)
 	rc |= render(r, "run", &vars, &p->run);
 	rc |= render(r, "log-run", &vars, &p->logrun);
 	rc |= render(r, "log-config", &vars, &p->logconf);
-	if (def->check != NULL) {
-		if (!url_ok) {
-			diag_file(&r->d, DIAG_ERR, def->file, def->line,
-			          "%s: listen address \"%.40s...\" is too long for a check URL",
-			          def->name, s->listen_host);
-			rc = -1;
-		} else if (c.url[0] == '\0') {
-			diag_file(&r->d, DIAG_ERR, def->file, def->line,
-			          "%s: check \"%s\" needs a listen address and port", def->name,
-			          def->check);
-			rc = -1;
-		} else {
-			p->has_check = true;
-			rc |= render(r, "check", &vars, &p->check);
-		}
+	bool tcp = def->check != NULL && strncmp(def->check, "unix:", 5) != 0;
+	if (tcp && s->listen_host != NULL && strlen(s->listen_host) > 253) {
+		/* DNS names end at 253: the check could only probe a truncated name. */
+		diag_file(&r->d, DIAG_ERR, def->file, def->check_line,
+		          "%s: listen address \"%.40s...\" is too long for a check URL", def->name,
+		          s->listen_host);
+		rc = -1;
+	} else if (tcp && s->listen_port == 0) {
+		diag_file(&r->d, DIAG_ERR, def->file, def->check_line,
+		          "%s: check \"%s\" needs a listen address and port", def->name,
+		          def->check);
+		rc = -1;
+	} else if (ready_has_check(def)) {
+		p->has_check = true;
+		rc |= render(r, "check", &vars, &p->check);
 	}
+	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
+		rc |= render(r, "control-t", &vars, &p->control_t);
+	rc |= plan_steps(r, p);
 	p->extra = calloc(def->ntemplates ? def->ntemplates : 1, sizeof *p->extra);
 	if (p->extra == NULL)
 		err(1, NULL);
@@ -238,7 +284,7 @@ static int plan_service(struct recon *r, struct plan *p)
 		tbuf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
-		e->dest = svc_expand(s, ct->dest);
+		e->dest = attrs_expand(&r->a, s, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(&r->d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
@@ -253,10 +299,19 @@ static int plan_service(struct recon *r, struct plan *p)
 
 static void plan_free(struct plan *p)
 {
+	for (size_t i = 0; i < p->nsteps; i++) {
+		for (size_t k = 0; p->steps[i].argv && p->steps[i].argv[k]; k++)
+			free(p->steps[i].argv[k]);
+		free(p->steps[i].argv);
+		free(p->steps[i].creates);
+	}
+	free(p->steps);
+	tbuf_free(&p->after);
 	tbuf_free(&p->run);
 	tbuf_free(&p->logrun);
 	tbuf_free(&p->logconf);
 	tbuf_free(&p->check);
+	tbuf_free(&p->control_t);
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		tbuf_free(&p->extra[i].body);
@@ -325,6 +380,18 @@ static void build_tree(struct recon *r)
 			CHK(tree_add_file(t, path, p->check.p, p->check.len, 0755, ruid, rgid, i,
 			                  TR_NONE, 0));
 		}
+		if (p->control_t.len > 0) {
+			/* runsv runs control/t instead of sending TERM, for stop and restart. */
+			join(path, sizeof path, p->sv_dir, "control");
+			CHK(tree_add_dir(t, path, 0755, ruid, rgid, i, TR_NONE, 0));
+			join(path, sizeof path, p->sv_dir, "control/t");
+			CHK(tree_add_file(t, path, p->control_t.p, p->control_t.len, 0755, ruid,
+			                  rgid, i, TR_NONE, 0));
+		}
+		/* What start/stop order by (svsel.h): no config is parsed there. */
+		join(path, sizeof path, p->sv_dir, "after");
+		CHK(tree_add_file(t, path, p->after.p ? p->after.p : "", p->after.len, 0644, ruid,
+		                  rgid, i, TR_NONE, 0));
 		CHK(tree_add_dir(t, p->log_sv, 0755, ruid, rgid, i, TR_NONE, 0));
 		join(path, sizeof path, p->log_sv, "run");
 		CHK(tree_add_file(t, path, p->logrun.p, p->logrun.len, 0755, ruid, rgid, i,
@@ -339,7 +406,12 @@ static void build_tree(struct recon *r)
 		join(path, sizeof path, s->log_dir, "config");
 		CHK(tree_add_file(t, path, p->logconf.p, p->logconf.len, 0644, ruid, rgid, i,
 		                  TR_LOG_CONFIG, 0));
-		CHK(tree_add_dir(t, s->home, 0750, p->uid, p->gid, i, TR_NONE, 0));
+		/*
+		 * 0750 keeps other service accounts out; a catalog says 0755 where
+		 * another account must reach a socket in it (the exporter, as git,
+		 * connects to PostgreSQL's and Redis' sockets in their homes).
+		 */
+		CHK(tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0));
 		for (size_t e = 0; e < p->nextra; e++) {
 			const struct extra *x = &p->extra[e];
 			CHK(tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
@@ -555,45 +627,208 @@ static int wait_run(const struct recon *r, const struct plan *p, pid_t old, long
 	}
 }
 
+/* Someone else on the service's TCP port, for the message of a service that keeps exiting. */
+static void port_note(const struct svc *s, char *buf, size_t len)
+{
+	pid_t pid;
+	char cmd[160];
+	buf[0] = '\0';
+	if (s->listen_port > 0 && s->listen_host != NULL && s->listen_host[0] != '\0' &&
+	    ready_port_holder(s->listen_port, &pid, cmd, sizeof cmd) == 1)
+		snprintf(buf, len, "%s:%d is in use by pid %ld (%s); ",
+		         s->listen_host ? s->listen_host : "", s->listen_port, (long)pid, cmd);
+}
+
 /*
- * After a start or restart: wait until the service passes its readiness check, so that
- * "gitlab Reconfigured!" means it answers. A run script that fails shows as a new pid
- * (runsv restarts it) or a down state: reported at once with the status, not after SVWAIT.
+ * After a start or restart: wait until the service passes its readiness check
+ * (ready.h: this service's pid, its own protocol), so that "gitlab
+ * Reconfigured!" means it answers. A run script that fails shows as a new pid
+ * (runsv restarts it) or a down state: reported at once with the status, not
+ * after SVWAIT. The reason it is not ready is kept in why for dependents.
  */
-static int wait_ready(const struct recon *r, const struct plan *p, long deadline)
+static int wait_ready(const struct recon *r, struct plan *p, long deadline, char *why, size_t len)
 {
 	struct sv_status st0;
 	const char *name = p->svc->def->name;
 	long t0 = mono_ms();
+	snprintf(why, len, "not running");
 	if (sv_read_status(p->sv_dir, &st0) == -1)
 		return 0;
-	for (;;) {
+	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
 		struct sv_status st;
 		if (sv_read_status(p->sv_dir, &st) == 0 &&
 		    (st.pid != st0.pid || st.state != SV_RUN)) {
-			char buf[256];
+			char buf[256], note[256];
 			status_text(p->sv_dir, name, buf, sizeof buf);
-			warnx("%s: its run script exits right after it starts (status: %s); see "
-			      "%s/current",
-			      name, buf, p->svc->log_dir);
+			port_note(p->svc, note, sizeof note);
+			snprintf(why, len,
+			         "%sit exits right after it starts (status: %s); see %s/current",
+			         note, buf, p->svc->log_dir);
+			warnx("%s: %s", name, why);
 			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 			return -1;
 		}
 		if (!p->has_check)
 			return 0;
-		if (sv_check(p->sv_dir, true) == 1) {
+		long now = mono_ms(), until = now + 2000 < deadline ? now + 2000 : deadline;
+		if (ready_check(r->ctl, &r->a, p->svc, st0.pid, until, why, len) == 1) {
 			if (r->ctl->verbose)
-				fprintf(stderr, "%s: check passed after %ld ms\n", name,
-				        mono_ms() - t0);
+				fprintf(stderr, "%s: ready after %ld ms\n", name, mono_ms() - t0);
 			return 0;
 		}
 		if (mono_ms() > deadline) {
-			warnx("%s: runs (pid %ld) but %s/check does not pass within SVWAIT", name,
-			      (long)st0.pid, p->sv_dir);
+			warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
+			      (long)st0.pid, why);
 			return -1;
 		}
-		sleep_ms(20);
+		sleep_ms(ms);
 	}
+}
+
+/* Wait for runsv to report the service down (before a before_start step). */
+static int wait_down(const struct plan *p, long deadline)
+{
+	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
+		struct sv_status st;
+		if (sv_read_status(p->sv_dir, &st) == 0 && st.pid == 0 && st.state == SV_DOWN)
+			return 0;
+		if (mono_ms() > deadline) {
+			char buf[256];
+			status_text(p->sv_dir, p->svc->def->name, buf, sizeof buf);
+			warnx("%s: did not stop within SVWAIT (%s)", p->svc->def->name, buf);
+			return -1;
+		}
+		sleep_ms(ms);
+	}
+}
+
+/* ---- setup steps ------------------------------------------------------------------------ */
+
+/*
+ * Does path exist? Walked from / with O_NOFOLLOW: a link a service account
+ * placed in its own directories is never followed by root. 1 yes, 0 no, -1
+ * with errno (ELOOP or ENOTDIR: a symlink on the way).
+ */
+static int exists_nofollow(const char *path)
+{
+	char buf[PATH_MAX], *save = NULL;
+	if (strlcpy(buf, path, sizeof buf) >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *comp = strtok_r(buf, "/", &save);
+	while (fd != -1 && comp != NULL) {
+		char *next = strtok_r(NULL, "/", &save);
+		struct stat sb;
+		if (next == NULL) {
+			int r = fstatat(fd, comp, &sb, AT_SYMLINK_NOFOLLOW);
+			int e = errno;
+			close(fd);
+			errno = e;
+			return r == 0 ? 1 : errno == ENOENT ? 0 : -1;
+		}
+		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (nfd == -1 && e == ENOENT)
+			return 0;
+		errno = e;
+		fd = nfd;
+		comp = next;
+	}
+	if (fd != -1)
+		close(fd);
+	return fd == -1 ? -1 : 1;
+}
+
+/* Run one step as the service user; its output is shown when it fails. */
+static int run_step(struct recon *r, const struct plan *p, const struct step *st, long deadline,
+                    struct tbuf *out)
+{
+	const char *name = p->svc->def->name;
+	int rc = svrun(r->ctl, p->svc, st->argv, deadline, out);
+	if (rc == 0)
+		return 0;
+	if (rc == -1)
+		warnx("%s: setup step %s: %s", name, st->def->name,
+		      errno == ETIMEDOUT ? "not finished within SVWAIT" : strerror(errno));
+	else
+		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
+		      st->argv[0], rc);
+	if (out->len > 0)
+		fprintf(stderr, "%s%s", out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	return -1;
+}
+
+/*
+ * The before_start steps whose `creates` is missing (initdb once: an existing
+ * cluster is never touched). A running service is stopped for them first.
+ */
+static int steps_before(struct recon *r, struct plan *p, long deadline)
+{
+	const char *name = p->svc->def->name;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct step *st = &p->steps[i];
+		if (st->def->when != STEP_BEFORE_START)
+			continue;
+		int e = exists_nofollow(st->creates);
+		if (e == 1)
+			continue;
+		if (e == -1) {
+			warn("%s: setup step %s: %s", name, st->def->name, st->creates);
+			return -1;
+		}
+		printf("run %s setup %s (%s is missing)\n", name, st->def->name, st->creates);
+		fflush(stdout);
+		r->updated++;
+		if (r->dry_run)
+			continue;
+		if (p->was_live && !p->setup_stop) {
+			p->setup_stop = true;
+			if (sv_control(p->sv_dir, 'd') == -1 || wait_down(p, deadline) == -1)
+				return -1;
+		}
+		struct tbuf out;
+		tbuf_init(&out);
+		int rc = run_step(r, p, st, deadline, &out);
+		tbuf_free(&out);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The after_ready steps, every run: idempotent by contract. A step that
+ * prints nothing changed nothing (psql with \gexec prints "CREATE ROLE" only
+ * when it created one), so only output is shown, and counted as an update.
+ */
+static int steps_after(struct recon *r, const struct plan *p, long deadline)
+{
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct step *st = &p->steps[i];
+		if (st->def->when != STEP_AFTER_READY)
+			continue;
+		struct tbuf out;
+		tbuf_init(&out);
+		int rc = run_step(r, p, st, deadline, &out);
+		if (rc == 0 && out.len > 0) {
+			for (char *c = out.p; *c; c++)
+				if (*c == '\n' && c[1] != '\0')
+					*c = ';';
+			printf("%s setup %s: %s%s", p->svc->def->name, st->def->name, out.p,
+			       out.p[out.len - 1] == '\n' ? "" : "\n");
+			r->updated++;
+		} else if (rc == 0 && r->ctl->verbose) {
+			fprintf(stderr, "%s setup %s: nothing to do\n", p->svc->def->name,
+			        st->def->name);
+		}
+		tbuf_free(&out);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
 }
 
 static int disable_one(struct recon *r, const char *link)
@@ -649,37 +884,54 @@ static const char *why_text(unsigned why)
 	return buf + 2;
 }
 
-/* A supervised service whose files changed: restart it (if up) and/or reload its log. */
-static int refresh(const struct recon *r, struct plan *p, long deadline)
+/* Start (or restart, when old != 0) and wait until it runs and is ready. */
+static int bring_up(struct recon *r, struct plan *p, pid_t old, long deadline, const char *what)
+{
+	if (wait_run(r, p, old, deadline, what) == -1) {
+		snprintf(p->notready, sizeof p->notready, "%s", what);
+		return -1;
+	}
+	return wait_ready(r, p, deadline, p->notready, sizeof p->notready);
+}
+
+/*
+ * A supervised service: restart it (if up) when its files changed, and/or
+ * reload its log; then make sure it is ready. Sets p->ready.
+ */
+static int refresh(struct recon *r, struct plan *p, long deadline)
 {
 	const char *name = p->svc->def->name;
+	struct sv_status st;
+	bool ok = sv_read_status(p->sv_dir, &st) == 0;
 	int rc = 0;
-	if (p->why & (WHY_RUN | WHY_ENV | WHY_CONFIG)) {
-		struct sv_status st;
-		bool ok = sv_read_status(p->sv_dir, &st) == 0;
-		if (!ok || st.want != 'u') {
+	if (p->setup_stop) {
+		printf("start %s (after setup)\n", name);
+		fflush(stdout);
+		if (sv_control(p->sv_dir, 'u') == -1)
+			warn("%s: cannot control runsv", name), rc = -1;
+		else
+			rc = bring_up(r, p, 0, deadline, "did not start");
+	} else if (!ok || st.want != 'u') {
+		if (p->why & (WHY_RUN | WHY_ENV | WHY_CONFIG))
 			printf("%s is down: the %s change applies at its next start\n", name,
 			       why_text(p->why));
-		} else if (st.pid == 0 || st.state != SV_RUN) {
-			/* Between two attempts of a failing run script: runsv starts the new one.
-			 */
-			printf("start %s (%s changed)\n", name, why_text(p->why));
-			fflush(stdout);
-			if (wait_run(r, p, 0, deadline, "did not start") == -1 ||
-			    wait_ready(r, p, deadline) == -1)
-				rc = -1;
-		} else {
-			printf("restart %s (%s changed)\n", name, why_text(p->why));
-			fflush(stdout);
-			/* runsv restarts what it wants up: TERM (and CONT), then run again. */
-			if (sv_control_str(p->sv_dir, "tc") == -1) {
-				warn("%s: cannot control runsv", name);
-				rc = -1;
-			} else if (wait_run(r, p, st.pid, deadline, "did not come back up") == -1 ||
-			           wait_ready(r, p, deadline) == -1) {
-				rc = -1;
-			}
-		}
+		return 0; /* down on purpose: not ready, but nothing failed */
+	} else if (!(p->why & (WHY_RUN | WHY_ENV | WHY_CONFIG))) {
+		rc = st.pid == 0 ? bring_up(r, p, 0, deadline, "did not start")
+		                 : wait_ready(r, p, deadline, p->notready, sizeof p->notready);
+	} else if (st.pid == 0 || st.state != SV_RUN) {
+		/* Between two attempts of a failing run script: runsv starts the new one. */
+		printf("start %s (%s changed)\n", name, why_text(p->why));
+		fflush(stdout);
+		rc = bring_up(r, p, 0, deadline, "did not start");
+	} else {
+		printf("restart %s (%s changed)\n", name, why_text(p->why));
+		fflush(stdout);
+		/* runsv restarts what it wants up: TERM (and CONT), then run again. */
+		if (sv_control_str(p->sv_dir, "tc") == -1)
+			warn("%s: cannot control runsv", name), rc = -1;
+		else
+			rc = bring_up(r, p, st.pid, deadline, "did not come back up");
 	}
 	if (p->why & WHY_LOGRUN) {
 		printf("restart %s log (log/run changed)\n", name);
@@ -694,72 +946,158 @@ static int refresh(const struct recon *r, struct plan *p, long deadline)
 	return rc;
 }
 
-static int converge(struct recon *r)
+/* A newly enabled service: wait for its runsv, then until it runs and is ready. */
+static int bring_new(struct recon *r, struct plan *p, bool nudge, long deadline)
 {
-	int rc = 0;
-	pid_t wpid;
-	int running = svdir_running(r->ctl, &wpid);
-	time_t mtime_before = 0;
-	bool linked = false;
+	if (wait_supervised(r, p, nudge, deadline) == -1) {
+		snprintf(p->notready, sizeof p->notready, "runsv does not supervise it");
+		return -1;
+	}
+	if (sv_normally_down(p->sv_dir))
+		return 0; /* a down file: runsv does not start it */
+	return bring_up(r, p, 0, deadline, "did not start");
+}
 
-	if (running == -1)
-		warn("cannot check runsvdir");
-	svdir_mtime(r->service_dir, &mtime_before);
-	for (size_t k = 0; k < r->np; k++)
-		r->p[k].was_live = sv_live(r->p[k].sv_dir) == SV_LIVE_OK;
+/* An enabled dependency of p that failed in this run, or NULL. */
+static const struct plan *failed_dep(const struct recon *r, const struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	for (size_t i = 0; i < def->nafter; i++)
+		for (size_t k = 0; k < r->np; k++)
+			if (strcmp(r->p[k].svc->def->name, def->after[i]) == 0 && r->p[k].failed)
+				return &r->p[k];
+	return NULL;
+}
 
-	for (size_t k = 0; k < r->ndisable; k++)
-		if (disable_one(r, r->disable[k]) == -1)
-			rc = -1;
-
+/* Write the tree's changes; enable links only for `wave` (-1: everything but links). */
+static int apply_changes(struct recon *r, int wave, bool *linked)
+{
 	for (size_t k = 0; k < r->t.nc; k++) {
 		const struct tchange *c = &r->t.c[k];
 		const struct tnode *n = &r->t.v[c->node];
+		bool enable = n->role == TR_ENABLE;
+		if (enable != (wave >= 0) || (enable && (n->svc < 0 || r->p[n->svc].wave != wave)))
+			continue;
+		if (enable && failed_dep(r, &r->p[n->svc]) != NULL)
+			continue; /* reported by its wave; the next run links it */
 		if (tree_apply(&r->t, c) == -1) {
 			warn("cannot write %s", r->t.errpath);
 			return -1;
 		}
 		if (n->svc >= 0)
 			r->p[n->svc].why |= why_of(n->role);
-		if (n->role == TR_ENABLE)
-			linked = true;
+		*linked |= enable;
 	}
+	return 0;
+}
+
+/*
+ * One wave of services whose dependencies are up and ready: link the new
+ * ones, start runsvdir the first time, then each service is brought up and
+ * ready, and its after_ready steps run.
+ */
+static int converge_wave(struct recon *r, int wave, int *running, long deadline)
+{
+	time_t mtime_before = 0;
+	bool linked = false;
+	int rc = 0;
+	svdir_mtime(r->service_dir, &mtime_before);
+	if (apply_changes(r, wave, &linked) == -1)
+		return -1;
 	if (linked) {
-		int b = svdir_settle(r->service_dir, mtime_before, running == 1);
+		int b = svdir_settle(r->service_dir, mtime_before, *running == 1);
 		if (r->ctl->verbose)
 			fprintf(stderr, "service dir mtime %s\n",
 			        b == 1 ? "backdated by 1 s" : "left as is");
 	}
-	if (running == 0) {
-		printf("start runsvdir for %s\n", r->service_dir);
-		fflush(stdout);
+	bool nudge = *running == 1;
+	if (*running != 1) {
+		if (*running == 0) {
+			printf("start runsvdir for %s\n", r->service_dir);
+			fflush(stdout);
+		}
+		if (svdir_ensure(r->ctl) == -1)
+			return -1;
+		*running = 1;
 	}
-	if (svdir_ensure(r->ctl) == -1)
-		return -1;
-
-	long deadline = mono_ms() + r->wait_ms;
 	for (size_t k = 0; k < r->np; k++) {
 		struct plan *p = &r->p[k];
-		if (p->was_live) {
-			if (refresh(r, p, deadline) == -1)
-				rc = -1;
+		if (p->wave != wave)
 			continue;
-		}
-		if (wait_supervised(r, p, running == 1, deadline) == -1) {
+		const struct plan *dep = failed_dep(r, p);
+		if (dep != NULL) {
+			warnx("%s: waiting for %s: %s", p->svc->def->name, dep->svc->def->name,
+			      dep->notready);
+			p->failed = true;
+			snprintf(p->notready, sizeof p->notready, "waiting for %s",
+			         dep->svc->def->name);
 			rc = -1;
 			continue;
 		}
-		/* Newly supervised: runsv starts it unless a down file says otherwise. */
-		if (sv_normally_down(p->sv_dir))
-			continue;
-		if (wait_run(r, p, 0, deadline, "did not start") == -1 ||
-		    wait_ready(r, p, deadline) == -1)
+		int r1 = p->was_live ? refresh(r, p, deadline) : bring_new(r, p, nudge, deadline);
+		struct sv_status st;
+		p->ready =
+		    r1 == 0 && sv_read_status(p->sv_dir, &st) == 0 && st.want == 'u' && st.pid != 0;
+		if (r1 == -1 || (p->ready && steps_after(r, p, deadline) == -1)) {
+			p->failed = true;
 			rc = -1;
+		}
 	}
 	return rc;
 }
 
+static int converge(struct recon *r)
+{
+	int rc = 0, maxwave = 0;
+	pid_t wpid;
+	int running = svdir_running(r->ctl, &wpid);
+	long deadline = mono_ms() + r->wait_ms; /* one deadline for the whole run */
+	bool linked = false;
+
+	if (running == -1)
+		warn("cannot check runsvdir");
+	for (size_t k = 0; k < r->np; k++) {
+		r->p[k].was_live = sv_live(r->p[k].sv_dir) == SV_LIVE_OK;
+		maxwave = r->p[k].wave > maxwave ? r->p[k].wave : maxwave;
+	}
+	for (size_t k = 0; k < r->ndisable; k++)
+		if (disable_one(r, r->disable[k]) == -1)
+			rc = -1;
+	if (apply_changes(r, -1, &linked) == -1)
+		return -1;
+	/* One-time steps (initdb) before anything starts: their service must not run yet. */
+	for (size_t k = 0; k < r->np; k++)
+		if (steps_before(r, &r->p[k], deadline) == -1) {
+			r->p[k].failed = true;
+			snprintf(r->p[k].notready, sizeof r->p[k].notready, "its setup failed");
+			rc = -1;
+		}
+	for (int w = 0; w <= maxwave; w++)
+		if (converge_wave(r, w, &running, deadline) == -1)
+			rc = -1;
+	return rc;
+}
+
 /* ---- the command ----------------------------------------------------------------------- */
+
+/* The enabled services p needs (plans before it are in dependency order) and its wave. */
+static void plan_after(struct recon *r, struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	tbuf_init(&p->after);
+	for (size_t i = 0; i < def->nafter; i++)
+		for (size_t k = 0; k + 1 < r->np; k++) {
+			const struct plan *d = &r->p[k];
+			if (strcmp(d->svc->def->name, def->after[i]) != 0)
+				continue;
+			tbuf_adds(&p->after, d->svc->def->name);
+			tbuf_addc(&p->after, '\n');
+			if (d->wave + 1 > p->wave)
+				p->wave = d->wave + 1;
+		}
+	if (p->after.oom)
+		errx(1, "out of memory");
+}
 
 static int prepare(struct recon *r)
 {
@@ -773,18 +1111,39 @@ static int prepare(struct recon *r)
 	if (r->p == NULL)
 		err(1, NULL);
 	int rc = 0;
-	for (size_t i = 0; i < r->a.nsvcs; i++) {
+	size_t *order = calloc(r->cat.n + 1, sizeof *order);
+	if (order == NULL)
+		err(1, NULL);
+	catalog_order(&r->cat, order); /* attrs keeps catalog order: svcs[i].def == &cat.v[i] */
+	for (size_t o = 0; o < r->a.nsvcs; o++) {
+		size_t i = order[o];
 		if (!r->a.svcs[i].enabled)
 			continue;
 		struct plan *p = &r->p[r->np++];
 		p->svc = &r->a.svcs[i];
+		plan_after(r, p);
 		p->uid = TREE_NO_OWNER;
 		p->gid = (gid_t)TREE_NO_OWNER;
 		if (plan_service(r, p) == -1)
 			rc = -1;
 	}
+	free(order);
 	diags_print(&r->d, stderr); /* warnings too */
 	return rc;
+}
+
+/* useradd fails while a parallel one holds /etc/passwd's lock: try again a few times. */
+static int ensure_account(struct recon *r, const struct svc *s, const char *home)
+{
+	for (int attempt = 0;; attempt++) {
+		uid_t u;
+		gid_t g;
+		int rc = accounts_ensure(s->user, s->group, home, r->a.manage_accounts, r->dry_run,
+		                         stdout, &r->accounts);
+		if (rc == 0 || attempt == 4 || accounts_lookup(s->user, s->group, &u, &g) == 0)
+			return rc == 0 || accounts_lookup(s->user, s->group, &u, &g) == 0 ? 0 : -1;
+		sleep_ms(200L << attempt);
+	}
 }
 
 /* Accounts come after validation (nothing is created for a bad config), before the tree. */
@@ -800,10 +1159,16 @@ static int owners(struct recon *r)
 		for (size_t j = 0; j < k && !seen; j++)
 			seen = strcmp(r->p[j].svc->user, s->user) == 0 &&
 			       strcmp(r->p[j].svc->group, s->group) == 0;
-		/* /etc/passwd is the machine's, not the root's: Omnibus' home, unprefixed. */
-		if (!seen &&
-		    accounts_ensure(s->user, s->group, GITLAB_CTL_DATA_DIR, r->a.manage_accounts,
-		                    r->dry_run, stdout, &r->accounts) == -1)
+		/*
+		 * /etc/passwd is the machine's, not the root's: Omnibus' homes,
+		 * unprefixed; a service's own account (gitlab-psql) gets its own.
+		 */
+		char home[PATH_MAX];
+		bool own = cat_setting_find(s->def, "username") != NULL;
+		join(home, sizeof home, GITLAB_CTL_DATA_DIR, own ? s->def->name : "");
+		if (!own)
+			strlcpy(home, GITLAB_CTL_DATA_DIR, sizeof home);
+		if (!seen && ensure_account(r, s, home) == -1)
 			return -1;
 		if (accounts_lookup(s->user, s->group, &p->uid, &p->gid) == -1 && !r->dry_run) {
 			warnx("cannot find user '%s' or group '%s'", s->user, s->group);
@@ -842,6 +1207,8 @@ static int run_reconfigure(struct recon *r)
 	if (r->dry_run) {
 		for (size_t k = 0; k < r->ndisable; k++)
 			disable_one(r, r->disable[k]);
+		for (size_t k = 0; k < r->np; k++) /* prints the one-time steps it would run */
+			(void)steps_before(r, &r->p[k], 0);
 		rc = 0;
 	} else {
 		rc = converge(r) == -1 ? 1 : 0;
@@ -849,6 +1216,8 @@ static int run_reconfigure(struct recon *r)
 	size_t total = r->t.n + (size_t)r->accounts + r->ndisable;
 	for (size_t k = 0; k < r->t.nc; k++)
 		total += r->t.c[k].kind == TC_DELETE;
+	for (size_t k = 0; k < r->np; k++)
+		total += r->p[k].nsteps;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	long ms = (t1.tv_sec - r->t0.tv_sec) * 1000L + (t1.tv_nsec - r->t0.tv_nsec) / 1000000L;

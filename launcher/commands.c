@@ -40,6 +40,7 @@ const struct command commands[] = {
     {"cleanse", cmd_cleanse, "[--yes]",
      "uninstall, then delete generated files, logs and service data"},
     {"remove-accounts", cmd_remove_accounts, "", "delete the accounts reconfigure created"},
+    {"probe", cmd_probe, "SERVICE", NULL}, /* sv/<svc>/check: readiness, exit 0 when ready */
     {NULL, NULL, NULL, NULL},
 };
 

@@ -16,7 +16,7 @@ struct command {
 	const char *name;
 	cmd_fn fn;
 	const char *usage;   /* arguments, e.g. "[SERVICE]" */
-	const char *summary; /* one line */
+	const char *summary; /* one line; NULL: internal (run by generated scripts), not in help */
 };
 
 /* The command table, NULL-terminated; defined in commands.c. */
@@ -38,6 +38,8 @@ int cmd_service_list(const struct ctl *ctl, int argc, char **argv);
 int cmd_tail(const struct ctl *ctl, int argc, char **argv);
 /* cmd_inspect.c */
 int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
+/* cmd_probe.c: what a service's check script runs */
+int cmd_probe(const struct ctl *ctl, int argc, char **argv);
 /* cmd_exec.c */
 int cmd_exec(const struct ctl *ctl, int argc, char **argv);
 /* cmd_lifecycle.c */

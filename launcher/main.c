@@ -17,13 +17,14 @@ static void usage(FILE *fp)
 	fprintf(fp, "usage: gitlab-ctl [--root DIR] [-c FILE] [-v] COMMAND [ARGS]\n"
 	            "       gitlab-ctl help [COMMAND]\n\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(fp, "  %-14s %s\n", c->name, c->summary);
+		if (c->summary != NULL)
+			fprintf(fp, "  %-14s %s\n", c->name, c->summary);
 }
 
 static void command_usage(FILE *fp, const struct command *c)
 {
 	fprintf(fp, "usage: gitlab-ctl [--root DIR] [-c FILE] %s %s\n  %s\n", c->name, c->usage,
-	        c->summary);
+	        c->summary ? c->summary : "(internal)");
 }
 
 static int help(const char *name)

@@ -82,9 +82,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static const struct attrs *cur_attrs; /* for {{svc.setting}} in gitlab-exporter.yml */
+
 static const char *get(void *arg, const char *name)
 {
-	return svc_var(arg, name);
+	return attrs_var(cur_attrs, arg, name);
 }
 
 static char *const *get_list(void *arg, const char *name)
@@ -196,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < d.n; i++)
 			if (d.v[i].msg == NULL || d.v[i].msg[0] == '\0')
 				abort();
+		cur_attrs = &a;
 		if (rc == 0) {
 			if (a.nsvcs != cat.n || a.user == NULL || a.group == NULL)
 				abort();

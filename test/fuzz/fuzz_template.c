@@ -124,6 +124,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "server_name", "webrick");
 	set(&v, "listen_address", "localhost");
 	set(&v, "listen_port", "9168");
+	set(&v, "memory_threshold", "1024");
+	set(&v, "connection_string", "dbname=x");
+	set(&v, "redis_url", "unix:/s");
+	set(&v, "postgresql.enable", "1");
+	set(&v, "redis.enable", "1");
 	struct tbuf out;
 	if (render(T_YAML, &v, &out) != 0)
 		abort();
@@ -221,10 +226,9 @@ static void fuzz_shell(char **f, size_t nf)
 	free(w.buf);
 	tbuf_free(&out);
 
-	/* check, http form: the last word of the curl line is the URL */
-	set(&v, "check_url", get(&v, "env_directory"));
-	set(&v, "check_http", "1");
-	set(&v, "check_tcp", "");
+	/* check: GITLAB_CTL_DATADIR=D, then exec gitlab-ctl [--root R] -c CONFIG probe SVC */
+	set(&v, "datadir", get(&v, "home"));
+	set(&v, "config", get(&v, "env_directory"));
 	if (render(T_CHECK, &v, &out) != 0) {
 		/* only the raw {{service}} of its comment line may refuse a value */
 		if (!has_control(get(&v, "service")))
@@ -232,10 +236,34 @@ static void fuzz_shell(char **f, size_t nf)
 		tbuf_free(&out);
 		return;
 	}
-	e = strstr(out.p, "\nexec curl");
-	if (e == NULL || sh_split(e + 1, &w) == -1 || w.n < 2 || *w.rest != '\0' ||
-	    strcmp(sh_word(&w, w.n - 1), get(&v, "env_directory")) != 0)
+	/* The comment lines above cannot hold a newline (raw values refuse it): the first
+	 * "\nGITLAB_CTL_DATADIR=" starts the script, then each command is split in turn. */
+	e = strstr(out.p, "\nGITLAB_CTL_DATADIR=");
+	if (e == NULL || sh_split(e + 20, &w) == -1 || w.n != 1 ||
+	    strcmp(sh_word(&w, 0), get(&v, "home")) != 0)
 		abort();
+	e = w.rest;
+	free(w.buf);
+	if (sh_split(e, &w) == -1 || w.n != 2 || strcmp(sh_word(&w, 0), "export") != 0)
+		abort();
+	e = w.rest;
+	free(w.buf);
+	n = 0;
+	want[n++] = "exec";
+	want[n++] = get(&v, "gitlab_ctl");
+	if (root[0] != '\0') {
+		want[n++] = "--root";
+		want[n++] = root;
+	}
+	want[n++] = "-c";
+	want[n++] = get(&v, "env_directory");
+	want[n++] = "probe";
+	want[n++] = get(&v, "service");
+	if (sh_split(e, &w) == -1 || w.n != n || *w.rest != '\0')
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(sh_word(&w, i), want[i]) != 0)
+			abort();
 	free(w.buf);
 	tbuf_free(&out);
 }
@@ -262,10 +290,12 @@ static bool yaml_scalar_ok(const char *s)
 /* Mode 2: values of log-config and the exporter's YAML. */
 static void fuzz_lines(char **f, size_t nf)
 {
-	static const char *const names[] = {"svlogd_size",   "svlogd_num",     "svlogd_timeout",
-	                                    "svlogd_filter", "svlogd_udp",     "svlogd_prefix",
-	                                    "server_name",   "listen_address", "listen_port"};
-	static const char *const defaults[] = {"", "", "", "", "", "", "webrick", "::", "9168"};
+	static const char *const names[] = {
+	    "svlogd_size", "svlogd_num",       "svlogd_timeout",    "svlogd_filter",
+	    "svlogd_udp",  "svlogd_prefix",    "server_name",       "listen_address",
+	    "listen_port", "memory_threshold", "connection_string", "redis_url"};
+	static const char *const defaults[] = {
+	    "", "", "", "", "", "", "webrick", "::", "9168", "1024", "dbname=x", "unix:/s"};
 	const size_t nn = sizeof names / sizeof names[0];
 	struct vals v = {.n = 0};
 	size_t nset = 0;
@@ -273,6 +303,8 @@ static void fuzz_lines(char **f, size_t nf)
 		set(&v, names[i], i < nf ? f[i] : defaults[i]);
 		nset += i < 6 && v.val[i][0] != '\0';
 	}
+	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
+	set(&v, "redis.enable", "1");
 	struct tbuf out;
 	if (render(T_LOGCONF, &v, &out) == 0) {
 		/* one directive per set value, nothing else */
@@ -286,8 +318,9 @@ static void fuzz_lines(char **f, size_t nf)
 	if (render(T_YAML, &v, &out) == 0) {
 		if (count_lines(out.p) != yaml_lines)
 			abort();
-		const char *keys[] = {"\n  name: ", "\n  listen_address: "};
-		for (size_t i = 0; i < 2; i++) {
+		const char *keys[] = {"\n  name: ", "\n  listen_address: ",
+		                      "\n    connection_string: ", "\n    redis_url: "};
+		for (size_t i = 0; i < 4; i++) {
 			const char *k = strstr(out.p, keys[i]);
 			if (k == NULL || !yaml_scalar_ok(k + strlen(keys[i])))
 				abort();

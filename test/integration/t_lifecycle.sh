@@ -66,9 +66,11 @@ done
 t1=$(date +%s)
 
 note "a Debian bookworm system with the package's dependencies (cached)"
-# What apt would fetch for the package, so that the chroot installs it without the network.
-pkgs=$( (dpkg-deb -f "$deb1" Depends; echo ,; dpkg-deb -f "$deb1" Recommends) | tr ',' '\n' |
-	sed 's/|.*//;s/(.*//;s/^ *//;s/ *$//' | grep -v '^$' | sort -u | tr '\n' ' ')
+# What apt would fetch for the package, so that the chroot installs it without the network, and
+# curl, with which the scenario asks /metrics (the package itself needs no curl).
+pkgs=$( (dpkg-deb -f "$deb1" Depends; echo ,; dpkg-deb -f "$deb1" Recommends; echo , curl) |
+	tr ',' '\n' | sed 's/|.*//;s/(.*//;s/^ *//;s/ *$//' | grep -v '^$' | sort -u | tr '\n' ' ')
+dpkg-deb -f "$deb1" Recommends Depends | grep -qw curl && fail "the package still wants curl"
 # shellcheck disable=SC2086
 tarball=$(sh "$SRCDIR/test/lifecycle/mkchroot.sh" $pkgs) || fail "cannot make the chroot (above)"
 mkdir "$R"

@@ -96,7 +96,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 2);
+	assert_int_equal(a.nsvcs, 4);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);
@@ -624,6 +624,128 @@ static void test_catalog_default_located(void **state)
 	rmdir(dir);
 }
 
+/* Per-service accounts: postgresql and redis as their own users when root; names checked. */
+static void test_service_accounts(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(
+	    build("user['username'] = 'gitlab'\npostgresql['group'] = 'pg-grp'\n", &a, &d), 0);
+	const struct svc *pg = svc(&a, "postgresql"), *rd = svc(&a, "redis");
+	const struct svc *ge = svc(&a, "gitlab-exporter");
+	if (geteuid() == 0) {
+		assert_string_equal(pg->user, "gitlab-psql");
+		assert_string_equal(pg->group, "pg-grp");
+		assert_string_equal(rd->user, "gitlab-redis");
+		assert_string_equal(rd->group, "gitlab-redis");
+		assert_string_equal(ge->user, "gitlab");
+	} else { /* not root: everything runs as the invoking user */
+		assert_string_equal(pg->user, ge->user);
+		assert_string_equal(pg->group, ge->group);
+	}
+	/* The exporter's account is what pg_ident.conf maps to the role gitlab. */
+	assert_string_equal(svc_var(pg, "gitlab_user"), ge->user);
+	attrs_free(&a);
+	diags_free(&d);
+	expect_at("postgresql['username'] = '-oops'\n", "must be a user or group name", 1, 26);
+	expect_at("\nredis['group'] = 'a b'\n", "must be a user or group name", 2, 18);
+}
+
+/* {{svc.setting}}: the exporter's connection follows the postgresql and redis settings. */
+static void test_cross_service(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("", &a, &d), 0);
+	const struct svc *ge = svc(&a, "gitlab-exporter"), *pg = svc(&a, "postgresql");
+	assert_string_equal(
+	    svc_var(ge, "connection_string"),
+	    "dbname=gitlabhq_production user=gitlab host=/var/opt/gitlab/postgresql "
+	    "port=5432");
+	assert_string_equal(svc_var(ge, "redis_url"), "unix:/var/opt/gitlab/redis/redis.socket");
+	/* postgresql['data_dir'] is a setting; the directory builtin is gitlab_data_dir. */
+	assert_string_equal(svc_var(pg, "data_dir"), "/var/opt/gitlab/postgresql/data");
+	assert_string_equal(svc_var(pg, "gitlab_data_dir"), "/var/opt/gitlab");
+	assert_string_equal(svc_var(ge, "data_dir"), "/var/opt/gitlab");
+	assert_null(pg->listen_host); /* listen_address unset: no TCP */
+	assert_string_equal(attrs_var(&a, ge, "postgresql.port"), "5432");
+	assert_string_equal(attrs_var(&a, ge, "redis.enable"), "false");
+	assert_null(attrs_var(&a, ge, "nosuch.port"));
+	char *x = attrs_expand(&a, pg, "{{redis.unixsocket}} {{port}}");
+	assert_string_equal(x, "/var/opt/gitlab/redis/redis.socket 5432");
+	free(x);
+	assert_null(attrs_expand(&a, pg, "{{redis.nosuch}}"));
+	attrs_free(&a);
+	diags_free(&d);
+
+	assert_int_equal(build("postgresql['port'] = 5433\n"
+	                       "postgresql['data_dir'] = '/srv/pg'\n"
+	                       "redis['unixsocket'] = '/run/r.sock'\n",
+	                       &a, &d),
+	                 0);
+	ge = svc(&a, "gitlab-exporter");
+	assert_non_null(strstr(svc_var(ge, "connection_string"), " port=5433"));
+	assert_string_equal(svc_var(ge, "redis_url"), "unix:/run/r.sock");
+	assert_string_equal(svc_var(svc(&a, "postgresql"), "data_dir"), "/srv/pg");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+/* A catalog of two services x and y whose strings refer to each other. */
+static void cross_catalog(const char *xdefault, const char *ydefault, const char *needle)
+{
+	char dir[] = "/tmp/test_attrs.XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	const char *names[] = {"x", "y"}, *defs[] = {xdefault, ydefault};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s.conf", dir, names[i]);
+		FILE *fp = fopen(path, "w");
+		assert_non_null(fp);
+		fprintf(fp,
+		        "name = \"%s\";\nconfig_name = \"%s\";\nsettings = (\n"
+		        "  { name = \"enable\"; type = \"bool\"; default = true; },\n"
+		        "  { name = \"home\"; type = \"path\"; default = \"/h\"; },\n"
+		        "  { name = \"log_directory\"; type = \"path\"; default = \"/l\"; },\n"
+		        "  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; },\n"
+		        "  { name = \"v\"; type = \"string\"; default = \"%s\"; }\n);\n"
+		        "command = [ \"/bin/true\" ];\n",
+		        names[i], names[i], defs[i]);
+		assert_int_equal(fclose(fp), 0);
+	}
+	struct catalog c;
+	struct diags d;
+	struct attrs a;
+	diags_init(&d);
+	assert_int_equal(catalog_load(dir, &c, &d), 0);
+	assert_int_equal(attrs_build(&ctl, &c, NULL, &a, &d), needle ? -1 : 0);
+	if (needle) {
+		const struct diag *g = find(&d, DIAG_ERR, needle);
+		assert_int_equal(g->line, 8);
+	} else {
+		assert_string_equal(svc_var(attrs_svc(&a, "x"), "v"), "y:/h");
+	}
+	attrs_free(&a);
+	catalog_free(&c);
+	diags_free(&d);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s.conf", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static void test_cross_service_errors(void **state)
+{
+	(void)state;
+	cross_catalog("{{y.service}}:{{y.home}}", "plain", NULL);
+	cross_catalog("{{z.v}}", "plain",
+	              "unknown placeholder {{z.v}} in service x: no such service");
+	cross_catalog("{{y.nope}}", "plain", "no such setting");
+	cross_catalog("{{y.v}}", "{{x.v}}", "refer to each other");
+}
+
 static void test_secret_names(void **state)
 {
 	(void)state;
@@ -652,6 +774,9 @@ int main(void)
 	    cmocka_unit_test(test_unknown_names),
 	    cmocka_unit_test(test_catalog_default_located),
 	    cmocka_unit_test(test_secret_names),
+	    cmocka_unit_test(test_service_accounts),
+	    cmocka_unit_test(test_cross_service),
+	    cmocka_unit_test(test_cross_service_errors),
 	    cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

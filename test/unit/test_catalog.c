@@ -41,9 +41,11 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 2);
+	assert_int_equal(c.n, 4);
 	assert_string_equal(c.v[0].name, "gitlab-exporter"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "node-exporter");
+	assert_string_equal(c.v[2].name, "postgresql");
+	assert_string_equal(c.v[3].name, "redis");
 
 	const struct cat_service *ge = catalog_find(&c, "gitlab_exporter");
 	assert_ptr_equal(ge, catalog_find(&c, "gitlab-exporter"));
@@ -51,13 +53,15 @@ static void test_shipped_catalog(void **state)
 	assert_true(ge->enable_default);
 	assert_true(ge->jemalloc);
 	expect_setting(ge, "enable", ST_BOOL, "true");
-	expect_setting(ge, "home", ST_PATH, "{{data_dir}}/gitlab-exporter");
-	expect_setting(ge, "log_directory", ST_PATH, "{{log_dir}}/gitlab-exporter");
-	expect_setting(ge, "env_directory", ST_PATH, "{{install_dir}}/etc/gitlab-exporter/env");
+	expect_setting(ge, "home", ST_PATH, "{{gitlab_data_dir}}/gitlab-exporter");
+	expect_setting(ge, "log_directory", ST_PATH, "{{gitlab_log_dir}}/gitlab-exporter");
+	expect_setting(ge, "env_directory", ST_PATH,
+	               "{{gitlab_install_dir}}/etc/gitlab-exporter/env");
 	expect_setting(ge, "listen_address", ST_STRING, "localhost");
 	expect_setting(ge, "listen_port", ST_PORT, "9168");
 	expect_setting(ge, "env", ST_ENV, NULL);
-	expect_setting(ge, "command", ST_PATH, "{{install_dir}}/embedded/bin/gitlab-exporter");
+	expect_setting(ge, "command", ST_PATH,
+	               "{{gitlab_install_dir}}/embedded/bin/gitlab-exporter");
 	expect_setting(ge, "elasticsearch_url", ST_STRING, NULL);
 	assert_int_equal(ge->nenv, 5);
 	assert_string_equal(kv(ge->env, ge->nenv, "LD_PRELOAD"), "@JEMALLOC@");
@@ -102,6 +106,55 @@ static void test_shipped_catalog(void **state)
 	assert_string_equal(ne->check, "http:/metrics");
 	assert_null(catalog_find(&c, "gitlab_rails"));
 	assert_null(cat_setting_find(ge, "nope"));
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+/* PostgreSQL and Redis come before the exporter; steps, checks and accounts as shipped. */
+static void test_shipped_payload(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
+	const struct cat_service *pg = catalog_find(&c, "postgresql");
+	const struct cat_service *rd = catalog_find(&c, "redis");
+	const struct cat_service *ge = catalog_find(&c, "gitlab-exporter");
+	assert_non_null(pg);
+	assert_non_null(rd);
+	assert_false(pg->enable_default);
+	assert_false(rd->enable_default);
+	assert_int_equal(ge->nafter, 2);
+	assert_string_equal(ge->after[0], "postgresql");
+	assert_string_equal(ge->after[1], "redis");
+	expect_setting(pg, "username", ST_STRING, "gitlab-psql");
+	expect_setting(rd, "username", ST_STRING, "gitlab-redis");
+	assert_null(cat_setting_find(ge, "username")); /* the exporter runs as user['username'] */
+	expect_setting(pg, "data_dir", ST_PATH, "{{home}}/data");
+	assert_int_equal(pg->home_mode, 0755);
+	assert_int_equal(ge->home_mode, 0750);
+	assert_string_equal(pg->stop_signal, "INT");
+	assert_null(ge->stop_signal);
+	assert_int_equal(pg->nsetup, 2);
+	assert_string_equal(pg->setup[0].name, "initdb");
+	assert_int_equal(pg->setup[0].when, STEP_BEFORE_START);
+	assert_string_equal(pg->setup[0].creates, "{{data_dir}}/PG_VERSION");
+	assert_int_equal(pg->setup[1].when, STEP_AFTER_READY);
+	assert_null(pg->setup[1].creates);
+	assert_null(pg->check);
+	assert_true(pg->ncheck_command > 0);
+	assert_string_equal(rd->check, "unix:{{unixsocket}}");
+	assert_string_equal(rd->check_send, "PING\r\n");
+	assert_string_equal(rd->check_expect, "+PONG");
+
+	size_t order[8], pos[8];
+	assert_true(c.n <= 8);
+	catalog_order(&c, order);
+	for (size_t i = 0; i < c.n; i++)
+		pos[order[i]] = i;
+	assert_true(pos[pg - c.v] < pos[ge - c.v]);
+	assert_true(pos[rd - c.v] < pos[ge - c.v]);
 	catalog_free(&c);
 	diags_free(&d);
 }
@@ -284,6 +337,144 @@ static void test_duplicate_and_empty(void **state)
 	diags_free(&d);
 }
 
+/* Load two services x and y; expect an error at x.conf:line mentioning needle. */
+static void expect_pair_error(const char *x, const char *y, int line, const char *needle)
+{
+	struct catalog c;
+	struct diags d;
+	char path[128];
+	write_file("x.conf", x);
+	write_file("y.conf", y);
+	snprintf(path, sizeof path, "%s/x.conf", tmpdir);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	bool found = false;
+	for (size_t i = 0; i < d.n; i++)
+		found |= d.v[i].sev == DIAG_ERR && d.v[i].file && strcmp(d.v[i].file, path) == 0 &&
+		         d.v[i].line == line && strstr(d.v[i].msg, needle) != NULL;
+	if (!found) {
+		diags_print(&d, stderr);
+		fail_msg("no error at %s:%d mentioning '%s'", path, line, needle);
+	}
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+#define HEAD_Y "name = \"y\";\nconfig_name = \"y_svc\";\n"
+
+static void test_after(void **state)
+{
+	(void)state;
+	const char *y = HEAD_Y SETTINGS COMMAND;
+	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"nosuch\" ];\n", y, 10,
+	                  "unknown service 'nosuch'");
+	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"x\" ];\n", y, 10,
+	                  "cannot depend on itself");
+	expect_pair_error(HEAD SETTINGS COMMAND "after = \"y\";\n", y, 10,
+	                  "array of service names");
+	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"Y/\" ];\n", y, 10,
+	                  "not a service name");
+	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"y\" ];\n",
+	                  HEAD_Y SETTINGS COMMAND "after = [ \"x_svc\" ];\n", 10,
+	                  "dependency cycle x -> y -> x");
+
+	/* y after x: x comes first whatever the names; config names count too. */
+	struct catalog c;
+	struct diags d;
+	size_t order[2];
+	write_file("x.conf", HEAD SETTINGS COMMAND "after = [ \"y_svc\" ];\n");
+	write_file("y.conf", HEAD_Y SETTINGS COMMAND);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
+	catalog_order(&c, order);
+	assert_string_equal(c.v[order[0]].name, "y");
+	assert_string_equal(c.v[order[1]].name, "x");
+	catalog_free(&c);
+	diags_free(&d);
+}
+
+#define STEP(body) HEAD SETTINGS COMMAND "setup = (\n  { " body " }\n);\n" /* step: line 11 */
+
+static void test_setup_steps(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	write_file("x.conf",
+	           STEP("name = \"init\"; when = \"before_start\"; creates = \"{{home}}/v\"; "
+	                "command = [ \"/bin/true\", \"{{home}}\" ];"));
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
+	assert_int_equal(c.v[0].nsetup, 1);
+	assert_int_equal(c.v[0].setup[0].line, 11);
+	assert_int_equal(c.v[0].setup[0].argc, 2);
+	assert_string_equal(c.v[0].setup[0].argv[1], "{{home}}");
+	catalog_free(&c);
+	diags_free(&d);
+
+	expect_error(STEP("name = \"i\"; when = \"before_start\"; command = [ \"/bin/true\" ];"),
+	             11, "needs 'creates'");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\"; creates = \"/x\"; "
+	                  "command = [ \"/bin/true\" ];"),
+	             11, "only for before_start");
+	expect_error(STEP("name = \"i\"; when = \"sometimes\"; command = [ \"/bin/true\" ];"), 11,
+	             "\"before_start\" or \"after_ready\"");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\";"), 11,
+	             "needs name, when and command");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\"; command = [ ]; "), 11,
+	             "non-empty array");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\"; shell = true; "
+	                  "command = [ \"/bin/true\" ];"),
+	             11, "unknown key 'shell'");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\"; command = [ \"{{a b}}\" ];"), 11,
+	             "malformed placeholder");
+	expect_error(
+	    HEAD SETTINGS COMMAND
+	    "setup = (\n { name = \"a\"; when = \"after_ready\"; command = [ \"/x\" ]; },\n"
+	    " { name = \"a\"; when = \"after_ready\"; command = [ \"/y\" ]; }\n);\n",
+	    12, "declared twice");
+}
+
+static void test_checks_and_accounts(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	write_file(
+	    "x.conf", HEAD SETTINGS COMMAND
+	    "check = \"unix:{{home}}/s.sock\";\ncheck_send = \"PING\\r\\n\";\n"
+	    "check_expect = \"+PONG\";\ncheck_command = [ \"/bin/true\", \"{{y_svc.home}}\" ];\n"
+	    "home_mode = \"0755\";\nstop_signal = \"INT\";\n");
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
+	assert_string_equal(c.v[0].check, "unix:{{home}}/s.sock");
+	assert_string_equal(c.v[0].check_send, "PING\r\n");
+	assert_int_equal(c.v[0].ncheck_command, 2);
+	assert_int_equal(c.v[0].check_line, 10);
+	catalog_free(&c);
+	diags_free(&d);
+
+	expect_error(HEAD SETTINGS COMMAND "check = \"ftp:/x\";\n", 10, "check must be");
+	expect_error(HEAD SETTINGS COMMAND "check = \"http:/metrics\";\ncheck_send = \"x\";\n", 10,
+	             "need check = \"tcp\"");
+	expect_error(HEAD SETTINGS COMMAND "check_expect = \"\";\n", 10, "must not be empty");
+	expect_error(HEAD SETTINGS COMMAND "check_command = \"/bin/true\";\n", 10,
+	             "non-empty array");
+	expect_error(HEAD SETTINGS COMMAND "home_mode = \"0777\";\n", 10, "home_mode must be");
+	expect_error(HEAD SETTINGS COMMAND "stop_signal = \"KILL\";\n", 10, "stop_signal must be");
+	expect_error(HEAD SETTINGS COMMAND "check = \"unix:{{a.b.c}}\";\n", 10,
+	             "malformed placeholder");
+	/* A service's own account must be a name useradd takes. */
+	expect_error(HEAD "settings = (\n"
+	                  "  { name = \"enable\"; type = \"bool\"; default = true; },\n"
+	                  "  { name = \"home\"; type = \"path\"; default = \"/h\"; },\n"
+	                  "  { name = \"log_directory\"; type = \"path\"; default = \"/l\"; },\n"
+	                  "  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; },\n"
+	                  "  { name = \"username\"; type = \"string\"; default = \"-rf\"; }\n"
+	                  ");\n" COMMAND,
+	             8, "a user or group name");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +482,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_valid_minimal, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_duplicate_and_empty, setup, teardown),
+	    cmocka_unit_test(test_shipped_payload),
+	    cmocka_unit_test_setup_teardown(test_after, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_setup_steps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_checks_and_accounts, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -341,72 +341,136 @@ static void test_log_templates(void **state)
 }
 
 /* The exporter config parses back (Ruby's YAML, as the exporter reads it) to the values. */
-static void test_yaml_template(void **state)
+/* Render the exporter's YAML and read it back with Ruby: prints the fields asked for. */
+static void yaml_fields(const struct kvs *k, const char *expr, char *out, size_t len)
 {
-	(void)state;
-	const char *addr = "127.0.0.1\" # x\n: y \\ '";
-	const char *const v[][2] = {
-	    {"server_name", "webrick"}, {"listen_address", addr}, {"listen_port", "9168"}};
-	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
-	char *yml = render_template("gitlab-exporter.yml", &k);
+	char *yml = render_template("gitlab-exporter.yml", k);
 	char path[] = "/tmp/gitlab-ctl-tpl-yml.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, yml, strlen(yml)), (ssize_t)strlen(yml));
 	close(fd);
 	free(yml);
-	char script[512];
+	char script[1024];
 	snprintf(script, sizeof script,
-	         "ruby -ryaml -e 'c = YAML.load_file(ARGV[0]); s = c[\"server\"]; "
-	         "print [s[\"name\"], s[\"listen_address\"], s[\"listen_port\"].to_s, "
-	         "c[\"probes\"][\"process\"][\"opts\"][0][\"name\"]].join(\"\\0\")' %s",
-	         path);
-	char out[512];
-	size_t n = sh_eval(script, out, sizeof out);
+	         "ruby -ryaml -e 'c = YAML.load_file(ARGV[0], aliases: true); s = c[\"server\"]; "
+	         "m = c[\"probes\"][\"metrics\"]; print [%s].join(\"\\0\")' %s",
+	         expr, path);
+	memset(out, 0, len);
+	sh_eval(script, out, len);
 	unlink(path);
-	const char *want[] = {"webrick", addr, "9168", "gitlab_exporter"};
+}
+
+static void expect_fields(const char *out, const char *const *want, size_t n)
+{
 	size_t off = 0;
-	for (size_t i = 0; i < 4; i++) {
-		assert_true(off <= n);
+	for (size_t i = 0; i < n; i++) {
 		assert_string_equal(out + off, want[i]);
 		off += strlen(want[i]) + 1;
 	}
 }
 
 /*
- * The check script hands the URL (built from listen_address) to curl as a
- * literal: "{a,b}" or "[1-9]" in it must not become several probes. curl's
- * glob parser rejects "[z-a]" (exit 3); taken literally it is a connection
- * refused on port 1 (exit 7).
+ * Hostile values stay values; the database and Sidekiq probes use the
+ * connection built from the postgresql and redis settings (anchors and <<
+ * merge keys as Omnibus writes them), and are absent for a disabled backend.
  */
+static void test_yaml_template(void **state)
+{
+	(void)state;
+	const char *addr = "127.0.0.1\" # x\n: y \\ '";
+	const char *conn = "dbname=g user=gitlab host=/v/\"x # port=5432";
+	const char *url = "unix:/v/redis: \"s\".socket";
+	const char *const on[][2] = {{"server_name", "webrick"},  {"listen_address", addr},
+	                             {"listen_port", "9168"},     {"memory_threshold", "1024"},
+	                             {"postgresql.enable", "1"},  {"redis.enable", "1"},
+	                             {"connection_string", conn}, {"redis_url", url}};
+	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
+	char out[2048];
+	yaml_fields(&k,
+	            "s[\"name\"], s[\"listen_address\"], s[\"listen_port\"].to_s, "
+	            "s[\"memory_threshold\"].to_s, m[\"multiple\"].to_s, "
+	            "m[\"process\"][\"opts\"][0][\"name\"], m[\"rows_count\"][\"class_name\"], "
+	            "m[\"rows_count\"][\"opts\"][\"connection_string\"], "
+	            "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
+	            "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
+	            "c[\"probes\"][\"ruby\"][\"methods\"][0]",
+	            out, sizeof out);
+	const char *want[] = {
+	    "webrick",
+	    addr,
+	    "9168",
+	    "1024",
+	    "true",
+	    "gitlab_exporter",
+	    "Database::RowCountProber",
+	    conn,
+	    "probe_db",
+	    url,
+	    "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "probe_gc"};
+	expect_fields(out, want, sizeof want / sizeof want[0]);
+
+	const char *const off[][2] = {{"server_name", "webrick"},  {"listen_address", "localhost"},
+	                              {"listen_port", "9168"},     {"memory_threshold", "1024"},
+	                              {"postgresql.enable", ""},   {"redis.enable", ""},
+	                              {"connection_string", conn}, {"redis_url", url}};
+	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
+	yaml_fields(&k2,
+	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
+	            "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
+	            "m.keys.sort.join(\",\")",
+	            out, sizeof out);
+	const char *want2[] = {"false", "false", "false", "metrics,process,ruby",
+	                       "multiple,process,ruby"};
+	expect_fields(out, want2, sizeof want2 / sizeof want2[0]);
+}
+
+/* The check script hands every value to `gitlab-ctl probe` as exactly one argument. */
 static void test_check_template(void **state)
 {
 	(void)state;
+	char dir[] = "/tmp/gitlab-ctl-tpl-check'$(x).XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fake[300], script[300], out[300], body[700];
+	snprintf(fake, sizeof fake, "%s/fake ctl", dir);
+	snprintf(script, sizeof script, "%s/check", dir);
+	snprintf(out, sizeof out, "%s/argv", dir);
+	snprintf(body, sizeof body, "%s",
+	         "#!/bin/sh\nprintf '%s\\n' \"$GITLAB_CTL_DATADIR\" \"$@\" >\"$ARGV_OUT\"\n");
+	write_file(fake, body, 0755);
 	const char *const v[][2] = {{"service", "svc"},
-	                            {"check_http", "1"},
-	                            {"check_tcp", ""},
-	                            {"check_url", "http://127.0.0.1:1/[z-a]"}};
+	                            {"gitlab_ctl", fake},
+	                            {"root", "/r o'ot"},
+	                            {"config", "/c $(touch x)/gitlab.rb"},
+	                            {"datadir", "/d`x`"}};
 	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
 	char *text = render_template("check", &k);
-	char path[] = "/tmp/gitlab-ctl-tpl-check.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	write_file(script, text, 0755);
 	free(text);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		execl("/bin/sh", "sh", path, (char *)NULL);
+		setenv("ARGV_OUT", out, 1);
+		execl("/bin/sh", "sh", script, (char *)NULL);
 		_exit(127);
 	}
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	unlink(path);
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 7);
+	assert_int_equal(WEXITSTATUS(st), 0);
+	FILE *fp = fopen(out, "r");
+	assert_non_null(fp);
+	char got[1024];
+	size_t n = fread(got, 1, sizeof got - 1, fp);
+	got[n] = '\0';
+	fclose(fp);
+	assert_string_equal(got,
+	                    "/d`x`\n--root\n/r o'ot\n-c\n/c $(touch x)/gitlab.rb\nprobe\nsvc\n");
+	unlink(out);
+	unlink(fake);
+	unlink(script);
+	rmdir(dir);
 }
 
 int main(void)

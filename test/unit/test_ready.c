@@ -1,0 +1,189 @@
+/* ready: readiness is this service's socket, found through /proc, in its own protocol. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clock.h"
+#include "ready.h"
+
+static struct ctl ctl;
+
+/* A listening TCP socket on a free loopback port; *port is set. */
+static int listen_tcp(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* A child in its own process group that just sleeps: "the supervised service". */
+static pid_t idle_child(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed assertion leaves no orphan */
+		closefrom(3);                     /* holds none of the test's sockets */
+		pause();
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_port_holder(void **state)
+{
+	(void)state;
+	int port;
+	int fd = listen_tcp(&port);
+	pid_t pid;
+	char cmd[256];
+	assert_int_equal(ready_port_holder(port, &pid, cmd, sizeof cmd), 1);
+	assert_int_equal(pid, getpid());
+	assert_non_null(strstr(cmd, "test_ready"));
+	close(fd);
+	assert_int_equal(ready_port_holder(port, &pid, cmd, sizeof cmd), 0);
+}
+
+/* A service definition with a TCP check on port, for ready_check. */
+struct fake {
+	struct cat_service def;
+	struct svc svc;
+	struct attrs a;
+};
+
+static void fake_init(struct fake *f, const char *check, int port)
+{
+	memset(f, 0, sizeof *f);
+	f->def.name = "fake";
+	f->def.check = (char *)check;
+	f->svc.def = &f->def;
+	f->svc.listen_host = "127.0.0.1";
+	f->svc.listen_port = port;
+	f->a.svcs = &f->svc;
+	f->a.nsvcs = 1;
+}
+
+/* Someone else holds the port: not ready, and the holder is named. */
+static void test_tcp_owner(void **state)
+{
+	(void)state;
+	int port;
+	int fd = listen_tcp(&port);
+	struct fake f;
+	char why[512], want[64];
+	fake_init(&f, "tcp", port);
+	assert_int_equal(
+	    ready_check(&ctl, &f.a, &f.svc, getpid(), mono_ms() + 2000, why, sizeof why), 1);
+	pid_t other = idle_child();
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, other, mono_ms() + 2000, why, sizeof why),
+	                 0);
+	snprintf(want, sizeof want, "127.0.0.1:%d is in use by pid %ld (", port, (long)getpid());
+	if (strstr(why, want) == NULL)
+		fail_msg("why: %s", why);
+	close(fd);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, other, mono_ms() + 2000, why, sizeof why),
+	                 0);
+	assert_non_null(strstr(why, "nothing listens"));
+	reap(other);
+}
+
+/* A unix socket served by a child: PING answered +PONG, and only from that child. */
+static void test_unix_send_expect(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_ready.XXXXXX", path[128], check[160], why[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/s.sock", dir);
+	snprintf(check, sizeof check, "unix:%s", path);
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t srv = fork();
+	assert_true(srv >= 0);
+	if (srv == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+		strlcpy(sun.sun_path, path, sizeof sun.sun_path);
+		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (bind(l, (struct sockaddr *)&sun, sizeof sun) == -1 || listen(l, 4) == -1)
+			_exit(1);
+		(void)!write(ready[1], "x", 1);
+		for (;;) {
+			char buf[64];
+			int c = accept(l, NULL, NULL);
+			if (c == -1)
+				_exit(1);
+			ssize_t n = read(c, buf, sizeof buf);
+			if (n > 0)
+				(void)!write(c,
+				             n == 6 && memcmp(buf, "PING\r\n", 6) == 0 ? "+PONG\r\n"
+				                                                       : "-ERR\r\n",
+				             7);
+			close(c);
+		}
+	}
+	setpgid(srv, srv);
+	char b;
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	struct fake f;
+	fake_init(&f, check, 0);
+	f.def.check_send = "PING\r\n";
+	f.def.check_expect = "+PONG";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 2000, why, sizeof why),
+	                 1);
+	f.def.check_send = "HELLO\r\n";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 2000, why, sizeof why),
+	                 0);
+	assert_non_null(strstr(why, "answered \"-ERR\", not \"+PONG\""));
+	pid_t other = idle_child();
+	f.def.check_send = "PING\r\n";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, other, mono_ms() + 2000, why, sizeof why),
+	                 0);
+	assert_non_null(strstr(why, "is in use by pid"));
+	reap(other);
+	reap(srv);
+	unlink(path);
+	rmdir(dir);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_port_holder),
+	    cmocka_unit_test(test_tcp_owner),
+	    cmocka_unit_test(test_unix_send_expect),
+	};
+	if (ctl_init(&ctl, NULL, "/nonexistent/gitlab.rb") == -1)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
