@@ -186,7 +186,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	           env_add_list(&t->env, &s->env) == -1) {
 		warn("exec");
 		return -1;
-	} else if (svfiles_write(ctl, s, stderr) == -1) {
+	} else if (svfiles_write(ctl, a, s, stderr) == -1) {
 		return -1; /* a container's config files come from gitlab.rb alone */
 	}
 	envv_sort(&t->env);

@@ -9,22 +9,8 @@
 #include "accounts.h"
 #include "diag.h"
 #include "svfiles.h"
-#include "template.h"
+#include "svvars.h"
 #include "tree.h"
-
-static const char *get(void *arg, const char *name)
-{
-	const struct svc *s = arg;
-	if (strcmp(name, "service") == 0)
-		return s->def->name;
-	return svc_var(s, name);
-}
-
-static char *const *get_list(void *arg, const char *name)
-{
-	const struct svc *s = arg;
-	return strcmp(name, "argv") == 0 ? s->argv : NULL;
-}
 
 /* A root-owned template stays root's; unmanaged owners (not root) stay unmanaged. */
 static uid_t owner(const struct cat_template *ct, uid_t id)
@@ -33,11 +19,12 @@ static uid_t owner(const struct cat_template *ct, uid_t id)
 }
 
 /* Render every catalog template of s into t. 0, or -1 with the problems in d. */
-static int render_all(const struct ctl *ctl, const struct svc *s, uid_t uid, gid_t gid,
-                      struct tree *t, struct diags *d)
+static int render_all(const struct ctl *ctl, const struct attrs *a, const struct svc *s, uid_t uid,
+                      gid_t gid, struct tree *t, struct diags *d)
 {
 	const struct cat_service *def = s->def;
-	struct tpl_vars vars = {get, get_list, (void *)s};
+	struct svvars sv;
+	struct tpl_vars vars = svvars_init(&sv, ctl, a, s);
 	int rc = 0;
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
@@ -66,7 +53,7 @@ static int render_all(const struct ctl *ctl, const struct svc *s, uid_t uid, gid
 	return rc;
 }
 
-int svfiles_write(const struct ctl *ctl, const struct svc *s, FILE *out)
+int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out)
 {
 	uid_t uid = TREE_NO_OWNER;
 	gid_t gid = (gid_t)TREE_NO_OWNER;
@@ -87,7 +74,7 @@ int svfiles_write(const struct ctl *ctl, const struct svc *s, FILE *out)
 	unsigned flags = uid == TREE_NO_OWNER ? TN_IF_MISSING : 0;
 	if (tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags) < 0)
 		err(1, "out of memory");
-	if (render_all(ctl, s, uid, gid, &t, &d) == -1) {
+	if (render_all(ctl, a, s, uid, gid, &t, &d) == -1) {
 		diags_print(&d, stderr);
 		goto out;
 	}
