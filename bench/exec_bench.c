@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <err.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,34 +70,51 @@ static long long spawn(char **argv, char **envp, long long *total, long long *cp
 	return buf[0] >= '0' && buf[0] <= '9' ? strtoll(buf, NULL, 10) - t0 : 0;
 }
 
-/* med_main NULL: the program prints no stamp, only spawn-to-exit is meaningful. */
-static void run(const char *label, char **argv, char **envp, int n, double *med_main,
-                double *med_cpu)
+struct series {
+	const char *label;
+	char **argv, **envp;
+	bool stamps; /* the program prints its start-of-main stamp */
+	long long *lat, *tot, *cpu;
+};
+
+/*
+ * All series interleaved, in rotating order (A B C, B C A, ...): load that
+ * comes and goes on a shared machine then slows every series alike.
+ */
+static void run_all(struct series *s, int ns, int n)
 {
-	long long *lat = calloc((size_t)n, sizeof *lat), *tot = calloc((size_t)n, sizeof *tot);
-	long long *cpu = calloc((size_t)n, sizeof *cpu);
-	if (lat == NULL || tot == NULL || cpu == NULL)
-		err(1, "calloc");
-	for (int i = 0; i < 20; i++) /* warm the page cache */
-		spawn(argv, envp, &tot[0], &cpu[0]);
-	for (int i = 0; i < n; i++)
-		lat[i] = spawn(argv, envp, &tot[i], &cpu[i]);
-	qsort(lat, (size_t)n, sizeof *lat, cmp_ll);
-	qsort(tot, (size_t)n, sizeof *tot, cmp_ll);
-	qsort(cpu, (size_t)n, sizeof *cpu, cmp_ll);
-	*med_cpu = (double)cpu[n / 2] / 1000.0;
-	if (med_main != NULL) {
-		*med_main = (double)lat[n / 2] / 1000.0;
-		printf("%-34s %10.1f %10.1f %10.1f %12.1f %10.1f\n", label,
-		       (double)lat[n / 2] / 1000.0, (double)lat[n * 9 / 10] / 1000.0,
-		       (double)lat[n * 99 / 100] / 1000.0, (double)tot[n / 2] / 1000.0, *med_cpu);
-	} else {
-		printf("%-34s %10s %10s %10s %12.1f %10.1f\n", label, "-", "-", "-",
-		       (double)tot[n / 2] / 1000.0, *med_cpu);
+	for (int k = 0; k < ns; k++) {
+		s[k].lat = calloc((size_t)n, sizeof(long long));
+		s[k].tot = calloc((size_t)n, sizeof(long long));
+		s[k].cpu = calloc((size_t)n, sizeof(long long));
+		if (s[k].lat == NULL || s[k].tot == NULL || s[k].cpu == NULL)
+			err(1, "calloc");
+		for (int i = 0; i < 20; i++) /* warm the page cache */
+			spawn(s[k].argv, s[k].envp, &s[k].tot[0], &s[k].cpu[0]);
 	}
-	free(lat);
-	free(tot);
-	free(cpu);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < ns; j++) {
+			struct series *c = &s[(i + j) % ns];
+			c->lat[i] = spawn(c->argv, c->envp, &c->tot[i], &c->cpu[i]);
+		}
+}
+
+static double median_us(long long *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_ll);
+	return (double)v[n / 2] / 1000.0;
+}
+
+static void print_series(struct series *c, int n)
+{
+	qsort(c->lat, (size_t)n, sizeof *c->lat, cmp_ll);
+	qsort(c->tot, (size_t)n, sizeof *c->tot, cmp_ll);
+	if (c->stamps)
+		printf("%-34s %10.1f %10.1f %10.1f", c->label, (double)c->lat[n / 2] / 1000.0,
+		       (double)c->lat[n * 9 / 10] / 1000.0, (double)c->lat[n * 99 / 100] / 1000.0);
+	else
+		printf("%-34s %10s %10s %10s", c->label, "-", "-", "-");
+	printf(" %12.1f %10.1f\n", (double)c->tot[n / 2] / 1000.0, median_us(c->cpu, n));
 }
 
 int main(int argc, char **argv)
@@ -131,17 +149,25 @@ int main(int argc, char **argv)
 	fclose(fp);
 
 	char *direct[] = {(char *)target, "--target", NULL};
-	double d, w, dc, wc, vc;
-	printf("%-34s %10s %10s %10s %12s %10s\n", "start -> target main (us)", "median", "p90",
-	       "p99", "spawn+exit", "cpu");
-	run("direct execve", direct, envp, n, &d, &dc);
 	char *none[] = {NULL};
-	run("gitlab-ctl exec --envdir", &argv[5], none, n, &w, &wc);
 	/* What merely starting the gitlab-ctl binary costs (ld.so, libbsd), doing nothing. */
 	char *version[] = {argv[5], "--version", NULL};
-	run("gitlab-ctl --version (baseline)", version, none, n, NULL, &vc);
-	printf("\nN=%d, medians. gitlab-ctl exec adds %.1f us wall (ratio %.2fx) and %.1f us CPU "
-	       "(ratio %.2fx);\njust starting gitlab-ctl (--version) costs %.1f us CPU.\n",
-	       n, w - d, w / d, wc - dc, wc / dc, vc);
+	struct series s[3] = {
+	    {.label = "direct execve", .argv = direct, .envp = envp, .stamps = true},
+	    {.label = "gitlab-ctl exec --envdir", .argv = &argv[5], .envp = none, .stamps = true},
+	    {.label = "gitlab-ctl --version (baseline)", .argv = version, .envp = none},
+	};
+	run_all(s, 3, n);
+	printf("%-34s %10s %10s %10s %12s %10s\n", "start -> target main (us)", "median", "p90",
+	       "p99", "spawn+exit", "cpu");
+	for (int k = 0; k < 3; k++)
+		print_series(&s[k], n);
+	double d = (double)s[0].lat[n / 2] / 1000.0, w = (double)s[1].lat[n / 2] / 1000.0;
+	double dc = (double)s[0].cpu[n / 2] / 1000.0, wc = (double)s[1].cpu[n / 2] / 1000.0;
+	double vc = (double)s[2].cpu[n / 2] / 1000.0;
+	printf(
+	    "\nN=%d interleaved, medians. gitlab-ctl exec adds %.1f us wall (ratio %.2fx) and "
+	    "%.1f us CPU (ratio %.2fx);\njust starting gitlab-ctl (--version) costs %.1f us CPU.\n",
+	    n, w - d, w / d, wc - dc, wc / dc, vc);
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include "build_config.h"
 #include "envcheck.h"
 #include "grow.h"
+#include "pathsafe.h"
 #include "suggest.h"
 
 #define DEFAULT_USER  "git"
@@ -485,6 +486,36 @@ static int setting_text(struct build *b, enum stype type, const char *path,
 	}
 }
 
+/*
+ * A path from gitlab.rb, normalised ("..", which could climb out of any
+ * directory check, is refused). The directories reconfigure creates and
+ * chowns stay inside --root: one written outside it is taken as relative to
+ * the root (an Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or
+ * unprivileged root never reaches the machine's files.
+ */
+static int path_policy(struct build *b, const struct cat_setting *cs, const char *path,
+                       const struct rb_value *v, char **text)
+{
+	static const char *const written[] = {"home", "log_directory", "env_directory"};
+	char norm[PATH_MAX];
+	const char *why = NULL;
+	if (cs->type != ST_PATH)
+		return 0;
+	if (pathsafe_normalize(*text, norm, sizeof norm, &why) == -1) {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s \"%s\" %s", path, *text, why);
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	bool prefix = false;
+	if (b->ctl != NULL && !pathsafe_below(norm, b->ctl->root))
+		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
+			prefix |= strcmp(cs->name, written[i]) == 0;
+	free(*text);
+	*text = prefix ? xasprintf("%s%s", b->ctl->root, norm) : xstrdup(norm);
+	return 0;
+}
+
 /* ---- statements ---------------------------------------------------------- */
 
 /* Opaque Ruby under a managed setting cannot be honoured: report where it starts. */
@@ -649,7 +680,12 @@ static void handle_service(struct build *b, struct wsvc *w, const struct rb_stmt
 	if (!no_nesting(b, st, stype_name(cs->type)))
 		return;
 	char *path = stmt_path(st, 1), *text = NULL;
-	if (st->value->kind != RB_NIL && setting_text(b, cs->type, path, st->value, &text) == 0 &&
+	/* A secret's source line never goes into a diagnostic: its location only. */
+	struct rb_value quiet = *st->value;
+	struct src nosrc = {.name = quiet.loc.src ? quiet.loc.src->name : NULL};
+	if (cs->secret)
+		quiet.loc.src = &nosrc;
+	if (st->value->kind != RB_NIL && setting_text(b, cs->type, path, &quiet, &text) == 0 &&
 	    (strcmp(cs->name, "username") == 0 || strcmp(cs->name, "group") == 0) &&
 	    !accounts_valid_name(text)) {
 		diag_at(b->d, DIAG_ERR, st->value->loc,
@@ -657,7 +693,8 @@ static void handle_service(struct build *b, struct wsvc *w, const struct rb_stmt
 		        "32), not \"%s\"",
 		        path, text);
 		free(text);
-	} else if (st->value->kind == RB_NIL || text != NULL) {
+	} else if (st->value->kind == RB_NIL ||
+	           (text != NULL && path_policy(b, cs, path, &quiet, &text) == 0)) {
 		free(w->val[i]);
 		w->val[i] = text; /* nil restores the default */
 		w->vloc[i] = st->value->loc;
@@ -1395,6 +1432,25 @@ static void compute_origin(const struct wsvc *w, struct svc *out)
 	out->origin.n = u;
 }
 
+/* Where gitlab.rb set each path setting, "file:line:col", for trust.c's refusals. */
+static void compute_where(const struct wsvc *w, struct svc *out)
+{
+	const struct cat_service *def = w->def;
+	struct kv *v = xcalloc(def->nsettings + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		struct loc l = w->vloc[i];
+		if (def->settings[i].type == ST_PATH && w->val[i] != NULL)
+			v[n++] = (struct kv){
+			    xstrdup(def->settings[i].name),
+			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
+			              l.line, l.col)};
+	}
+	qsort(v, n, sizeof *v, kv_cmp);
+	out->where.v = v;
+	out->where.n = n;
+}
+
 static void compute_svc(struct build *b, struct wsvc *w, struct svc *out)
 {
 	struct comp c = {.b = b, .w = w, .def = w->def};
@@ -1408,6 +1464,7 @@ static void compute_svc(struct build *b, struct wsvc *w, struct svc *out)
 		compute_base_env(&c, out);
 		compute_argv(&c, out);
 		compute_origin(w, out);
+		compute_where(w, out);
 	}
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].raw);
@@ -1508,6 +1565,13 @@ int attrs_load(const struct ctl *ctl, const struct catalog *cat, struct attrs *o
 		          "no configuration file; using the defaults of every setting");
 		return attrs_build(ctl, cat, NULL, out, d);
 	}
+	/* Root runs what gitlab.rb says: refuse one that someone else can edit. */
+	char msg[PATH_MAX + 160];
+	if (geteuid() == 0 && pathsafe_config_file(ctl->config, msg, sizeof msg) == -1) {
+		diag_file(d, DIAG_ERR, ctl->config, 0, "%s", msg);
+		memset(out, 0, sizeof *out);
+		return -1;
+	}
 	struct rb_file f;
 	memset(&f, 0, sizeof f);
 	if (rb_load(ctl->config, &f, d) == -1) {
@@ -1531,6 +1595,7 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->env);
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
+		kvlist_free(&s->where);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
 		free(s->argv);

@@ -72,6 +72,7 @@ struct svc {
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
+	struct kvlist where; /* path settings gitlab.rb set -> "file:line:col" */
 };
 
 struct attrs {

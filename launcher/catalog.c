@@ -314,8 +314,15 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 			have_type = true;
 		} else if (strcmp(key, "default") == 0) {
 			defst = m;
+		} else if (strcmp(key, "secret") == 0) {
+			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
+				lerr(l, m, "secret must be true or false");
+				return -1;
+			}
+			cs->secret = config_setting_get_bool(m) != 0;
 		} else {
-			lerr(l, m, "unknown key '%s' in a setting (name, type, default)", key);
+			lerr(l, m, "unknown key '%s' in a setting (name, type, default, secret)",
+			     key);
 			return -1;
 		}
 	}

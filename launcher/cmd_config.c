@@ -21,6 +21,7 @@
 #include "catalog.h"
 #include "commands.h"
 #include "reach.h"
+#include "trust.h"
 
 struct loaded {
 	struct catalog cat;
@@ -187,6 +188,8 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	int rc = load_config(&c, &l);
 	if (rc == 0)
 		check_commands(&c, &l.attrs, &l.d);
+	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
+		rc = -1; /* what reconfigure would refuse before writing anything */
 	diags_print(&l.d, stderr);
 	size_t nwarn = count_warnings(&l.d);
 	if (rc == -1 || l.d.nerr > 0 || (strict && nwarn > 0)) {
@@ -274,7 +277,8 @@ static void put_origin(FILE *fp, const struct svc *s, const char *key)
 		fprintf(fp, " # %s", o);
 }
 
-static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat_setting *cs)
+static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat_setting *cs,
+                        bool secrets)
 {
 	const char *errstr = NULL, *v = svc_var(s, cs->name);
 	indent(fp, ind);
@@ -283,7 +287,9 @@ static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat
 		return;
 	}
 	fprintf(fp, "%s = ", cs->name);
-	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+	if (cs->secret && !secrets) {
+		put_str(fp, "[REDACTED]");
+	} else if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
 		fputs(v, fp);
 	} else if (cs->type == ST_INT || cs->type == ST_PORT) {
 		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
@@ -353,7 +359,7 @@ static void put_service(FILE *fp, const struct svc *s, bool secrets)
 	fputs("\t\tsettings = {\n", fp);
 	for (size_t i = 0; i < def->nsettings; i++)
 		if (def->settings[i].type != ST_ENV)
-			put_setting(fp, 3, s, &def->settings[i]);
+			put_setting(fp, 3, s, &def->settings[i], secrets);
 	fputs("\t\t};\n\t\tlogging = {\n", fp);
 	put_log(fp, 3, &s->log);
 	fputs("\t\t};\n\t\tcommand = [", fp);
@@ -386,8 +392,8 @@ static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int arg
 	fputs(ctl->config, fp);
 	fprintf(fp, "%s\n",
 	        secrets ? ""
-	                : "\n# Env values named *PASSWORD*, *SECRET*, *TOKEN*, "
-	                  "*KEY* are redacted; --show-secrets shows them.");
+	                : "\n# Settings marked secret and env values named *PASSWORD*, "
+	                  "*SECRET*, *TOKEN*, *KEY* are redacted; --show-secrets shows them.");
 	fputs("user = {\n\tusername = ", fp);
 	put_str(fp, a->user);
 	fputs(";\n\tgroup = ", fp);

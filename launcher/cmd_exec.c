@@ -3,7 +3,7 @@
  * runsv, and a container's entrypoint with --from-config.
  *
  *   gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user U] [--group G]
- *                   [--chdir DIR] SERVICE [-- COMMAND ARGS...]
+ *                   [--groups G1,G2...] [--chdir DIR] SERVICE [-- COMMAND ARGS...]
  *
  * Where the parts come from:
  *   --envdir DIR    env from DIR; user, group, home and command from the
@@ -14,8 +14,9 @@
  * Options always win over the computed values.
  *
  * The new process gets exactly the computed environment (nothing inherited
- * from runsv or the shell), umask 077, the service user with its groups when
- * we are root, the service home as cwd, no fd above 2, the default
+ * from runsv or the shell), umask 077, the service user and group when we
+ * are root (supplementary groups only those --groups names, as chpst -u
+ * user:group:extra sets them), the service home as cwd, no fd above 2, the default
  * disposition for every signal and an empty signal mask. The --envdir path
  * parses no configuration at all, so it costs little more than the execve.
  */
@@ -39,12 +40,17 @@
 #include "envdir.h"
 #include "svfiles.h"
 
+#ifdef GITLAB_CTL_COVERAGE
+void __gcov_dump(void);
+void __gcov_reset(void);
+#endif
+
 /* Exit statuses of a failed exec, as POSIX shells use them. */
 #define EXIT_NOTEXEC  126
 #define EXIT_NOTFOUND 127
 
 struct exec_opts {
-	const char *envdir, *user, *group, *chdir;
+	const char *envdir, *user, *group, *groups, *chdir;
 	const char *config; /* -c FILE after the command name, as containers write it */
 	bool from_config;
 	const char *service;
@@ -54,7 +60,7 @@ struct exec_opts {
 /* What the target process is made of; strings point into opts, attrs or env. */
 struct target {
 	struct envv env;
-	const char *user, *group, *home;
+	const char *user, *group, *groups, *home;
 	char **argv;
 	bool own_pgrp; /* under runsv: lead a process group, as Omnibus's `chpst -P` does */
 };
@@ -64,7 +70,7 @@ static int usage_error(const char *msg)
 	warnx("exec: %s", msg);
 	fprintf(stderr,
 	        "usage: gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user USER] "
-	        "[--group GROUP] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
+	        "[--group GROUP] [--groups G1,G2...] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
 	return 2;
 }
 
@@ -88,6 +94,7 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 	    {"envdir", required_argument, NULL, 'e'},
 	    {"user", required_argument, NULL, 'u'},
 	    {"group", required_argument, NULL, 'g'},
+	    {"groups", required_argument, NULL, 'G'}, /* chpst's -u user:group:extra... */
 	    {"chdir", required_argument, NULL, 'C'},
 	    {"from-config", no_argument, NULL, 'f'},
 	    {"config", required_argument, NULL, 'c'},
@@ -95,7 +102,7 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 	};
 	int ch, end = find_dashdash(argc, argv);
 	memset(o, 0, sizeof *o);
-	while ((ch = getopt_long(end, argv, "e:u:g:C:fc:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(end, argv, "e:u:g:G:C:fc:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'e':
 			o->envdir = optarg;
@@ -105,6 +112,9 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 			break;
 		case 'g':
 			o->group = optarg;
+			break;
+		case 'G':
+			o->groups = optarg;
 			break;
 		case 'C':
 			o->chdir = optarg;
@@ -192,6 +202,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	envv_sort(&t->env);
 	t->user = o->user ? o->user : s->user;
 	t->group = o->group ? o->group : s->group;
+	t->groups = o->groups;
 	t->home = o->chdir ? o->chdir : s->home;
 	t->argv = o->cmd ? o->cmd : s->argv;
 	if (t->argv == NULL || t->argv[0] == NULL) {
@@ -201,36 +212,19 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	return 0;
 }
 
-/* initgroups, setgid, setuid, in that order (doas, chpst), then prove it. */
-static int become(const struct passwd *pw, gid_t gid)
-{
-	uid_t ruid, euid, suid;
-	gid_t rgid, egid, sgid;
+/*
+ * The groups the target runs with: the primary group first, then those
+ * --groups names. Nothing else: chpst -u user:group does the same, and every
+ * group a service does not need is access it should not have. (initgroups()
+ * would also walk every NSS group database; with systemd's module that was
+ * half of exec's instructions.)
+ */
+#define EXEC_MAX_GROUPS 32
 
-	if (initgroups(pw->pw_name, gid) == -1) {
-		warn("exec: initgroups %s", pw->pw_name);
-		return -1;
-	}
-	if (setresgid(gid, gid, gid) == -1) {
-		warn("exec: setgid %lu", (unsigned long)gid);
-		return -1;
-	}
-	if (setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1) {
-		warn("exec: setuid %s", pw->pw_name);
-		return -1;
-	}
-	if (getresuid(&ruid, &euid, &suid) == -1 || getresgid(&rgid, &egid, &sgid) == -1 ||
-	    ruid != pw->pw_uid || euid != pw->pw_uid || suid != pw->pw_uid || rgid != gid ||
-	    egid != gid || sgid != gid) {
-		warnx("exec: user %s: ids did not change as asked", pw->pw_name);
-		return -1;
-	}
-	if (pw->pw_uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
-		warnx("exec: user %s: could regain root after dropping it", pw->pw_name);
-		return -1;
-	}
-	return 0;
-}
+struct gidset {
+	gid_t v[EXEC_MAX_GROUPS];
+	size_t n;
+};
 
 static int lookup_group(const char *name, gid_t *gid)
 {
@@ -247,54 +241,162 @@ static int lookup_group(const char *name, gid_t *gid)
 	return 0;
 }
 
-/*
- * Run as the service user. As root: switch to user (and group, default its
- * primary group) with its supplementary groups. Not root: only "stay who we
- * are" is possible, anything else is an error.
- */
-static int set_credentials(const char *user, const char *group)
+static bool gidset_has(const struct gidset *gs, gid_t gid)
 {
-	const struct passwd *pw = NULL;
-	gid_t gid = getegid();
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->v[i] == gid)
+			return true;
+	return false;
+}
 
-	if (user != NULL && user[0] != '\0') {
-		errno = 0;
-		pw = getpwnam(user);
-		if (pw == NULL) {
-			if (errno != 0)
-				warn("exec: user %s", user);
-			else
-				warnx("exec: no such user: %s", user);
-			return -1;
-		}
-		gid = pw->pw_gid;
-	}
-	if (group != NULL && group[0] != '\0' && lookup_group(group, &gid) == -1)
+/* Appends the comma-separated group names of list; duplicates are dropped. */
+static int gidset_add_list(struct gidset *gs, const char *list)
+{
+	char buf[1024], *save = NULL;
+	if (strlcpy(buf, list, sizeof buf) >= sizeof buf) {
+		warnx("exec: --groups: list too long");
 		return -1;
-
-	if (geteuid() == 0) {
-		if (pw != NULL)
-			return become(pw, gid);
-		if (group != NULL && group[0] != '\0' &&
-		    (setgroups(1, &gid) == -1 || setresgid(gid, gid, gid) == -1)) {
-			warn("exec: setgid %s", group);
+	}
+	if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
+		warnx("exec: --groups '%s': empty group name", list);
+		return -1;
+	}
+	for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		gid_t gid;
+		if (lookup_group(name, &gid) == -1)
+			return -1;
+		if (gidset_has(gs, gid))
+			continue;
+		if (gs->n == EXEC_MAX_GROUPS) {
+			warnx("exec: --groups: more than %d groups", EXEC_MAX_GROUPS);
 			return -1;
 		}
-		return 0;
+		gs->v[gs->n++] = gid;
 	}
+	return 0;
+}
+
+/* The kernel's supplementary list is exactly gs, in any order. */
+static bool groups_are(const struct gidset *gs)
+{
+	gid_t now[EXEC_MAX_GROUPS + 1];
+	int n = getgroups(EXEC_MAX_GROUPS + 1, now);
+	if (n < 0 || (size_t)n != gs->n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!gidset_has(gs, now[i]))
+			return false;
+	return true;
+}
+
+/* setgroups, setgid, setuid, in that order (doas, chpst), then prove it. */
+static int become(const struct passwd *pw, const struct gidset *gs)
+{
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid, gid = gs->v[0];
+
+	if (setgroups(gs->n, gs->v) == -1) {
+		warn("exec: setgroups for %s", pw->pw_name);
+		return -1;
+	}
+	if (setresgid(gid, gid, gid) == -1) {
+		warn("exec: setgid %lu", (unsigned long)gid);
+		return -1;
+	}
+	if (setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1) {
+		warn("exec: setuid %s", pw->pw_name);
+		return -1;
+	}
+	if (getresuid(&ruid, &euid, &suid) == -1 || getresgid(&rgid, &egid, &sgid) == -1 ||
+	    ruid != pw->pw_uid || euid != pw->pw_uid || suid != pw->pw_uid || rgid != gid ||
+	    egid != gid || sgid != gid || !groups_are(gs)) {
+		warnx("exec: user %s: ids did not change as asked", pw->pw_name);
+		return -1;
+	}
+	if (pw->pw_uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
+		warnx("exec: user %s: could regain root after dropping it", pw->pw_name);
+		return -1;
+	}
+	return 0;
+}
+
+static int lookup_user(const char *user, const struct passwd **pw)
+{
+	errno = 0;
+	*pw = getpwnam(user);
+	if (*pw != NULL)
+		return 0;
+	if (errno != 0)
+		warn("exec: user %s", user);
+	else
+		warnx("exec: no such user: %s", user);
+	return -1;
+}
+
+/* Not root: only "stay who we are" is possible, anything else is an error. */
+static int check_unprivileged(const struct passwd *pw, const char *user, const char *group,
+                              const struct gidset *gs)
+{
 	if (pw != NULL && pw->pw_uid != geteuid()) {
 		warnx("exec: cannot run as %s: only root can switch users", user);
 		return -1;
 	}
-	if (gid != getegid()) {
+	if (gs->v[0] != getegid()) {
 		/* No --group: the user's primary group was asked for. */
 		if (group != NULL && group[0] != '\0')
 			warnx("exec: cannot run as group %s: only root can switch groups", group);
 		else
 			warnx("exec: cannot run as %s's primary group %lu: only root can switch "
 			      "groups",
-			      user, (unsigned long)gid);
+			      user, (unsigned long)gs->v[0]);
 		return -1;
+	}
+	gid_t now[EXEC_MAX_GROUPS + 1];
+	int n = getgroups(EXEC_MAX_GROUPS + 1, now);
+	if (n == -1 && gs->n > 1) {
+		warn("exec: getgroups");
+		return -1;
+	}
+	for (size_t i = 1; i < gs->n; i++) {
+		bool have = false;
+		for (int j = 0; j < n; j++)
+			have = have || now[j] == gs->v[i];
+		if (!have) {
+			warnx("exec: cannot add group %lu: only root can set groups",
+			      (unsigned long)gs->v[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Run as the service user. As root: switch to user and group (default its
+ * primary group), with only the --groups as supplementary groups.
+ */
+static int set_credentials(const char *user, const char *group, const char *groups)
+{
+	const struct passwd *pw = NULL;
+	struct gidset gs = {.v = {getegid()}, .n = 1};
+
+	if (user != NULL && user[0] != '\0') {
+		if (lookup_user(user, &pw) == -1)
+			return -1;
+		gs.v[0] = pw->pw_gid;
+	}
+	if (group != NULL && group[0] != '\0' && lookup_group(group, &gs.v[0]) == -1)
+		return -1;
+	if (groups != NULL && gidset_add_list(&gs, groups) == -1)
+		return -1;
+	if (geteuid() != 0)
+		return check_unprivileged(pw, user, group, &gs);
+	if (pw != NULL)
+		return become(pw, &gs);
+	if ((group != NULL && group[0] != '\0') || groups != NULL) {
+		if (setgroups(gs.n, gs.v) == -1 || setresgid(gs.v[0], gs.v[0], gs.v[0]) == -1) {
+			warn("exec: setgid %lu", (unsigned long)gs.v[0]);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -405,7 +507,7 @@ static int run(struct target *t)
 {
 	char path[PATH_MAX];
 
-	if (set_credentials(t->user, t->group) == -1)
+	if (set_credentials(t->user, t->group, t->groups) == -1)
 		return 1;
 	umask(077);
 	if (t->home != NULL && t->home[0] != '\0' && chdir(t->home) == -1) {
@@ -429,6 +531,11 @@ static int run(struct target *t)
 	reset_signals();
 	closefrom(3);
 	char *empty[] = {NULL}; /* an empty envdir is an empty environment */
+#ifdef GITLAB_CTL_COVERAGE
+	/* execve discards this process's counters; if it fails, exit writes the rest. */
+	__gcov_dump();
+	__gcov_reset();
+#endif
 	execve(path, t->argv, t->env.v ? t->env.v : empty);
 	int saved = errno;
 	warn("exec: %s", path);
@@ -462,6 +569,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	} else {
 		t.user = o.user;
 		t.group = o.group;
+		t.groups = o.groups;
 		t.home = o.chdir;
 		t.argv = o.cmd;
 		t.own_pgrp = true;

@@ -56,6 +56,7 @@
 #include "svvars.h"
 #include "template.h"
 #include "tree.h"
+#include "trust.h"
 
 #define LOCK_WAIT_S 60
 #define POLL_MS     5
@@ -294,6 +295,14 @@ static void build_tree(struct recon *r)
 	gid_t rgid = root ? 0 : (gid_t)TREE_NO_OWNER;
 	char path[PATH_MAX];
 
+	/* Below the root nothing is followed; secret settings never show in a diff. */
+	if (tree_set_anchor(t, r->ctl->root) == -1)
+		errx(1, "%s: not a usable root", r->ctl->root);
+	for (size_t k = 0; k < r->np; k++)
+		for (size_t j = 0; j < r->p[k].svc->def->nsettings; j++)
+			if (r->p[k].svc->def->settings[j].secret)
+				CHK(tree_add_secret(
+				    t, svc_var(r->p[k].svc, r->p[k].svc->def->settings[j].name)));
 	if (ctl_path(r->ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1)
 		errx(1, "path too long");
 	CHK(tree_add_dir(t, path, 0755, ruid, rgid, -1, TR_NONE, 0));
@@ -912,7 +921,7 @@ static int apply_changes(struct recon *r, int wave, bool *linked)
 		if (enable && failed_dep(r, &r->p[n->svc]) != NULL)
 			continue; /* reported by its wave; the next run links it */
 		if (tree_apply(&r->t, c) == -1) {
-			warn("cannot write %s", r->t.errpath);
+			warn("cannot write %s%s", r->t.errpath, r->t.errwhy);
 			return -1;
 		}
 		if (n->svc >= 0)
@@ -1032,7 +1041,8 @@ static void plan_after(struct recon *r, struct plan *p)
 
 static int prepare(struct recon *r)
 {
-	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1) {
+	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1 ||
+	    trust_check(r->ctl, &r->a, &r->d) == -1) {
 		diags_print(&r->d, stderr);
 		return -1;
 	}
@@ -1125,7 +1135,7 @@ static int run_reconfigure(struct recon *r)
 		goto out;
 	build_tree(r);
 	if (tree_diff(&r->t) == -1) {
-		warn("cannot compare %s", r->t.errpath);
+		warn("cannot compare %s%s", r->t.errpath, r->t.errwhy);
 		goto out;
 	}
 	for (size_t k = 0; k < r->t.nc; k++) {

@@ -127,6 +127,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "memory_threshold", "1024");
 	set(&v, "connection_string", "dbname=x");
 	set(&v, "redis_url", "unix:/s");
+	set(&v, "process_pattern", "gitlab-exporter web");
 	set(&v, "postgresql.enable", "1");
 	set(&v, "redis.enable", "1");
 	struct tbuf out;
@@ -291,11 +292,23 @@ static bool yaml_scalar_ok(const char *s)
 static void fuzz_lines(char **f, size_t nf)
 {
 	static const char *const names[] = {
-	    "svlogd_size", "svlogd_num",       "svlogd_timeout",    "svlogd_filter",
-	    "svlogd_udp",  "svlogd_prefix",    "server_name",       "listen_address",
-	    "listen_port", "memory_threshold", "connection_string", "redis_url"};
-	static const char *const defaults[] = {
-	    "", "", "", "", "", "", "webrick", "::", "9168", "1024", "dbname=x", "unix:/s"};
+	    "svlogd_size",    "svlogd_num",       "svlogd_timeout",    "svlogd_filter",
+	    "svlogd_udp",     "svlogd_prefix",    "server_name",       "listen_address",
+	    "listen_port",    "memory_threshold", "connection_string", "redis_url",
+	    "process_pattern"};
+	static const char *const defaults[] = {"",
+	                                       "",
+	                                       "",
+	                                       "",
+	                                       "",
+	                                       "",
+	                                       "webrick",
+	                                       "::",
+	                                       "9168",
+	                                       "1024",
+	                                       "dbname=x",
+	                                       "unix:/s",
+	                                       "gitlab-exporter web"};
 	const size_t nn = sizeof names / sizeof names[0];
 	struct vals v = {.n = 0};
 	size_t nset = 0;

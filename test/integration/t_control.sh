@@ -73,9 +73,14 @@ expect_out '^ok: run: alpha: \(pid [0-9]+\) [0-9]+s$' "$out"
 same alpha 0
 
 SVDIR=$SERVICE_DIR sv pause alpha >/dev/null
+# sv writes the control byte and returns; runsv records "paused" a moment later.
+sv_paused() { SVDIR=$SERVICE_DIR sv status alpha | grep -q ', paused;'; }
+until_true 50 sv_paused || fail "runsv never recorded the pause"
 same alpha 0
 expect_out ', paused;' "$(ctl status alpha)"
 SVDIR=$SERVICE_DIR sv cont alpha >/dev/null
+sv_running() { ! sv_paused; }
+until_true 50 sv_running || fail "runsv never recorded the cont"
 
 out=$(ctl once alpha) || fail "once alpha failed: $out"
 expect_out '^ok: run: alpha: .*, want down$' "$out"

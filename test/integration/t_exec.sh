@@ -109,6 +109,27 @@ rc=0; ex -- /bin/true 2>"$ERR" || rc=$?
 [ "$rc" = 1 ] || fail "bad variable name: want 1, got $rc"
 grep -q 'BAD-NAME' "$ERR" || fail "bad variable name not named: $(cat "$ERR")"
 rm "$ENVDIR/BAD-NAME"
+for args in "" "a b" "--envdir $ENVDIR svc --" "--no-such-option svc"; do
+	rc=0
+	# shellcheck disable=SC2086
+	ctl exec $args 2>"$ERR" || rc=$?
+	[ "$rc" = 2 ] || fail "exec $args: want usage error 2, got $rc"
+	grep -q '^usage: gitlab-ctl exec' "$ERR" || fail "exec $args: no usage: $(cat "$ERR")"
+done
+printf '#!/bin/sh\n' >"$T_ROOT/bin/not-executable"
+chmod 644 "$T_ROOT/bin/not-executable"
+rc=0; ex -- not-executable 2>"$ERR" || rc=$?
+[ "$rc" = 126 ] || fail "in PATH, not executable: want 126, got $rc"
+grep -q 'found in PATH but not executable' "$ERR" || fail "message: $(cat "$ERR")"
+note "an envdir without PATH: the command is searched in /usr/local/bin:/usr/bin:/bin"
+mkdir "$T_ROOT/env-nopath"
+chmod 755 "$T_ROOT/env-nopath"
+[ "$(ctl exec --envdir "$T_ROOT/env-nopath" svc -- printenv)" = "" ] || fail "env not empty"
+ctl exec --envdir "$T_ROOT/env-nopath" svc -- true || fail "true not found without PATH"
+awk 'BEGIN { for (i = 0; i < 140000; i++) printf "x" }' >"$T_ROOT/env-nopath/HUGE"
+rc=0; ctl exec --envdir "$T_ROOT/env-nopath" svc -- true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "oversized value: want 1, got $rc"
+grep -q 'HUGE: File too large' "$ERR" || fail "oversized value not named: $(cat "$ERR")"
 # The command's own options are not ours.
 [ "$(ex -- /bin/echo --user x -n)" = "--user x -n" ] || fail "command arguments mangled"
 
@@ -119,6 +140,13 @@ if [ "$(id -u)" = 0 ]; then
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 			--user-group -G gitlabctl-test-sup gitlabctl-test
 	fi
+	# reconfigure (t_e2e) may have created the account without the extra group.
+	n=50
+	until id -Gn gitlabctl-test | tr ' ' '\n' | grep -qx gitlabctl-test-sup; do
+		[ $n -gt 0 ] || fail "could not add gitlabctl-test to gitlabctl-test-sup"
+		usermod -aG gitlabctl-test-sup gitlabctl-test 2>/dev/null || sleep 0.2 # /etc/group locked
+		n=$((n - 1))
+	done
 	RUN_AS=gitlabctl-test
 else
 	RUN_AS=$(id -un)
@@ -163,6 +191,10 @@ rc=0; ctl exec --from-config gitlab-exporter 2>"$ERR" || rc=$?
 grep -q "$T_ROOT/opt/gitlab/embedded/bin/gitlab-exporter" "$ERR" || fail "command not named: $(cat "$ERR")"
 rc=0; ctl exec --from-config no-such-service -- /bin/true 2>"$ERR" || rc=$?
 [ "$rc" = 1 ] || fail "unknown service: want 1, got $rc"
+printf "gitlab_exporter['enable'] = \n" >"$T_ROOT/broken.rb"
+rc=0; ctl exec --from-config -c "$T_ROOT/broken.rb" gitlab-exporter -- /bin/true 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || fail "broken -c FILE: want 1, got $rc"
+grep -q "broken.rb:1:" "$ERR" || fail "error does not name broken.rb:1: $(cat "$ERR")"
 
 note "bare exec SERVICE: env from the service's envdir, the rest from the config"
 SVC_ENVDIR=$T_ROOT/opt/gitlab/etc/gitlab-exporter/env
@@ -175,7 +207,7 @@ ctl exec gitlab-exporter -- /bin/cat /proc/self/environ >"$OUT" 2>"$ERR" || fail
 [ "$(ctl exec gitlab-exporter -- /bin/pwd)" = "$home" ] || fail "bare exec did not chdir home"
 
 if [ "$(id -u)" = 0 ]; then
-	note "as root: switch to the service user, its group and supplementary groups"
+	note "as root: switch to the service user and its group"
 	uid=$(id -u gitlabctl-test)
 	gid=$(id -g gitlabctl-test)
 	chmod 755 "$T_ROOT/home"
@@ -183,9 +215,52 @@ if [ "$(id -u)" = 0 ]; then
 		svc -- /bin/cat /proc/self/status >"$OUT" || fail "exec as gitlabctl-test failed"
 	[ "$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$OUT")" = "$uid $uid $uid $uid" ] || fail "uid not dropped"
 	[ "$(awk '/^Gid:/ {print $2, $3, $4, $5}' "$OUT")" = "$gid $gid $gid $gid" ] || fail "gid not set"
-	want=$(id -G gitlabctl-test | tr ' ' '\n' | sort -n | tr '\n' ' ')
-	got=$(awk '/^Groups:/ {for (i = 2; i <= NF; i++) print $i}' "$OUT" | sort -n | tr '\n' ' ')
-	[ "$got" = "$want" ] || fail "supplementary groups: want '$want', got '$got'"
+	groups_of() { awk '/^Groups:/ {for (i = 2; i <= NF; i++) print $i}' "$1" | sort -n | tr '\n' ' '; }
+	sup=$(getent group gitlabctl-test-sup | cut -d: -f3)
+	# Control: the account really is a member of the extra group (initgroups would add it).
+	id -G gitlabctl-test | tr ' ' '\n' | grep -qx "$sup" || fail "control: not in gitlabctl-test-sup"
+	note "only the service's group, as chpst -u user:group sets it"
+	[ "$(groups_of "$OUT")" = "$gid " ] || fail "groups: want '$gid ', got '$(groups_of "$OUT")'"
+	note "--groups adds exactly the named supplementary groups"
+	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --group gitlabctl-test \
+		--groups gitlabctl-test-sup,gitlabctl-test svc -- /bin/cat /proc/self/status >"$OUT" ||
+		fail "exec --groups failed"
+	want=$(printf '%s\n' "$gid" "$sup" | sort -n | tr '\n' ' ')
+	[ "$(groups_of "$OUT")" = "$want" ] || fail "--groups: want '$want', got '$(groups_of "$OUT")'"
+	[ "$(awk '/^Gid:/ {print $2}' "$OUT")" = "$gid" ] || fail "--groups changed the primary group"
+	note "--groups as root without --user: group and supplementary groups of root itself"
+	ctl exec --envdir "$ENVDIR" --groups gitlabctl-test-sup svc -- /bin/cat /proc/self/status \
+		>"$OUT" || fail "exec --groups without --user failed"
+	[ "$(groups_of "$OUT")" = "$(printf '%s\n' 0 "$sup" | sort -n | tr '\n' ' ')" ] ||
+		fail "root --groups: got '$(groups_of "$OUT")'"
+	for bad in '' , 'gitlabctl-test-sup,' ',x' 'a,,b' no-such-group-x; do
+		rc=0
+		ctl exec --envdir "$ENVDIR" --user gitlabctl-test --groups "$bad" svc -- /bin/true \
+			2>"$ERR" || rc=$?
+		[ "$rc" = 1 ] || fail "--groups '$bad': want 1, got $rc"
+		grep -q 'groups\|group' "$ERR" || fail "--groups '$bad': message: $(cat "$ERR")"
+	done
+	if unshare -U -r true 2>/dev/null; then
+		note "a refused setgroups stops the exec before the command runs"
+		# A user namespace mapped to root denies setgroups (/proc/self/setgroups: deny).
+		for args in "--user root" "--group root"; do
+			rc=0
+			# shellcheck disable=SC2086
+			unshare -U -r "$GITLAB_CTL" --root "$T_ROOT" exec --envdir "$ENVDIR" $args svc -- \
+				/bin/sh -c "echo ran >$T_ROOT/ran" 2>"$ERR" || rc=$?
+			[ "$rc" = 1 ] || fail "denied setgroups ($args): want 1, got $rc"
+			grep -q 'Operation not permitted' "$ERR" || fail "denied setgroups: $(cat "$ERR")"
+			[ ! -e "$T_ROOT/ran" ] || fail "the command ran although setgroups failed"
+		done
+	else
+		note "skipped: no user namespaces here (unshare -U -r)"
+	fi
+	note "a non-root exec cannot add a group it does not have"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --groups gitlabctl-test-sup svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody adding a group: want 1, got $rc ($(cat "$ERR"))"
+	grep -q 'only root can set groups' "$ERR" || fail "message: $(cat "$ERR")"
 	note "chdir happens as the service user"
 	mkdir -m 700 "$T_ROOT/private"
 	ctl exec --envdir "$ENVDIR" --user gitlabctl-test --chdir "$T_ROOT/private" svc -- /bin/true \
@@ -205,6 +280,15 @@ if [ "$(id -u)" = 0 ]; then
 	grep -q "cannot run as nobody's primary group $(id -g nobody)" "$ERR" ||
 		fail "message: $(cat "$ERR")"
 	grep -q '(null)' "$ERR" && fail "message names a NULL group: $(cat "$ERR")"
+	note "a non-root exec may stay who it is, and cannot take another group"
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --user nobody svc -- /bin/true 2>"$ERR" || fail "nobody as nobody: $(cat "$ERR")"
+	rc=0
+	ctl exec --envdir "$ENVDIR" --user nobody svc -- "$GITLAB_CTL" --root "$T_ROOT" exec \
+		--envdir "$ENVDIR" --group gitlabctl-test svc -- /bin/true 2>"$ERR" || rc=$?
+	[ "$rc" = 1 ] || fail "nobody to another group: want 1, got $rc"
+	grep -q 'cannot run as group gitlabctl-test: only root can switch groups' "$ERR" ||
+		fail "message: $(cat "$ERR")"
 	rc=0; ctl exec --envdir "$ENVDIR" --user no-such-user-x svc -- /bin/true 2>"$ERR" || rc=$?
 	[ "$rc" = 1 ] || fail "unknown user: want 1, got $rc"
 else

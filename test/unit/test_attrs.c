@@ -158,7 +158,7 @@ static void test_root_prefix(void **state)
 	                 0);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_string_equal(s->home, "/tmp/var/opt/gitlab/gitlab-exporter"); /* default: prefixed */
-	assert_string_equal(s->log_dir, "/srv/log");                         /* user's: as given */
+	assert_string_equal(s->log_dir, "/tmp/srv/log"); /* user's: kept inside the root */
 	assert_string_equal(s->argv[0], "/tmp/opt/gitlab/embedded/bin/gitlab-exporter");
 	assert_string_equal(svc_var(s, "root"), "/tmp");
 	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC); /* not prefixed */

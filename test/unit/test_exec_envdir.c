@@ -178,6 +178,75 @@ static void test_set_unset(void **state)
 	assert_false(envv_name_ok(""));
 }
 
+/* A FIFO is neither followed nor read: opening it must not block, and it is refused. */
+static void test_fifo(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64], path[256];
+	snprintf(path, sizeof path, "%s/FIFO", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(bad, "FIFO");
+	envv_free(&e);
+}
+
+static void test_too_many(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	for (int i = 0; i <= ENVDIR_MAX_VARS; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "V%05d", i);
+		put_s(f, name, "1");
+	}
+	envv_init(&e);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(strncmp(bad, "V", 1), 0);
+	assert_int_equal(e.n, ENVDIR_MAX_VARS);
+	envv_free(&e);
+}
+
+/* The directory's values are added to what the vector holds, replacing same names. */
+static void test_adds_to_existing(void **state)
+{
+	struct fixture *f = *state;
+	struct envv e;
+	char bad[64];
+	put_s(f, "B", "from-dir");
+	envv_init(&e);
+	assert_int_equal(envv_set(&e, "C", "kept"), 0);
+	assert_int_equal(envv_set(&e, "B", "replaced"), 0);
+	assert_int_equal(envdir_read(f->dir, &e, bad, sizeof bad), 0);
+	assert_int_equal(e.n, 2);
+	assert_string_equal(e.v[0], "B=from-dir");
+	assert_string_equal(e.v[1], "C=kept");
+	envv_free(&e);
+	assert_int_equal(e.n, 0);
+	assert_null(e.v);
+}
+
+/* Only the name decides the order: "A=" sorts before "AB=" and "A_=". */
+static void test_sort_by_name(void **state)
+{
+	(void)state;
+	struct envv e;
+	envv_init(&e);
+	envv_sort(&e); /* empty: nothing to do */
+	assert_int_equal(envv_set(&e, "AB", "1"), 0);
+	assert_int_equal(envv_set(&e, "A_", "2"), 0);
+	assert_int_equal(envv_set(&e, "A", "zzz"), 0);
+	envv_sort(&e);
+	assert_string_equal(e.v[0], "A=zzz");
+	assert_string_equal(e.v[1], "AB=1");
+	assert_string_equal(e.v[2], "A_=2");
+	envv_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +257,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
 	    cmocka_unit_test(test_missing_dir),
 	    cmocka_unit_test(test_set_unset),
+	    cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_too_many, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_adds_to_existing, setup, teardown),
+	    cmocka_unit_test(test_sort_by_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

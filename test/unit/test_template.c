@@ -381,40 +381,39 @@ static void test_yaml_template(void **state)
 	const char *addr = "127.0.0.1\" # x\n: y \\ '";
 	const char *conn = "dbname=g user=gitlab host=/v/\"x # port=5432";
 	const char *url = "unix:/v/redis: \"s\".socket";
-	const char *const on[][2] = {{"server_name", "webrick"},  {"listen_address", addr},
-	                             {"listen_port", "9168"},     {"memory_threshold", "1024"},
-	                             {"postgresql.enable", "1"},  {"redis.enable", "1"},
-	                             {"connection_string", conn}, {"redis_url", url}};
+	const char *pat = "gitlab-exporter web -c /v/\"x\" # y.yml";
+	const char *const on[][2] = {
+	    {"server_name", "webrick"},   {"listen_address", addr},   {"listen_port", "9168"},
+	    {"memory_threshold", "1024"}, {"postgresql.enable", "1"}, {"redis.enable", "1"},
+	    {"connection_string", conn},  {"redis_url", url},         {"process_pattern", pat}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
 	char out[2048];
-	yaml_fields(&k,
-	            "s[\"name\"], s[\"listen_address\"], s[\"listen_port\"].to_s, "
-	            "s[\"memory_threshold\"].to_s, m[\"multiple\"].to_s, "
-	            "m[\"process\"][\"opts\"][0][\"name\"], m[\"rows_count\"][\"class_name\"], "
-	            "m[\"rows_count\"][\"opts\"][\"connection_string\"], "
-	            "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
-	            "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
-	            "c[\"probes\"][\"ruby\"][\"methods\"][0]",
-	            out, sizeof out);
+	yaml_fields(
+	    &k,
+	    "s[\"name\"], s[\"listen_address\"], s[\"listen_port\"].to_s, "
+	    "s[\"memory_threshold\"].to_s, m[\"multiple\"].to_s, "
+	    "m[\"process\"][\"opts\"][0][\"name\"], "
+	    "m[\"process\"][\"opts\"][0][\"pid_or_pattern\"], m[\"rows_count\"][\"class_name\"], "
+	    "m[\"rows_count\"][\"opts\"][\"connection_string\"], "
+	    "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
+	    "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
+	    "c[\"probes\"][\"ruby\"][\"methods\"][0]",
+	    out, sizeof out);
 	const char *want[] = {
-	    "webrick",
-	    addr,
-	    "9168",
-	    "1024",
-	    "true",
-	    "gitlab_exporter",
-	    "Database::RowCountProber",
-	    conn,
-	    "probe_db",
-	    url,
-	    "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "webrick", addr,
+	    "9168",    "1024",
+	    "true",    "gitlab_exporter",
+	    pat,       "Database::RowCountProber",
+	    conn,      "probe_db",
+	    url,       "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
 	    "probe_gc"};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
 	const char *const off[][2] = {{"server_name", "webrick"},  {"listen_address", "localhost"},
 	                              {"listen_port", "9168"},     {"memory_threshold", "1024"},
 	                              {"postgresql.enable", ""},   {"redis.enable", ""},
-	                              {"connection_string", conn}, {"redis_url", url}};
+	                              {"connection_string", conn}, {"redis_url", url},
+	                              {"process_pattern", pat}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
 	yaml_fields(&k2,
 	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "

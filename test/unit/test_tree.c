@@ -198,7 +198,7 @@ static void test_describe(void **state)
 /*
  * A mode fix never follows a symlink swapped in after the diff (a service
  * user owns the directories where its files live): the link's target keeps
- * its mode and the change fails, naming the path.
+ * its mode, and a fresh file is renamed over the link instead.
  */
 static void test_meta_no_follow(void **state)
 {
@@ -223,16 +223,218 @@ static void test_meta_no_follow(void **state)
 	/* the swap, between diff and apply */
 	assert_int_equal(unlink(P("meta/conf")), 0);
 	assert_int_equal(symlink(P("meta/victim"), P("meta/conf")), 0);
-	assert_int_equal(tree_apply(&t, &t.c[0]), -1);
-	assert_string_equal(t.errpath, P("meta/conf"));
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
 	struct stat st;
 	assert_int_equal(stat(P("meta/victim"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 04755);
+	assert_int_equal(lstat(P("meta/conf"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_string_equal(slurp(P("meta/conf")), "x");
 	tree_free(&t);
 	/* mkdir -p of nothing is an error, not a read past the path */
 	errno = 0;
 	assert_int_equal(tree_mkdirs("", 0755), -1);
 	assert_int_equal(errno, ENOENT);
+}
+
+/* Write a file with content and mode (test setup). */
+static void put(const char *path, const char *content, mode_t mode)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(content, fp);
+	fclose(fp);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* The output of f(t, c) for the first change (a real file: diff writes to its fd). */
+static char *out_of(struct tree *t, void (*f)(const struct tree *, const struct tchange *, FILE *))
+{
+	static char buf[8192];
+	FILE *fp = tmpfile();
+	assert_non_null(fp);
+	f(t, &t->c[0], fp);
+	fflush(fp);
+	rewind(fp);
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void one_file(struct tree *t, const char *rel, const char *data, mode_t mode)
+{
+	tree_init(t);
+	assert_true(tree_add_file(t, P(rel), data, strlen(data), mode, TREE_NO_OWNER, TREE_NO_OWNER,
+	                          0, TR_CONFIG, 0) >= 0);
+}
+
+/* A hard link to a victim in place of a managed file: republished, the victim untouched. */
+static void test_hard_link(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("hl"), 0755), 0);
+	put(P("victim"), "same\n", 0644);
+	assert_int_equal(link(P("victim"), P("hl/conf")), 0);
+	one_file(&t, "hl/conf", "same\n", 0600);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1);
+	assert_int_equal(t.c[0].what, TC_RELINK | TC_MODE);
+	assert_non_null(strstr(out_of(&t, tree_describe), "2 hard links: republished"));
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	struct stat st;
+	assert_int_equal(stat(P("victim"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(lstat(P("hl/conf"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 0);
+	tree_free(&t);
+}
+
+/* A symlink to a secret or a fifo where a file belongs: replaced, never read or followed. */
+static void test_replace_non_regular(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("nr"), 0755), 0);
+	put(P("secret"), "ROOT-ONLY\n", 0600);
+	assert_int_equal(symlink(P("secret"), P("nr/conf")), 0);
+	one_file(&t, "nr/conf", "mine\n", 0600);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1);
+	assert_int_equal(t.c[0].what, TC_REPLACE);
+	char want[600];
+	snprintf(want, sizeof want, "replace symlink %s with file (mode 0600)\n", P("nr/conf"));
+	assert_string_equal(out_of(&t, tree_describe), want);
+	const char *diff = out_of(&t, tree_print_diff);
+	assert_null(strstr(diff, "ROOT-ONLY"));
+	assert_non_null(strstr(diff, "+mine"));
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	assert_string_equal(slurp(P("secret")), "ROOT-ONLY\n");
+	assert_string_equal(slurp(P("nr/conf")), "mine\n");
+	tree_free(&t);
+
+	assert_int_equal(unlink(P("nr/conf")), 0);
+	assert_int_equal(mkfifo(P("nr/conf"), 0644), 0);
+	one_file(&t, "nr/conf", "mine\n", 0600);
+	assert_int_equal(tree_diff(&t), 0); /* does not block on the fifo */
+	assert_int_equal(t.c[0].what, TC_REPLACE);
+	assert_non_null(strstr(out_of(&t, tree_describe), "replace fifo"));
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	assert_string_equal(slurp(P("nr/conf")), "mine\n");
+	tree_free(&t);
+}
+
+/* --diff shows the bytes read through the checked fd; a secret value hides the file. */
+static void test_print_diff(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("pd"), 0755), 0);
+	put(P("pd/conf"), "old line\n", 0600);
+	one_file(&t, "pd/conf", "new line\n", 0600);
+	assert_int_equal(tree_diff(&t), 0);
+	const char *diff = out_of(&t, tree_print_diff);
+	assert_non_null(strstr(diff, "-old line"));
+	assert_non_null(strstr(diff, "+new line"));
+	tree_free(&t);
+	put(P("pd/conf"), "token: old-hunter2\n", 0600);
+	one_file(&t, "pd/conf", "token: new\n", 0600);
+	assert_int_equal(tree_add_secret(&t, "old-hunter2"), 0); /* in the old content only */
+	assert_int_equal(tree_diff(&t), 0);
+	assert_string_equal(out_of(&t, tree_print_diff), "    (content hidden: secret)\n");
+	tree_free(&t);
+}
+
+/* A symlinked directory below the anchor is never followed. */
+static void test_symlinked_dir(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("real"), 0755), 0);
+	assert_int_equal(symlink(P("real"), P("lnk")), 0);
+	one_file(&t, "lnk/conf", "x", 0600);
+	assert_int_equal(tree_set_anchor(&t, root), 0);
+	assert_int_equal(tree_diff(&t), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_string_equal(t.errpath, P("lnk"));
+	assert_non_null(strstr(t.errwhy, "symlink"));
+	tree_free(&t);
+	assert_int_equal(access(P("real/conf"), F_OK), -1);
+}
+
+/* The env dir holds only what gitlab-ctl wrote: anything else fails before any write. */
+static void test_env_foreign(void **state)
+{
+	(void)state;
+	const char *foreign[] = {"README.md", ".hidden", "sub"};
+	for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+		struct tree t;
+		char rel[64];
+		assert_int_equal(mkdir(P("fe"), 0700), 0);
+		snprintf(rel, sizeof rel, "fe/%s", foreign[i]);
+		if (i == 2)
+			assert_int_equal(mkdir(P(rel), 0755), 0);
+		else
+			put(P(rel), "keep", 0644);
+		put(P("fe/OLD_VAR"), "x", 0600);
+		tree_init(&t);
+		assert_true(tree_add_dir(&t, P("fe"), 0700, TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_ENV,
+		                         TN_EXCLUSIVE) >= 0);
+		assert_int_equal(tree_diff(&t), -1);
+		assert_int_equal(errno, ENOTEMPTY);
+		assert_string_equal(t.errpath, P(rel));
+		assert_int_equal(access(P(rel), F_OK), 0);
+		assert_int_equal(access(P("fe/OLD_VAR"), F_OK), 0);
+		tree_free(&t);
+		char cmd[600];
+		snprintf(cmd, sizeof cmd, "%s", P("fe"));
+		assert_int_equal(i == 2 ? rmdir(P(rel)) : unlink(P(rel)), 0);
+		assert_int_equal(unlink(P("fe/OLD_VAR")), 0);
+		assert_int_equal(rmdir(cmd), 0);
+	}
+}
+
+/* As root: a directory in another account's directory is moved aside; a link temp goes. */
+static void test_foreign_dir_and_link_temp(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("home"), 0750), 0);
+	assert_int_equal(mkdir(P("home/conf"), 0755), 0);
+	assert_int_equal(mkdir(P("svc"), 0755), 0);
+	assert_int_equal(symlink("/nowhere", P("svc/.x.4242")), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(P("home"), 65534, 65534), 0);
+	one_file(&t, "home/conf", "x", 0600);
+	assert_true(tree_add_link(&t, P("svc/x"), "/target", 0, TR_ENABLE, 0) >= 0);
+	int rc = tree_diff(&t);
+	if (geteuid() != 0) { /* our own directory: refused */
+		assert_int_equal(rc, -1);
+		assert_int_equal(errno, EISDIR);
+		tree_free(&t);
+		return;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(t.nc, 3);
+	assert_int_equal(t.c[0].what, TC_REPLACE);
+	assert_true(t.c[2].kind == TC_DELETE && t.c[2].stale_temp);
+	assert_string_equal(t.c[2].path, P("svc/.x.4242"));
+	for (size_t i = 0; i < t.nc; i++)
+		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
+	assert_string_equal(slurp(P("home/conf")), "x");
+	char aside[600];
+	snprintf(aside, sizeof aside, "%s/.conf.moved-aside.%ld", P("home"), (long)getpid());
+	struct stat st;
+	assert_int_equal(lstat(aside, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(lstat(P("svc/.x.4242"), &st), -1);
+	tree_free(&t);
 }
 
 /* svdir_settle: backdate only when runsvdir cannot hold the new mtime already. */
@@ -271,10 +473,19 @@ static void test_settle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_create_then_noop), cmocka_unit_test(test_updates_and_strays),
-	    cmocka_unit_test(test_link_retarget),    cmocka_unit_test(test_conflict),
-	    cmocka_unit_test(test_describe),         cmocka_unit_test(test_settle),
+	    cmocka_unit_test(test_create_then_noop),
+	    cmocka_unit_test(test_updates_and_strays),
+	    cmocka_unit_test(test_link_retarget),
+	    cmocka_unit_test(test_conflict),
+	    cmocka_unit_test(test_describe),
+	    cmocka_unit_test(test_settle),
 	    cmocka_unit_test(test_meta_no_follow),
+	    cmocka_unit_test(test_hard_link),
+	    cmocka_unit_test(test_replace_non_regular),
+	    cmocka_unit_test(test_print_diff),
+	    cmocka_unit_test(test_symlinked_dir),
+	    cmocka_unit_test(test_env_foreign),
+	    cmocka_unit_test(test_foreign_dir_and_link_temp),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,142 @@
+/* accounts: lookups, and what accounts_ensure decides before it would run useradd (dry runs). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "accounts.h"
+
+/* Names no system has: the tests never create anything (dry runs or refusals only). */
+#define MISSING "gitlabctl-no-such-acct"
+
+struct capture {
+	char *buf;
+	size_t len;
+	FILE *fp;
+};
+
+static void capture_open(struct capture *c)
+{
+	memset(c, 0, sizeof *c);
+	c->fp = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->fp);
+}
+
+static void capture_close(struct capture *c)
+{
+	assert_int_equal(fclose(c->fp), 0);
+}
+
+static void test_existing_accounts(void **state)
+{
+	(void)state;
+	struct capture c;
+	int created = 0;
+	capture_open(&c);
+	assert_int_equal(accounts_ensure("root", "root", "/root", true, false, c.fp, &created), 0);
+	capture_close(&c);
+	assert_int_equal(created, 0);
+	assert_string_equal(c.buf, "");
+	free(c.buf);
+}
+
+static void test_missing_not_managed(void **state)
+{
+	(void)state;
+	struct capture c;
+	int created = 0;
+	capture_open(&c);
+	assert_int_equal(
+	    accounts_ensure(MISSING, "root", "/nonexistent", false, false, c.fp, &created), -1);
+	assert_int_equal(
+	    accounts_ensure("root", MISSING, "/nonexistent", false, false, c.fp, &created), -1);
+	capture_close(&c);
+	assert_int_equal(created, 0);
+	assert_string_equal(c.buf, "");
+	free(c.buf);
+}
+
+/* As root a dry run says what it would create; not root, it refuses. */
+static void test_dry_run(void **state)
+{
+	(void)state;
+	struct capture c;
+	int created = 0;
+	capture_open(&c);
+	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, true, c.fp, &created);
+	capture_close(&c);
+	if (geteuid() == 0) {
+		assert_int_equal(rc, 0);
+		assert_int_equal(created, 2);
+		assert_string_equal(c.buf, "create group " MISSING "\ncreate user " MISSING "\n");
+	} else {
+		assert_int_equal(rc, -1);
+		assert_int_equal(created, 0);
+	}
+	free(c.buf);
+	/* Only the user missing: one line. */
+	created = 0;
+	capture_open(&c);
+	rc = accounts_ensure(MISSING, "root", "/nonexistent", true, true, c.fp, &created);
+	capture_close(&c);
+	if (geteuid() == 0) {
+		assert_int_equal(rc, 0);
+		assert_int_equal(created, 1);
+		assert_string_equal(c.buf, "create user " MISSING "\n");
+	}
+	free(c.buf);
+}
+
+/* A name that could pass for an option is refused before any tool runs. */
+static void test_unusual_names_refused(void **state)
+{
+	(void)state;
+	struct capture c;
+	int created = 0;
+	capture_open(&c);
+	assert_int_equal(accounts_ensure("-o", "root", "/nonexistent", true, true, c.fp, &created),
+	                 -1);
+	assert_int_equal(
+	    accounts_ensure(MISSING, "a b", "/nonexistent", true, true, c.fp, &created), -1);
+	capture_close(&c);
+	assert_int_equal(created, 0);
+	assert_string_equal(c.buf, "");
+	free(c.buf);
+}
+
+static void test_lookup_and_names(void **state)
+{
+	(void)state;
+	uid_t uid = 1;
+	gid_t gid = 1;
+	assert_int_equal(accounts_lookup("root", "root", &uid, &gid), 0);
+	assert_int_equal(uid, 0);
+	assert_int_equal(gid, 0);
+	errno = 0;
+	assert_int_equal(accounts_lookup(MISSING, "root", &uid, &gid), -1);
+	assert_int_equal(errno, ENOENT);
+	errno = 0;
+	assert_int_equal(accounts_lookup("root", MISSING, &uid, &gid), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_true(accounts_valid_name("git_lab-1.x"));
+	assert_false(accounts_valid_name(""));
+	assert_false(accounts_valid_name("-x"));
+	assert_false(accounts_valid_name("a/b"));
+	assert_false(accounts_valid_name("a234567890123456789012345678901234"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_existing_accounts), cmocka_unit_test(test_missing_not_managed),
+	    cmocka_unit_test(test_dry_run),           cmocka_unit_test(test_unusual_names_refused),
+	    cmocka_unit_test(test_lookup_and_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
