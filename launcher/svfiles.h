@@ -6,8 +6,8 @@
  * gitlab.rb alone and the listen address lives in one place.
  *
  * Files go through the tree writer (directory fds, O_NOFOLLOW, atomic
- * replace), so a link the service account planted in its home is replaced,
- * never followed. Only what differs is written.
+ * replace), so a link the service account planted in its home is never
+ * followed. Only what differs is written.
  */
 #ifndef GITLAB_CTL_SVFILES_H
 #define GITLAB_CTL_SVFILES_H
