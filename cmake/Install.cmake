@@ -80,6 +80,9 @@ install(FILES contrib/bash-completion/gitlab-ctl
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES contrib/debian/copyright ${_docs}/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES etc/gitlab.rb DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The template postinst copies to /etc/gitlab/gitlab.rb and diff-config compares with: outside
+# /usr/share/doc, which images often leave out (dpkg path-exclude).
+install(FILES etc/gitlab.rb DESTINATION ${_pkgdata_dest}/etc)
 install(FILES contrib/debian/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
         RENAME gitlab-ctl)
 

@@ -5,7 +5,9 @@ set(GITLAB_CTL_MAINTAINER "gitlab-ctl maintainers <gitlab-ctl@example.org>" CACH
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gitlab-ctl)
-set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+# A packager's (or the lifecycle test's) version, e.g. 0.1.0-2 for a rebuilt package.
+set(GITLAB_CTL_PACKAGE_VERSION "${PROJECT_VERSION}" CACHE STRING "Version of the Debian package")
+set(CPACK_PACKAGE_VERSION ${GITLAB_CTL_PACKAGE_VERSION})
 set(CPACK_PACKAGE_CONTACT "${GITLAB_CTL_MAINTAINER}")
 # The package holds exactly the paths compiled into the binary.
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
@@ -25,15 +27,32 @@ services over runit's on-disk protocol.
 .
 It ships a small bundled gitlab-exporter (Ruby, WEBrick) as the default
 payload, and an exec mode to use as a container entrypoint.")
-# The supervisor, the preloaded allocator and the exporter's Ruby are run time dependencies no
-# linker sees; dpkg-shlibdeps adds versioned libc6, libconfig9 and libbsd0 from the binary.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "runit, libjemalloc2, ruby, ruby-webrick")
+# What no linker sees: the supervisor, the preloaded allocator, the exporter's Ruby and the
+# libraries it loads, useradd for the service accounts (passwd is not Essential).
+# dpkg-shlibdeps adds libc6, libconfig9 and libbsd0 from the binary, versioned by their shlibs;
+# without it they are listed unversioned.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "runit, libjemalloc2, passwd, ruby, ruby-sinatra, ruby-webrick, ruby-pg, ruby-redis, \
+ruby-sidekiq, ruby-connection-pool")
 find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
 if(DPKG_SHLIBDEPS_EXECUTABLE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
 endif()
+# No curl: readiness checks run in C (`gitlab-ctl probe`).
+# Programs of catalog services that are disabled by default.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15, redis-server, prometheus-node-exporter")
+# The Omnibus packages own /usr/bin/gitlab-ctl, /opt/gitlab, /etc/gitlab/gitlab.rb and the
+# gitlab-runsvdir unit: never both on one machine. (Conflicts already keeps them apart; an
+# unversioned Breaks would add nothing and lintian flags it: breaks-without-version.)
+set(CPACK_DEBIAN_PACKAGE_CONFLICTS "gitlab-ce, gitlab-ee")
+set(CPACK_DEBIAN_PACKAGE_REPLACES "gitlab-ce, gitlab-ee")
+# Maintainer scripts (doc/packaging.md, "Install, boot, upgrade, remove, purge").
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    "${CMAKE_CURRENT_SOURCE_DIR}/contrib/debian/postinst;\
+${CMAKE_CURRENT_SOURCE_DIR}/contrib/debian/prerm;\
+${CMAKE_CURRENT_SOURCE_DIR}/contrib/debian/postrm")
 # Debian packages keep out of /opt: the package leaves out the embedded/bin link, which
 # reconfigure creates at run time anyway.
 set(CPACK_DEB_COMPONENT_INSTALL ON)

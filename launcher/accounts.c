@@ -120,3 +120,42 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 	}
 	return 0;
 }
+
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed)
+{
+	static const char *const userdel[] = {"/usr/sbin/userdel", "/sbin/userdel", NULL};
+	static const char *const groupdel[] = {"/usr/sbin/groupdel", "/sbin/groupdel", NULL};
+	errno = 0;
+	const struct passwd *pw = getpwnam(user);
+	if (pw == NULL)
+		return 0;
+	if (pw->pw_uid == 0 || pw->pw_uid >= 1000 || strcmp(pw->pw_dir, home) != 0) {
+		fprintf(out, "keep user %s: not created by reconfigure (uid %ld, home %s)\n", user,
+		        (long)pw->pw_uid, pw->pw_dir);
+		return 0;
+	}
+	gid_t gid = pw->pw_gid;
+	const char *prog = find_tool(userdel);
+	char *uargv[] = {"userdel", (char *)user, NULL};
+	int rc = prog ? run(prog, uargv) : -1;
+	if (rc != 0) {
+		warnx("userdel %s failed (status %d)", user, rc);
+		return -1;
+	}
+	fprintf(out, "remove user %s\n", user);
+	(*removed)++;
+	errno = 0;
+	const struct group *gr = getgrnam(group);
+	if (gr == NULL || gr->gr_gid != gid)
+		return 0;
+	prog = find_tool(groupdel);
+	char *gargv[] = {"groupdel", (char *)group, NULL};
+	rc = prog ? run(prog, gargv) : -1;
+	if (rc != 0) {
+		warnx("groupdel %s failed (status %d)", group, rc);
+		return -1;
+	}
+	fprintf(out, "remove group %s\n", group);
+	(*removed)++;
+	return 0;
+}

@@ -20,6 +20,16 @@
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
                     bool dry_run, FILE *out, int *created);
 
+/*
+ * Undo accounts_ensure: delete user when it is a system account (uid 1..999) whose home is
+ * `home`, as useradd was told, so that an account reconfigure did not create (e.g. Debian's
+ * postgres, or an operator's) is never touched; then its primary group when it is named
+ * `group`. userdel/groupdel with fixed argv. Each deletion prints "remove user NAME" /
+ * "remove group NAME" to out and counts in *removed; an account kept says why.
+ * Returns 0, or -1 after printing the error.
+ */
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed);
+
 /* uid and gid of user and group; -1 with errno ENOENT when either is missing. */
 int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid);
 

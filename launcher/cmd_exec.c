@@ -38,6 +38,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "envdir.h"
+#include "svfiles.h"
 
 #ifdef GITLAB_CTL_COVERAGE
 void __gcov_dump(void);
@@ -195,6 +196,8 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	           env_add_list(&t->env, &s->env) == -1) {
 		warn("exec");
 		return -1;
+	} else if (svfiles_write(ctl, a, s, stderr) == -1) {
+		return -1; /* a container's config files come from gitlab.rb alone */
 	}
 	envv_sort(&t->env);
 	t->user = o->user ? o->user : s->user;

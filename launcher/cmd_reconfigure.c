@@ -54,6 +54,7 @@
 #include "svdir.h"
 #include "svrun.h"
 #include "svtail.h"
+#include "svvars.h"
 #include "template.h"
 #include "tree.h"
 #include "trust.h"
@@ -105,13 +106,6 @@ struct plan {
 	unsigned why;  /* WHY_* from the changes */
 };
 
-struct rctx {
-	const struct ctl *ctl;
-	const struct attrs *a;
-	const struct svc *svc;
-	char port[16];
-};
-
 struct recon {
 	const struct ctl *ctl;
 	bool dry_run, show_diff;
@@ -133,67 +127,6 @@ struct recon {
 };
 
 /* ---- rendering ------------------------------------------------------------------------- */
-
-/*
- * {{svc.name}} reads another service's setting; a bool reads "" for false so
- * that {{#if postgresql.enable}} keeps a block only for an enabled service.
- */
-static const char *cross_var(const struct rctx *c, const char *name)
-{
-	const char *v = attrs_var(c->a, c->svc, name), *dot = strchr(name, '.');
-	if (v == NULL || dot == NULL)
-		return v;
-	const struct svc *o = NULL;
-	char svc[128];
-	if ((size_t)(dot - name) < sizeof svc) {
-		memcpy(svc, name, (size_t)(dot - name));
-		svc[dot - name] = '\0';
-		o = attrs_svc(c->a, svc);
-	}
-	const struct cat_setting *cs = o ? cat_setting_find(o->def, dot + 1) : NULL;
-	if (cs != NULL && cs->type == ST_BOOL && strcmp(v, "false") == 0)
-		return "";
-	return v;
-}
-
-static const char *rget(void *arg, const char *name)
-{
-	const struct rctx *c = arg;
-	const struct svc *s = c->svc;
-	if (strcmp(name, "gitlab_ctl") == 0)
-		return c->ctl->self;
-	if (strcmp(name, "root") == 0)
-		return c->ctl->root;
-	if (strcmp(name, "service") == 0)
-		return s->def->name;
-	if (strcmp(name, "user") == 0)
-		return s->user;
-	if (strcmp(name, "group") == 0)
-		return s->group;
-	if (strcmp(name, "home") == 0)
-		return s->home;
-	if (strcmp(name, "env_directory") == 0)
-		return s->env_dir;
-	if (strcmp(name, "log_directory") == 0)
-		return s->log_dir;
-	if (strcmp(name, "listen_host") == 0)
-		return s->listen_host ? s->listen_host : "";
-	if (strcmp(name, "listen_port") == 0)
-		return c->port;
-	if (strcmp(name, "stop_signal") == 0)
-		return s->def->stop_signal ? s->def->stop_signal : "TERM";
-	if (strcmp(name, "datadir") == 0)
-		return c->ctl->datadir;
-	if (strcmp(name, "config") == 0)
-		return c->ctl->config;
-	return cross_var(c, name);
-}
-
-static char *const *rlist(void *arg, const char *name)
-{
-	const struct rctx *c = arg;
-	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
-}
 
 static int render(struct recon *r, const char *tpl, const struct tpl_vars *vars, struct tbuf *out)
 {
@@ -243,10 +176,8 @@ static int plan_service(struct recon *r, struct plan *p)
 {
 	const struct svc *s = p->svc;
 	const struct cat_service *def = s->def;
-	struct rctx c = {.ctl = r->ctl, .a = &r->a, .svc = s};
-	if (s->listen_port > 0)
-		snprintf(c.port, sizeof c.port, "%d", s->listen_port);
-	struct tpl_vars vars = {rget, rlist, &c};
+	struct svvars c;
+	struct tpl_vars vars = svvars_init(&c, r->ctl, &r->a, s);
 
 	if (ctl_sv_dir(r->ctl, p->sv_dir, sizeof p->sv_dir, def->name) == -1 ||
 	    (size_t)snprintf(p->log_sv, sizeof p->log_sv, "%s/log", p->sv_dir) >=

@@ -34,6 +34,12 @@ const struct command commands[] = {
      "[-- COMMAND ARGS...]",
      "run a service in the foreground with its computed env (run scripts, containers)"},
     {"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground"},
+    {"upgrade", cmd_upgrade, "", "reconfigure, then restart services whose program changed"},
+    {"diff-config", cmd_diff_config, "", "diff -u of the shipped gitlab.rb template and yours"},
+    {"uninstall", cmd_uninstall, "", "stop every service and runsvdir; keep config, data, logs"},
+    {"cleanse", cmd_cleanse, "[--yes]",
+     "uninstall, then delete generated files, logs and service data"},
+    {"remove-accounts", cmd_remove_accounts, "", "delete the accounts reconfigure created"},
     {"probe", cmd_probe, "SERVICE", NULL}, /* sv/<svc>/check: readiness, exit 0 when ready */
     {NULL, NULL, NULL, NULL},
 };

@@ -42,5 +42,11 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
 /* cmd_exec.c */
 int cmd_exec(const struct ctl *ctl, int argc, char **argv);
+/* cmd_lifecycle.c */
+int cmd_uninstall(const struct ctl *ctl, int argc, char **argv);
+int cmd_cleanse(const struct ctl *ctl, int argc, char **argv);
+int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv);
+int cmd_diff_config(const struct ctl *ctl, int argc, char **argv);
+int cmd_upgrade(const struct ctl *ctl, int argc, char **argv);
 
 #endif

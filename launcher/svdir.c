@@ -19,6 +19,7 @@
 #include "proctree.h"
 #include "rlimits.h"
 #include "runit.h"
+#include "sdunit.h"
 #include "svdir.h"
 #include "tree.h"
 
@@ -175,8 +176,14 @@ int svdir_ensure(const struct ctl *ctl)
 	int r = svdir_running(ctl, &pid);
 	if (r == 1)
 		return 0;
-	if (r == SVDIR_STOPPING && wait_stopped(ctl, pid) == -1)
-		return -1;
+	if (r == SVDIR_STOPPING) {
+		if (wait_stopped(ctl, pid) == -1)
+			return -1;
+		r = 0; /* gone: start anew, through the unit where systemd runs */
+	}
+	int unit = r == 0 ? sdunit_start(ctl, svdir_running) : 0;
+	if (unit != 0)
+		return unit == 1 ? 0 : -1;
 	if (r == -1 || tree_mkdirs(var, 0755) == -1 ||
 	    (size_t)snprintf(log, sizeof log, "%s/%s", var, SVDIR_LOG) >= sizeof log) {
 		warn("cannot check runsvdir state in %s", var);
@@ -562,11 +569,11 @@ int svdir_run(const struct ctl *ctl)
 	}
 	struct pidfh *pfh = take_pidfile(pidfile);
 	if (pfh == NULL)
-		return 1;
+		return svdir_running(ctl, &(pid_t){0}) == 1 ? SDUNIT_EXIT_RUNNING : 1;
 	if (find_runsvdir(prog, sizeof prog) == -1) {
 		warnx("runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit)");
 		pidfile_remove(pfh);
-		return 1;
+		return SDUNIT_EXIT_CONFIG;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		warn("cannot become a child subreaper; stop will not wait for services");

@@ -1,0 +1,22 @@
+/*
+ * rmtree: remove a directory tree as root without ever following a link.
+ * Service homes are writable by service accounts, which may plant symlinks
+ * or swap a directory for one while we work: every step is relative to an
+ * open directory fd (openat O_NOFOLLOW|O_DIRECTORY, unlinkat), so a link is
+ * removed as a link and nothing outside the tree is touched. Like
+ * `rm --one-file-system`, a directory on another file system (a mount point)
+ * is left with its contents and reported.
+ */
+#ifndef GITLAB_CTL_RMTREE_H
+#define GITLAB_CTL_RMTREE_H
+
+#include <stdio.h>
+
+/*
+ * Remove path (a directory, a file or a link) and everything below it.
+ * A missing path is not an error. What cannot be removed is named on warn
+ * (NULL: stderr). Returns 0 when all of it is gone, -1 otherwise.
+ */
+int rmtree(const char *path, FILE *warn);
+
+#endif
