@@ -1388,6 +1388,13 @@ static void compute_argv(struct comp *c, struct svc *out)
 	argv[n] = NULL;
 	out->argv = argv;
 	out->argc = n;
+	/* Where the command comes from: the gitlab.rb line of a `command` setting, or the catalog.
+	 */
+	const struct cat_setting *cs = cat_setting_find(def, "command");
+	struct loc at = cat_loc(def, def->command_line);
+	if (cs != NULL && c->w->val[cs - def->settings] != NULL)
+		at = c->w->vloc[cs - def->settings];
+	envcheck_argv(argv, at, c->b->d);
 }
 
 static char *loc_text(struct loc l)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attrs.h"
 #include "build_config.h"
@@ -22,6 +23,7 @@
 #include "envdir.h"
 #include "httpprobe.h"
 #include "procinfo.h"
+#include "ready.h"
 #include "runit.h"
 #include "suggest.h"
 #include "svsel.h"
@@ -171,6 +173,19 @@ static void check_metrics(struct report *r, const struct svc *s)
 	bool v6 = strchr(s->listen_host, ':') != NULL;
 	snprintf(r->url, sizeof r->url, "http://%s%s%s:%d%s", v6 ? "[" : "", s->listen_host,
 	         v6 ? "]" : "", s->listen_port, path);
+	/* An answer from a process outside the service (an orphan of a dead runsv) is no proof. */
+	pid_t holder;
+	char cmd[120];
+	if (ready_port_holder(s->listen_port, &holder, cmd, sizeof cmd) == 1 && holder != r->pid &&
+	    getpgid(holder) != getpgid(r->pid)) {
+		r->http_code = -1;
+		if (snprintf(r->http_err, sizeof r->http_err,
+		             "port %d is held by pid %ld (%s), not by %s", s->listen_port,
+		             (long)holder, cmd, r->name) < 0) /* a cut message is fine */
+			r->http_err[0] = '\0';
+		r->problems++;
+		return;
+	}
 	r->http_code = http_probe(s->listen_host, s->listen_port, path, PROBE_TIMEOUT_MS,
 	                          r->http_err, sizeof r->http_err);
 	r->problems += r->http_code != 200;

@@ -305,6 +305,34 @@ static void test_execve_limits(void **state)
 }
 
 /* A huge one-line file: the diagnostic shows a window around the column, caret under it. */
+/* argv: one argument over MAX_ARG_STRLEN, or all of them over their share of ARG_MAX. */
+static void test_argv_limits(void **state)
+{
+	(void)state;
+	char *big = malloc(ENVCHECK_MAX_ARG_STRLEN + 1);
+	assert_non_null(big);
+	memset(big, 'a', ENVCHECK_MAX_ARG_STRLEN);
+	big[ENVCHECK_MAX_ARG_STRLEN - 1] = '\0'; /* 131071 bytes and the NUL: the largest */
+	char *argv[] = {"/bin/x", big, NULL};
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_argv(argv, L, &d), -1); /* fits alone, not beside the env */
+	assert_non_null(strstr(d.v[0].msg, "ARG_MAX"));
+	diags_free(&d);
+	big[ENVCHECK_MAX_ARG_STRLEN - 1] = 'a';
+	big[ENVCHECK_MAX_ARG_STRLEN] = '\0';
+	diags_init(&d);
+	assert_int_equal(envcheck_argv(argv, L, &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "argument 1 of the command"));
+	diags_free(&d);
+	big[1000] = '\0';
+	diags_init(&d);
+	assert_int_equal(envcheck_argv(argv, L, &d), 0);
+	assert_int_equal(d.n, 0);
+	diags_free(&d);
+	free(big);
+}
+
 static void test_diag_window(void **state)
 {
 	(void)state;
@@ -343,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(test_gc_doubles),    cmocka_unit_test(test_gc_cross),
 	    cmocka_unit_test(test_malloc_conf),   cmocka_unit_test(test_ld_preload),
 	    cmocka_unit_test(test_execve_limits), cmocka_unit_test(test_diag_window),
+	    cmocka_unit_test(test_argv_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
