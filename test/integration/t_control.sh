@@ -149,7 +149,7 @@ out=$(ctl usr1 checked) || fail "usr1 checked: $out"
 
 # start waits for ./check: not ready -> timeout, ready -> ok
 ctl stop checked >/dev/null || fail "stop checked"
-out=$(SVWAIT=1 ctl start checked) && fail "start checked should time out on check: $out"
+out=$(SVWAIT=4 ctl start checked) && fail "start checked should time out on check: $out"
 expect_out '^timeout: run: checked: ' "$out"
 touch "$T_ROOT/ready"
 out=$(ctl start checked) || fail "start checked with check passing: $out"

@@ -12,7 +12,7 @@
 DATA=$T_ROOT/data
 mkdir -p "$DATA" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/sv" "$SRCDIR/templates" "$DATA/"
-ln -s "$SRCDIR/exporter" "$DATA/exporter"
+cp -R "$GITLAB_CTL_DATADIR/exporter" "$DATA/" # the installed copy: the checkout may be 0700
 cat >"$DATA/sv/stubborn.conf" <<'EOF2'
 name = "stubborn";
 config_name = "stubborn";

@@ -94,15 +94,11 @@ for j in 1 2 3; do
 		>/dev/null || fail "seeding Redis"
 done
 until_true 100 has_metric '^ruby_gc_stat_count' || fail "no /metrics"
-if grep -rqs "TuplesProber" "$SRCDIR/exporter"; then
-	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} 7(\.0)?$' ||
-		fail "database series: $(metrics | grep -i database | head)"
-	until_true 100 has_metric '^sidekiq_queue_size\{name="default"\} 3(\.0)?$' ||
-		fail "sidekiq series: $(metrics | grep sidekiq | head)"
-	note "database and Sidekiq series match the seeded data"
-else
-	note "SKIPPED database/Sidekiq series: the bundled exporter has no such probes yet"
-fi
+until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} 7(\.0)?$' ||
+	fail "database series: $(metrics | grep -i database | head)"
+until_true 100 has_metric '^sidekiq_queue_size\{name="default"\} 3(\.0)?$' ||
+	fail "sidekiq series: $(metrics | grep sidekiq | head)"
+note "database and Sidekiq series match the seeded data"
 
 # --- kill -9 postgres -----------------------------------------------------------------------
 old=$(pid_of postgresql)
@@ -113,14 +109,12 @@ until_true 300 newpid || fail "runsv did not restart postgres"
 probe_pg() { (cd "$SV_DIR/postgresql" && ./check 2>/dev/null); }
 until_true 600 probe_pg || fail "postgres not ready again: $(cd "$SV_DIR/postgresql" && ./check 2>&1)"
 alive "$(pid_of gitlab-exporter)" || fail "exporter died with postgres"
-if grep -rqs "TuplesProber" "$SRCDIR/exporter"; then
-	# Crash recovery resets PostgreSQL's statistics, so the count itself may restart at 0:
-	# the series and a healthy probe must come back.
-	until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} ' ||
-		fail "database series did not come back: $(metrics | grep -E 'database|probe_error' | head)"
-	until_true 100 has_metric '^gitlab_exporter_probe_error\{probe="tuple_stats"\} 0' ||
-		fail "tuple_stats probe still failing: $(metrics | grep probe_error)"
-fi
+# Crash recovery resets PostgreSQL's statistics, so the count itself may restart at 0:
+# the series and a healthy probe must come back.
+until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} ' ||
+	fail "database series did not come back: $(metrics | grep -E 'database|probe_error' | head)"
+until_true 100 has_metric '^gitlab_exporter_probe_error\{probe="tuple_stats"\} 0' ||
+	fail "tuple_stats probe still failing: $(metrics | grep probe_error)"
 
 # --- a second reconfigure changes nothing ----------------------------------------------
 before="$(pid_of postgresql) $(pid_of redis) $(pid_of gitlab-exporter)"
