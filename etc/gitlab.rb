@@ -79,8 +79,8 @@
 ##! Run without jemalloc:
 # gitlab_exporter['env']['LD_PRELOAD'] = nil
 
-##! The exporter exits when its RSS passes this many bytes; runsv starts it again.
-# gitlab_exporter['memory_threshold'] = 1073741824
+##! The exporter exits when its RSS passes this many MB; runsv starts it again.
+# gitlab_exporter['memory_threshold'] = 1024
 
 ##! Where the database and Sidekiq probes connect. The defaults follow the
 ##! postgresql[...] and redis[...] settings below; set them to watch a
