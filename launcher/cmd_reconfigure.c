@@ -1191,10 +1191,16 @@ static int owners(struct recon *r)
 		const struct svc *s = p->svc;
 		if (!root)
 			continue; /* files are ours; the service runs as the invoking user */
-		bool seen = false;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = strcmp(r->p[j].svc->user, s->user) == 0 &&
-			       strcmp(r->p[j].svc->group, s->group) == 0;
+		const struct plan *same = NULL; /* an earlier service of the same account */
+		for (size_t j = 0; j < k && same == NULL; j++)
+			if (strcmp(r->p[j].svc->user, s->user) == 0 &&
+			    strcmp(r->p[j].svc->group, s->group) == 0)
+				same = &r->p[j];
+		if (same != NULL) { /* each account is looked up once (NSS is not cheap) */
+			p->uid = same->uid;
+			p->gid = same->gid;
+			continue;
+		}
 		/*
 		 * /etc/passwd is the machine's, not the root's: Omnibus' homes,
 		 * unprefixed; a service's own account (gitlab-psql) gets its own.
@@ -1204,7 +1210,7 @@ static int owners(struct recon *r)
 		join(home, sizeof home, GITLAB_CTL_DATA_DIR, own ? s->def->name : "");
 		if (!own)
 			strlcpy(home, GITLAB_CTL_DATA_DIR, sizeof home);
-		if (!seen && ensure_account(r, s, home) == -1)
+		if (ensure_account(r, s, home) == -1)
 			return -1;
 		if (accounts_lookup(s->user, s->group, &p->uid, &p->gid) == -1 && !r->dry_run) {
 			warnx("cannot find user '%s' or group '%s'", s->user, s->group);
