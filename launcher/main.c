@@ -18,7 +18,7 @@ static void usage(FILE *fp)
 	            "       gitlab-ctl help [COMMAND]\n\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		if (c->summary != NULL)
-			fprintf(fp, "  %-14s %s\n", c->name, c->summary);
+			fprintf(fp, "  %-15s %s\n", c->name, c->summary);
 }
 
 static void command_usage(FILE *fp, const struct command *c)
