@@ -130,15 +130,28 @@ static int state_code(const struct sv_status *st)
 	return st->state == SV_RUN && st->pid != 0 ? CODE_RUN : CODE_DOWN;
 }
 
+/* "NAME/log": the log's directory relative to the service directory, and its label. */
+static int log_relpath(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+	if (n + sizeof "/log" > len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, name, n);
+	memcpy(out + n, "/log", sizeof "/log");
+	return 0;
+}
+
 /* One line of `status` for a service and its log; returns its exit code share. */
 static int status_one(struct out *o, const struct svsel *sel, const char *name, time_t now)
 {
-	char dir[NAME_MAX + 8], logdir[NAME_MAX + 8], label[NAME_MAX + 8];
+	char logdir[NAME_MAX + 8];
+	/* relative to the open service directory, like sv after its chdir */
+	const char *dir = name;
 	struct sv_status st;
 
-	/* relative to the open service directory, like sv after its chdir */
-	if (svsel_relpath(name, false, dir, sizeof dir) == -1 ||
-	    svsel_relpath(name, true, logdir, sizeof logdir) == -1) {
+	if (log_relpath(name, logdir, sizeof logdir) == -1) {
 		out_printf(o, "fail: %s: %s\n", name, sv_strerror(errno));
 		return CODE_FAIL;
 	}
@@ -159,8 +172,7 @@ static int status_one(struct out *o, const struct svsel *sel, const char *name, 
 		return code ? code : CODE_UNKNOWN;
 	}
 	out_puts(o, "; ");
-	snprintf(label, sizeof label, "%s/log", name);
-	r = get_status(o, sel->fd, logdir, label, &st);
+	r = get_status(o, sel->fd, logdir, logdir, &st);
 	int logcode = r == 0 ? CODE_FAIL : CODE_UNKNOWN;
 	if (r == 1) {
 		put_state(o, sel->fd, logdir, "log", &st, now);

@@ -61,13 +61,17 @@ bool sv_status_since(const struct sv_status *st, const struct timespec *t)
 	return st->nsec >= (uint32_t)t->tv_nsec;
 }
 
+/* dir + "/" + file without snprintf: status builds several of these per service. */
 static int subpath(char *out, size_t len, const char *dir, const char *file)
 {
-	int n = snprintf(out, len, "%s/%s", dir, file);
-	if (n < 0 || (size_t)n >= len) {
+	size_t d = strlen(dir), f = strlen(file);
+	if (d + 1 + f >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	memcpy(out, dir, d);
+	out[d] = '/';
+	memcpy(out + d + 1, file, f + 1);
 	return 0;
 }
 
@@ -174,23 +178,68 @@ bool sv_normally_down(const char *dir)
 	return sv_normally_down_at(AT_FDCWD, dir);
 }
 
+/*
+ * Bounded appends for sv_status_format, with snprintf's contract: copy what
+ * fits (keeping room for the NUL), return the length the whole text needs.
+ */
+static size_t put_mem(char *buf, size_t len, size_t off, const char *s, size_t n)
+{
+	if (off + 1 < len) {
+		size_t room = len - 1 - off;
+		memcpy(buf + off, s, n < room ? n : room);
+	}
+	return off + n;
+}
+
+static size_t put_str(char *buf, size_t len, size_t off, const char *s)
+{
+	return put_mem(buf, len, off, s, strlen(s));
+}
+
+/* Decimal without printf: the formatting was most of status's instructions. */
+static size_t put_ulong(char *buf, size_t len, size_t off, unsigned long v)
+{
+	char digits[24];
+	size_t i = sizeof digits;
+	do {
+		digits[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return put_mem(buf, len, off, digits + i, sizeof digits - i);
+}
+
+static size_t put_flag(char *buf, size_t len, size_t off, bool on, const char *s)
+{
+	return on ? put_str(buf, len, off, s) : off;
+}
+
 int sv_status_format(char *buf, size_t len, const char *name, const struct sv_status *st,
                      bool normally_up, time_t now)
 {
-	static const char *const states[] = {"down", "run", "finish"};
-	char pid[32] = "";
+	static const char *const states[] = {"down: ", "run: ", "finish: "};
 	bool haspid = st->pid != 0;
+	size_t n = put_str(buf, len, 0, states[st->state]);
 
-	/* sv prints the pid for run and finish, and the flags only where they matter. */
-	if (st->state != SV_DOWN)
-		snprintf(pid, sizeof pid, "(pid %ld) ", (long)st->pid);
-	return snprintf(buf, len, "%s: %s: %s%lds%s%s%s%s%s%s", states[st->state], name, pid,
-	                sv_status_age(st, now), haspid && !normally_up ? ", normally down" : "",
-	                !haspid && normally_up ? ", normally up" : "",
-	                haspid && st->paused ? ", paused" : "",
-	                !haspid && st->want == 'u' ? ", want up" : "",
-	                haspid && st->want == 'd' ? ", want down" : "",
-	                haspid && st->got_term ? ", got TERM" : "");
+	n = put_str(buf, len, n, name);
+	n = put_mem(buf, len, n, ": ", 2);
+	/* sv prints the pid (unsigned, as runsv stored it) for run and finish. */
+	if (st->state != SV_DOWN) {
+		n = put_mem(buf, len, n, "(pid ", 5);
+		n = put_ulong(buf, len, n, (uint32_t)st->pid);
+		n = put_mem(buf, len, n, ") ", 2);
+	}
+	n = put_ulong(buf, len, n, (unsigned long)sv_status_age(st, now));
+	n = put_mem(buf, len, n, "s", 1);
+	/* ... and the flags only where they matter. */
+	n = put_flag(buf, len, n, haspid && !normally_up, ", normally down");
+	n = put_flag(buf, len, n, !haspid && normally_up, ", normally up");
+	n = put_flag(buf, len, n, haspid && st->paused, ", paused");
+	n = put_flag(buf, len, n, !haspid && st->want == 'u', ", want up");
+	n = put_flag(buf, len, n, haspid && st->want == 'd', ", want down");
+	n = put_flag(buf, len, n, haspid && st->got_term, ", got TERM");
+	if (len > 0)
+		buf[n < len ? n : len - 1] = '\0';
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 const char *sv_strerror(int errnum)
