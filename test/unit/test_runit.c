@@ -190,6 +190,59 @@ static void test_format_flags(void **state)
 	assert_string_equal(line, "down: svc: 0s, normally up, want up");
 }
 
+/* Decimals at their extremes, as sv's fmt_ulong writes them (the pid unsigned). */
+static void test_format_numbers(void **state)
+{
+	(void)state;
+	struct sv_status st = {
+	    .tai = (1ULL << 62) + 10, .pid = (pid_t)4294967295U, .state = SV_FINISH};
+	char line[256];
+
+	sv_status_format(line, sizeof line, "a", &st, true, 1234567890);
+	assert_string_equal(line, "finish: a: (pid 4294967295) 1234567890s");
+	st.pid = 0;
+	st.state = SV_RUN;
+	sv_status_format(line, sizeof line, "a", &st, true, 0);
+	assert_string_equal(line, "run: a: (pid 0) 0s, normally up");
+}
+
+/* Bounded like snprintf: what fits plus a NUL, and the full length returned. */
+static void test_format_truncates(void **state)
+{
+	(void)state;
+	struct sv_status st = {.tai = (1ULL << 62) + 10 + 1000, .pid = 42, .state = SV_RUN};
+	const char *full = "run: svc: (pid 42) 5s, normally down";
+	char line[64];
+
+	for (size_t len = 0; len <= strlen(full) + 1; len++) {
+		memset(line, 'X', sizeof line);
+		int n = sv_status_format(line, len, "svc", &st, false, 1005);
+		assert_int_equal(n, (int)strlen(full));
+		if (len > 0) {
+			assert_int_equal(strlen(line), len - 1);
+			assert_memory_equal(line, full, len - 1);
+		}
+		assert_int_equal(line[len], 'X'); /* nothing past the buffer */
+	}
+}
+
+/* A path that would not fit fails with ENAMETOOLONG instead of being cut short. */
+static void test_path_too_long(void **state)
+{
+	(void)state;
+	static char dir[PATH_MAX];
+	struct sv_status st;
+
+	memset(dir, 'a', sizeof dir - 1);
+	dir[sizeof dir - 1] = '\0';
+	errno = 0;
+	assert_int_equal(sv_read_status_at(AT_FDCWD, dir, &st), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_int_equal(sv_live_at(AT_FDCWD, dir), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_false(sv_normally_down_at(AT_FDCWD, dir));
+}
+
 static char tmpdir[] = "/tmp/test_runit.XXXXXX";
 
 static void test_live_read_control(void **state)
@@ -323,6 +376,9 @@ int main(void)
 	    cmocka_unit_test(test_specific_states),
 	    cmocka_unit_test(test_decode_rejects),
 	    cmocka_unit_test(test_pid_little_endian),
+	    cmocka_unit_test(test_format_numbers),
+	    cmocka_unit_test(test_format_truncates),
+	    cmocka_unit_test(test_path_too_long),
 	    cmocka_unit_test(test_format_flags),
 	    cmocka_unit_test(test_live_read_control),
 	    cmocka_unit_test(test_strerror),
