@@ -182,16 +182,17 @@ bool sv_normally_down(const char *dir)
  * Bounded appends for sv_status_format, with snprintf's contract: copy what
  * fits (keeping room for the NUL), return the length the whole text needs.
  */
-static size_t put_mem(char *buf, size_t len, size_t off, const char *s, size_t n)
+static inline size_t put_mem(char *buf, size_t len, size_t off, const char *s, size_t n)
 {
-	if (off + 1 < len) {
-		size_t room = len - 1 - off;
-		memcpy(buf + off, s, n < room ? n : room);
-	}
+	/* the common case first: with n a constant the copy compiles to a few moves */
+	if (off + n < len)
+		memcpy(buf + off, s, n);
+	else if (off + 1 < len)
+		memcpy(buf + off, s, len - 1 - off);
 	return off + n;
 }
 
-static size_t put_str(char *buf, size_t len, size_t off, const char *s)
+static inline size_t put_str(char *buf, size_t len, size_t off, const char *s)
 {
 	return put_mem(buf, len, off, s, strlen(s));
 }
@@ -208,7 +209,7 @@ static size_t put_ulong(char *buf, size_t len, size_t off, unsigned long v)
 	return put_mem(buf, len, off, digits + i, sizeof digits - i);
 }
 
-static size_t put_flag(char *buf, size_t len, size_t off, bool on, const char *s)
+static inline size_t put_flag(char *buf, size_t len, size_t off, bool on, const char *s)
 {
 	return on ? put_str(buf, len, off, s) : off;
 }
