@@ -120,9 +120,16 @@ static int get_status(struct out *o, int dfd, const char *dir, const char *label
 static void put_state(struct out *o, int dfd, const char *dir, const char *name,
                       const struct sv_status *st, time_t now)
 {
-	char line[512];
-	sv_status_format(line, sizeof line, name, st, !sv_normally_down_at(dfd, dir), now);
-	out_puts(o, line);
+	bool up = !sv_normally_down_at(dfd, dir);
+	/* straight into the output buffer; flushed and redone when it does not fit */
+	int n = sv_status_format(o->buf + o->len, sizeof o->buf - o->len, name, st, up, now);
+	if (n >= 0 && (size_t)n < sizeof o->buf - o->len) {
+		o->len += (size_t)n;
+		return;
+	}
+	out_flush(o);
+	n = sv_status_format(o->buf, sizeof o->buf, name, st, up, now);
+	o->len = n < 0 ? 0 : (size_t)n < sizeof o->buf ? (size_t)n : sizeof o->buf - 1;
 }
 
 static int state_code(const struct sv_status *st)

@@ -3,6 +3,7 @@
  * svstatus_get/svstatus_print), spoken directly with plain system calls: this
  * is the hot path of `gitlab-ctl status`, so no stdio and no allocation.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,14 +24,15 @@
 
 int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st)
 {
-	uint64_t tai = 0;
-	uint32_t nsec = 0;
+	uint64_t tai;
+	uint32_t nsec, pid;
 
 	/* Bytes 0..7 TAI64 and 8..11 nanoseconds, big-endian (tai_pack/taia_pack). */
-	for (int i = 0; i < 8; i++)
-		tai = tai << 8 | buf[i];
-	for (int i = 8; i < 12; i++)
-		nsec = nsec << 8 | buf[i];
+	memcpy(&tai, buf, sizeof tai);
+	memcpy(&nsec, buf + 8, sizeof nsec);
+	memcpy(&pid, buf + 12, sizeof pid);
+	tai = be64toh(tai);
+	nsec = be32toh(nsec);
 	if (buf[19] > SV_FINISH || nsec >= 1000000000U)
 		return -1;
 	if (buf[17] != 'u' && buf[17] != 'd' && buf[17] != 0)
@@ -38,8 +40,7 @@ int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *s
 	st->tai = tai;
 	st->nsec = nsec;
 	/* The pid is little-endian: runsv stores it byte by byte from the low end. */
-	st->pid = (pid_t)((uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 |
-	                  (uint32_t)buf[15] << 24);
+	st->pid = (pid_t)le32toh(pid);
 	st->paused = buf[16] != 0;
 	st->want = (char)buf[17];
 	st->got_term = buf[18] != 0;
