@@ -222,10 +222,14 @@ static void test_deadline_kills_group(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_exit_status),       cmocka_unit_test(test_capture_stdout_stderr),
-	    cmocka_unit_test(test_environment),       cmocka_unit_test(test_dir),
-	    cmocka_unit_test(test_search),            cmocka_unit_test(test_exec_errors),
-	    cmocka_unit_test(test_sane_limits),       cmocka_unit_test(test_deadline_not_reached),
+	    cmocka_unit_test(test_exit_status),
+	    cmocka_unit_test(test_capture_stdout_stderr),
+	    cmocka_unit_test(test_environment),
+	    cmocka_unit_test(test_dir),
+	    cmocka_unit_test(test_search),
+	    cmocka_unit_test(test_exec_errors),
+	    cmocka_unit_test(test_sane_limits),
+	    cmocka_unit_test(test_deadline_not_reached),
 	    cmocka_unit_test(test_deadline_kills_group),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
