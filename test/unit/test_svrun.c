@@ -1,0 +1,111 @@
+/*
+ * svrun: the argv it hands to `gitlab-ctl exec`, output capture and the deadline. ctl.self is
+ * a stand-in script here, so what svrun itself does is tested apart from exec's user switch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clock.h"
+#include "rmtree.h"
+#include "svrun.h"
+
+static char top[64];
+static struct ctl ctl;
+static struct cat_service def = {.name = "h9svc"};
+static struct svc svc = {
+    .def = &def, .env_dir = "/x/env", .user = "u1", .group = "g1", .home = "/x/home"};
+
+static void script(const char *body)
+{
+	snprintf(ctl.self, sizeof ctl.self, "%s/self", top);
+	FILE *f = fopen(ctl.self, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	assert_int_equal(chmod(ctl.self, 0755), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strlcpy(top, "/tmp/test_svrun.XXXXXX", sizeof top);
+	return mkdtemp(top) == NULL ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rmtree(top, NULL);
+}
+
+static void test_argv_and_output(void **state)
+{
+	(void)state;
+	/* Prints its argv (one per line), an error line, and the environment's PATH. */
+	script(
+	    "for a in \"$@\"; do echo \"[$a]\"; done; echo oops >&2; echo \"PATH=$PATH\"; exit 7");
+	struct tbuf out;
+	tbuf_init(&out);
+	char *const argv[] = {"cmd", "arg with space", NULL};
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 7);
+	tbuf_addc(&out, '\0');
+	assert_string_equal(out.p, "[exec]\n[--envdir]\n[/x/env]\n[--user]\n[u1]\n[--group]\n[g1]\n"
+	                           "[--chdir]\n[/x/home]\n[h9svc]\n[--]\n[cmd]\n[arg with space]\n"
+	                           "oops\nPATH=/usr/local/bin:/usr/bin:/bin\n");
+	tbuf_free(&out);
+}
+
+static void test_output_capped(void **state)
+{
+	(void)state;
+	/* 200 KiB of output: read to the end (no blocked writer), kept to 64 KiB and a read. */
+	script("head -c 204800 /dev/zero | tr '\\0' x");
+	struct tbuf out;
+	tbuf_init(&out);
+	char *const argv[] = {NULL};
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 0);
+	assert_true(out.len >= 64 * 1024 && out.len < 64 * 1024 + 4096);
+	tbuf_free(&out);
+}
+
+static void test_deadline(void **state)
+{
+	(void)state;
+	script("echo started; exec sleep 60");
+	struct tbuf out;
+	tbuf_init(&out);
+	char *const argv[] = {NULL};
+	errno = 0;
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 300, &out), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	tbuf_addc(&out, '\0');
+	assert_string_equal(out.p, "started\n");
+	tbuf_free(&out);
+
+	/* A self that cannot be executed: the child's 127. */
+	snprintf(ctl.self, sizeof ctl.self, "%s/missing", top);
+	tbuf_init(&out);
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 127);
+	tbuf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_argv_and_output),
+	    cmocka_unit_test(test_output_capped),
+	    cmocka_unit_test(test_deadline),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
