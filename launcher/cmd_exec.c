@@ -38,12 +38,8 @@
 #include "commands.h"
 #include "diag.h"
 #include "envdir.h"
+#include "gcovflush.h"
 #include "svfiles.h"
-
-#ifdef GITLAB_CTL_COVERAGE
-void __gcov_dump(void);
-void __gcov_reset(void);
-#endif
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
 #define EXIT_NOTEXEC  126
@@ -531,11 +527,7 @@ static int run(struct target *t)
 	reset_signals();
 	closefrom(3);
 	char *empty[] = {NULL}; /* an empty envdir is an empty environment */
-#ifdef GITLAB_CTL_COVERAGE
-	/* execve discards this process's counters; if it fails, exit writes the rest. */
-	__gcov_dump();
-	__gcov_reset();
-#endif
+	gcov_before_exec();     /* execve discards this process's counters (coverage builds) */
 	execve(path, t->argv, t->env.v ? t->env.v : empty);
 	int saved = errno;
 	warn("exec: %s", path);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gcovflush.h"
 #include "clock.h"
 #include "rlimits.h"
 #include "spawn.h"
@@ -23,6 +24,7 @@ static int redirect(int fd, int target, int null)
 /* In the child: only async-signal-safe calls until execve. */
 static void child(const char *path, char *const argv[], const struct spawn *sp)
 {
+	gcov_child();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null == -1 || dup2(null, STDIN_FILENO) == -1 ||
 	    redirect(sp->out, STDOUT_FILENO, null) == -1 ||
@@ -36,6 +38,7 @@ static void child(const char *path, char *const argv[], const struct spawn *sp)
 	if (sp->deadline != 0 && setpgid(0, 0) == -1)
 		_exit(127);
 	char *const *envp = sp->envp ? sp->envp : default_env;
+	gcov_before_exec();
 	if (sp->search)
 		execvpe(path, argv, envp);
 	else

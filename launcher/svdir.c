@@ -16,6 +16,7 @@
 #include <bsd/libutil.h>
 
 #include "clock.h"
+#include "gcovflush.h"
 #include "proctree.h"
 #include "rlimits.h"
 #include "runit.h"
@@ -73,6 +74,7 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 /* In the child: become `gitlab-ctl [--root R] runsvdir` with a clean environment. */
 static void exec_wrapper(const struct ctl *ctl, int logfd)
 {
+	gcov_child();
 	int null = open("/dev/null", O_RDONLY);
 	/* A daemon keeps no directory of the caller's busy. */
 	if (setsid() == -1 || null == -1 || chdir("/") == -1 || dup2(null, 0) == -1 ||
@@ -114,6 +116,7 @@ static void exec_wrapper(const struct ctl *ctl, int logfd)
 	}
 	argv[i++] = "runsvdir";
 	argv[i] = NULL;
+	gcov_before_exec();
 	execve(ctl->self, argv, envp);
 	dprintf(2, "gitlab-ctl: cannot exec %s: %s\n", ctl->self, strerror(errno));
 	_exit(127);
@@ -315,6 +318,7 @@ static void nudge_child(pid_t child, int *fd)
 
 static void exec_runsvdir(const char *prog, const char *service_dir)
 {
+	gcov_child();
 	/* Each runsv in its own session (-P); runsvdir in its own too, so a terminal's ^C
 	 * reaches only this wrapper, which then stops the services in order. */
 	setsid();
@@ -330,6 +334,7 @@ static void exec_runsvdir(const char *prog, const char *service_dir)
 	                       "..............................................................."
 	                       "...............................................................";
 	char *argv[] = {"runsvdir", "-P", (char *)service_dir, logarg, NULL};
+	gcov_before_exec();
 	execv(prog, argv);
 	dprintf(2, "gitlab-ctl runsvdir: cannot exec %s: %s\n", prog, strerror(errno));
 	_exit(127);

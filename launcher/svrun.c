@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "gcovflush.h"
 #include "svrun.h"
 
 #define OUT_MAX (64 * 1024)
@@ -45,10 +46,12 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 
 static void child(int wfd, const char *self, char **v)
 {
+	gcov_child();
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null == -1 || dup2(null, STDIN_FILENO) == -1 || dup2(wfd, STDOUT_FILENO) == -1 ||
 	    dup2(wfd, STDERR_FILENO) == -1)
 		_exit(127);
+	gcov_before_exec();
 	execve(self, v, run_env);
 	_exit(127);
 }
