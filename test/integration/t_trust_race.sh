@@ -9,7 +9,7 @@ id git >/dev/null 2>&1 || useradd --system --user-group --no-create-home git 2>/
 
 OUT=$(mktemp -d /tmp/gitlab-ctl-race-out.XXXXXX)
 SWAPPER=""
-trap '_r=$?; [ -n "$SWAPPER" ] && kill "$SWAPPER" 2>/dev/null; rm -rf "$OUT"; (exit $_r); t_cleanup' EXIT
+trap '_r=$?; set +e; [ -n "$SWAPPER" ] && kill "$SWAPPER" 2>/dev/null; rm -rf "$OUT"; (exit $_r); t_cleanup' EXIT
 chmod 755 "$OUT"
 H=$T_ROOT/var/opt/gitlab/gitlab-exporter
 YML=$H/gitlab-exporter.yml
