@@ -118,3 +118,19 @@ until_true() {
 free_port() {
 	ruby -rsocket -e 's = TCPServer.new("127.0.0.1", 0); puts s.addr[1]; s.close'
 }
+
+# expect_rc RC CMD...: run CMD with stdout/stderr in $OUT/$ERR (the test sets both), check its
+# exit status. has/lacks/empty FILE [TEXT]: assertions on such a file. A test may redefine them.
+expect_rc() {
+	_want=$1
+	shift
+	_rc=0
+	"$@" >"${OUT:?}" 2>"${ERR:?}" || _rc=$?
+	if [ "$_rc" -ne "$_want" ]; then
+		cat "$OUT" "$ERR" >&2
+		fail "$* exited $_rc, expected $_want"
+	fi
+}
+has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
+lacks() { ! grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 has: $2"; }; }
+empty() { [ ! -s "$1" ] || { cat "$1" >&2; fail "$1 is not empty"; }; }

@@ -6,20 +6,6 @@ ERR="$T_ROOT/err"
 CONF="$T_ROOT/etc/gitlab/gitlab.rb" # the default config under --root
 mkdir -p "$T_ROOT/etc/gitlab"
 
-# expect_rc RC CMD...: run CMD with stdout/stderr captured, check its exit status.
-expect_rc() {
-	_want=$1
-	shift
-	_rc=0
-	"$@" >"$OUT" 2>"$ERR" || _rc=$?
-	if [ "$_rc" -ne "$_want" ]; then
-		cat "$OUT" "$ERR" >&2
-		fail "$* exited $_rc, expected $_want"
-	fi
-}
-has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
-lacks() { ! grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 has: $2"; }; }
-
 note "no config file: all defaults, with a warning"
 expect_rc 0 ctl check-config
 has "$ERR" "no configuration file"

@@ -4,19 +4,6 @@
 OUT="$T_ROOT/out"
 ERR="$T_ROOT/err"
 
-expect_rc() {
-	_want=$1
-	shift
-	_rc=0
-	"$@" >"$OUT" 2>"$ERR" || _rc=$?
-	if [ "$_rc" -ne "$_want" ]; then
-		cat "$OUT" "$ERR" >&2
-		fail "$* exited $_rc, expected $_want"
-	fi
-}
-has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
-empty() { [ ! -s "$1" ] || { cat "$1" >&2; fail "$1 is not empty"; }; }
-
 note "-h and --help: the usage on stdout, success"
 expect_rc 0 "$GITLAB_CTL" -h
 has "$OUT" "usage:"

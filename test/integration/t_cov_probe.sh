@@ -4,18 +4,6 @@
 OUT="$T_ROOT/out"
 ERR="$T_ROOT/err"
 
-expect_rc() {
-	_want=$1
-	shift
-	_rc=0
-	"$@" >"$OUT" 2>"$ERR" || _rc=$?
-	if [ "$_rc" -ne "$_want" ]; then
-		cat "$OUT" "$ERR" >&2
-		fail "$* exited $_rc, expected $_want"
-	fi
-}
-has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
-
 note "usage: exactly one service name, not an option"
 expect_rc 2 ctl probe
 has "$ERR" "usage: gitlab-ctl probe SERVICE"
