@@ -333,6 +333,31 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* The configuration a verb needs, loaded and freed as one (errors printed by loaded_open). */
+struct loaded {
+	struct catalog cat;
+	struct attrs a;
+	struct diags d;
+};
+
+static int loaded_open(const struct ctl *ctl, struct loaded *l)
+{
+	diags_init(&l->d);
+	if (attrs_load_all(ctl, &l->cat, &l->a, &l->d) == -1) {
+		diags_print(&l->d, stderr);
+		diags_free(&l->d);
+		return -1;
+	}
+	return 0;
+}
+
+static void loaded_close(struct loaded *l)
+{
+	attrs_free(&l->a);
+	catalog_free(&l->cat);
+	diags_free(&l->d);
+}
+
 /* ---- remove-accounts ----------------------------------------------------------------- */
 
 int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
@@ -349,30 +374,23 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 		warnx("runsvdir still runs for this root: 'gitlab-ctl uninstall' first");
 		return 1;
 	}
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
-	diags_init(&d);
-	if (attrs_load_all(ctl, &cat, &a, &d) == -1) {
-		diags_print(&d, stderr);
-		diags_free(&d);
+	struct loaded l;
+	if (loaded_open(ctl, &l) == -1)
 		return 1;
-	}
+	const struct attrs *a = &l.a;
 	int rc = 0, removed = 0;
-	for (size_t i = 0; i < a.nsvcs; i++) {
-		const struct svc *s = &a.svcs[i];
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(a.svcs[j].user, s->user) == 0;
+			seen = strcmp(a->svcs[j].user, s->user) == 0;
 		/* The home useradd was given: reconfigure's accounts, and only those. */
 		if (!seen &&
 		    accounts_remove(s->user, s->group, GITLAB_CTL_DATA_DIR, stdout, &removed) == -1)
 			rc = 1;
 	}
 	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");
-	attrs_free(&a);
-	catalog_free(&cat);
-	diags_free(&d);
+	loaded_close(&l);
 	return rc;
 }
 
@@ -510,18 +528,13 @@ static struct before *snapshot(const struct ctl *ctl, size_t *n)
 /* After reconfigure: restart what still runs as the same pid with a changed program. */
 static int restart_changed(const struct ctl *ctl, const struct before *b, size_t n)
 {
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
-	diags_init(&d);
-	if (attrs_load_all(ctl, &cat, &a, &d) == -1) {
-		diags_print(&d, stderr);
-		diags_free(&d);
+	struct loaded l;
+	if (loaded_open(ctl, &l) == -1)
 		return -1;
-	}
+	const struct attrs *a = &l.a;
 	int rc = 0, restarted = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct svc *s = attrs_svc(&a, b[i].name);
+		const struct svc *s = attrs_svc(a, b[i].name);
 		char dir[PATH_MAX], why[PATH_MAX + 16];
 		struct sv_status st;
 		if (s == NULL || !s->enabled || ctl_sv_dir(ctl, dir, sizeof dir, b[i].name) == -1 ||
@@ -542,9 +555,7 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 	}
 	if (restarted == 0)
 		printf("upgrade: no running service has a changed program\n");
-	attrs_free(&a);
-	catalog_free(&cat);
-	diags_free(&d);
+	loaded_close(&l);
 	return rc;
 }
 
