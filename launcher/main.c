@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "build_config.h"
-#include "commands.h"
-#include "ctl.h"
+#include "cmd/commands.h"
+#include "lib/ctl.h"
 
 static void usage(FILE *fp)
 {

@@ -19,11 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrs.h"
-#include "envcheck.h"
+#include "config/attrs.h"
+#include "config/envcheck.h"
 #include "shwords.h"
 #include "slurp.h"
-#include "template.h"
+#include "render/template.h"
+#include "lib/names.h"
 
 #ifndef SRCDIR
 #define SRCDIR "."
@@ -177,7 +178,7 @@ static void check_svc(const struct svc *s)
 	if (s->home[0] != '/' || s->log_dir[0] != '/' || s->env_dir[0] != '/')
 		abort();
 	for (size_t i = 0; i < s->env.n; i++)
-		if (!envcheck_name(s->env.v[i].name))
+		if (!name_env_ok(s->env.v[i].name))
 			abort();
 	if (s->listen_port < 0 || s->listen_port > 65535)
 		abort();

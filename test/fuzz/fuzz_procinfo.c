@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "httpprobe.h"
-#include "procinfo.h"
-#include "runit.h"
+#include "proc/httpprobe.h"
+#include "proc/procinfo.h"
+#include "runit/runit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rbconf.h"
+#include "config/rbconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,7 +22,7 @@
 
 #include "shwords.h"
 #include "slurp.h"
-#include "template.h"
+#include "render/template.h"
 
 #ifndef SRCDIR
 #define SRCDIR "."

@@ -6,10 +6,12 @@ cd "$SRCDIR"
 for tool in clang-format cppcheck; do
 	command -v "$tool" >/dev/null || { echo "FAIL: $tool missing (scripts/setup installs it)" >&2; exit 1; }
 done
-files=$(ls launcher/*.c launcher/*.h test/unit/*.c test/fuzz/*.c test/fuzz/*.h 2>/dev/null)
+files=$(ls launcher/*.c launcher/*/*.c launcher/*/*.h test/unit/*.c test/fuzz/*.c test/fuzz/*.h 2>/dev/null)
 # shellcheck disable=SC2086
 clang-format --dry-run --Werror $files
 # shellcheck disable=SC2086
 cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance --inline-suppr \
 	--suppress=missingIncludeSystem -I launcher -I "$BUILDDIR" launcher/
+# The stage folders: no upward include, no cycle (launcher/README.md).
+sh scripts/check-layers .
 echo "lint: $(echo "$files" | wc -l) files clang-format clean, cppcheck quiet"

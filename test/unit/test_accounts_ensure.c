@@ -10,7 +10,8 @@
 
 #include <cmocka.h>
 
-#include "accounts.h"
+#include "render/accounts.h"
+#include "lib/names.h"
 
 /* Names no system has: the tests never create anything (dry runs or refusals only). */
 #define MISSING "gitlabctl-no-such-acct"
@@ -124,11 +125,11 @@ static void test_lookup_and_names(void **state)
 	errno = 0;
 	assert_int_equal(accounts_lookup("root", MISSING, &uid, &gid), -1);
 	assert_int_equal(errno, ENOENT);
-	assert_true(accounts_valid_name("git_lab-1.x"));
-	assert_false(accounts_valid_name(""));
-	assert_false(accounts_valid_name("-x"));
-	assert_false(accounts_valid_name("a/b"));
-	assert_false(accounts_valid_name("a234567890123456789012345678901234"));
+	assert_true(name_account_ok("git_lab-1.x"));
+	assert_false(name_account_ok(""));
+	assert_false(name_account_ok("-x"));
+	assert_false(name_account_ok("a/b"));
+	assert_false(name_account_ok("a234567890123456789012345678901234"));
 }
 
 int main(void)

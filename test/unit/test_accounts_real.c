@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "accounts.h"
-#include "clock.h"
+#include "render/accounts.h"
+#include "lib/clock.h"
 
 static char name[32], gname[32], home[64];
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "attrs.h"
+#include "config/attrs.h"
 #include "build_config.h"
 
 static struct catalog cat;

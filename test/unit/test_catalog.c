@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "catalog.h"
+#include "config/catalog.h"
 
 static const char *kv(const struct cat_kv *v, size_t n, const char *name)
 {

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "build_config.h"
-#include "ctl.h"
+#include "lib/ctl.h"
 
 static char top[64];
 

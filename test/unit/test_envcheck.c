@@ -11,7 +11,8 @@
 #include <cmocka.h>
 
 #include "build_config.h"
-#include "envcheck.h"
+#include "config/envcheck.h"
+#include "lib/names.h"
 
 static struct src test_src = {"gitlab.rb", NULL, 0};
 static const struct loc L = {&test_src, 7, 3};
@@ -48,15 +49,15 @@ static size_t check(const char *name, const char *value, size_t *warns)
 static void test_names(void **state)
 {
 	(void)state;
-	assert_true(envcheck_name("PATH"));
-	assert_true(envcheck_name("_X1"));
-	assert_true(envcheck_name("lower_case"));
-	assert_false(envcheck_name("1ABC"));
-	assert_false(envcheck_name("A-B"));
-	assert_false(envcheck_name("A B"));
-	assert_false(envcheck_name("A=B"));
-	assert_false(envcheck_name(""));
-	assert_false(envcheck_name("É"));
+	assert_true(name_env_ok("PATH"));
+	assert_true(name_env_ok("_X1"));
+	assert_true(name_env_ok("lower_case"));
+	assert_false(name_env_ok("1ABC"));
+	assert_false(name_env_ok("A-B"));
+	assert_false(name_env_ok("A B"));
+	assert_false(name_env_ok("A=B"));
+	assert_false(name_env_ok(""));
+	assert_false(name_env_ok("É"));
 	OK("FOO", "anything at all");
 	BAD("FOO-BAR", "x");
 	BAD("9LIVES", "x");

@@ -13,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "envdir.h"
+#include "lib/envdir.h"
+#include "lib/names.h"
 
 struct fixture {
 	char dir[64];
@@ -172,10 +173,10 @@ static void test_set_unset(void **state)
 	assert_string_equal(e.v[0], "V001=x");
 	assert_string_equal(envv_get(&e, "V050"), "replaced");
 	envv_free(&e);
-	assert_true(envv_name_ok("_A1"));
-	assert_false(envv_name_ok("1A"));
-	assert_false(envv_name_ok("A=B"));
-	assert_false(envv_name_ok(""));
+	assert_true(name_env_ok("_A1"));
+	assert_false(name_env_ok("1A"));
+	assert_false(name_env_ok("A=B"));
+	assert_false(name_env_ok(""));
 }
 
 /* A FIFO is neither followed nor read: opening it must not block, and it is refused. */

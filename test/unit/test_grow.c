@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "grow.h"
+#include "lib/grow.h"
 
 static void test_doubles_from_first(void **state)
 {

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "httpprobe.h"
+#include "lib/clock.h"
+#include "proc/httpprobe.h"
 
 /* A TCP socket bound to 127.0.0.1 on a free port; listening if asked. */
 static int bound(int *port, bool listening)

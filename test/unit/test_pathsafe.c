@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "pathsafe.h"
+#include "lib/pathsafe.h"
 
 static char dir[] = "/tmp/gitlab-ctl-pathsafe-test.XXXXXX";
 

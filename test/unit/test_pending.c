@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "pending.h"
-#include "proctree.h"
+#include "render/pending.h"
+#include "lib/proctree.h"
 
 static char root[] = "/tmp/test_pending.XXXXXX";
 

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "httpprobe.h"
-#include "procinfo.h"
+#include "proc/httpprobe.h"
+#include "proc/procinfo.h"
 
 static void test_mem(void **state)
 {

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "proctree.h"
+#include "lib/proctree.h"
 
 struct rec {
 	char tag;

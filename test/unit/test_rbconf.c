@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "rbconf.h"
+#include "config/rbconf.h"
 
 /* Parsed files live until the test's teardown, so values can be inspected freely. */
 #define POOL 128

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "reach.h"
+#include "lib/reach.h"
 
 static char top[64];
 

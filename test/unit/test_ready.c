@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "ready.h"
+#include "lib/clock.h"
+#include "proc/ready.h"
 
 static struct ctl ctl;
 

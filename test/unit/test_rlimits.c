@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "rlimits.h"
+#include "lib/rlimits.h"
 
 /* Runs fn in a child; its exit status (0: all its checks held, else the failed one). */
 static int in_child(int (*fn)(void))

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "rmtree.h"
+#include "lib/rmtree.h"
 
 static char base[64];
 

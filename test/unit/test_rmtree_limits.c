@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "rmtree.h"
+#include "lib/rmtree.h"
 
 static char top[64];
 

@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "runit.h"
-#include "spawn.h"
+#include "lib/clock.h"
+#include "runit/runit.h"
+#include "lib/spawn.h"
 
 #define FIXTURES SRCDIR "/test/fixtures/runit-status"
 

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "rmtree.h"
-#include "runit.h"
+#include "lib/rmtree.h"
+#include "runit/runit.h"
 
 static char top[64];
 

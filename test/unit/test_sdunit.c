@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "sdunit.h"
+#include "runit/sdunit.h"
 
 static struct sdunit_facts yes(void)
 {

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "spawn.h"
+#include "lib/clock.h"
+#include "lib/spawn.h"
 
 static char top[64];
 

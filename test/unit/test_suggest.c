@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "suggest.h"
+#include "lib/suggest.h"
 
 static void test_distance(void **state)
 {

@@ -22,11 +22,12 @@
 #include <cmocka.h>
 
 #include "build_config.h"
-#include "clock.h"
-#include "ctl.h"
-#include "rmtree.h"
-#include "svdir.h"
-#include "tree.h"
+#include "lib/clock.h"
+#include "lib/ctl.h"
+#include "lib/rmtree.h"
+#include "runit/svdir.h"
+#include "render/tree.h"
+#include "lib/pathsafe.h"
 
 static char top[64];
 static struct ctl ctl;
@@ -61,7 +62,7 @@ static pid_t holder(bool stopping, long hold_ms)
 {
 	char var[PATH_MAX], pidfile[PATH_MAX + 16];
 	assert_int_equal(ctl_var_dir(&ctl, var, sizeof var), 0);
-	assert_int_equal(tree_mkdirs(var, 0755), 0);
+	assert_int_equal(pathsafe_mkdirs(var, 0755), 0);
 	var_path(pidfile, sizeof pidfile, "runsvdir.pid");
 	int ready[2];
 	assert_int_equal(pipe(ready), 0);

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "rmtree.h"
-#include "svrun.h"
+#include "lib/clock.h"
+#include "lib/rmtree.h"
+#include "proc/svrun.h"
 
 static char top[64];
 static struct ctl ctl;

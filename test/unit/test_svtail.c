@@ -16,11 +16,12 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
-#include "ctl.h"
-#include "rmtree.h"
-#include "runit.h"
-#include "svtail.h"
+#include "lib/clock.h"
+#include "lib/ctl.h"
+#include "lib/rmtree.h"
+#include "runit/runit.h"
+#include "cmd/commands.h"
+#include "runit/svtail.h"
 
 static char top[64];
 
@@ -233,7 +234,7 @@ static void test_failed(void **state)
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
 	assert_non_null(fp);
-	svtail_failed(&ctl, (char **)svcs, 4, fp);
+	cmd_tail_failed(&ctl, (char **)svcs, 4, fp);
 	fclose(fp);
 	assert_non_null(strstr(out, "    h9down said goodbye\n"));
 	assert_non_null(strstr(out, "    h9flap said goodbye\n"));

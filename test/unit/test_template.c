@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "template.h"
+#include "render/template.h"
 
 static const char *vals[][2] = {
     {"empty", ""},    {"plain", "hello"},

@@ -15,8 +15,9 @@
 
 #include <cmocka.h>
 
-#include "svdir.h"
-#include "tree.h"
+#include "runit/svdir.h"
+#include "render/tree.h"
+#include "lib/pathsafe.h"
 
 static char root[] = "/tmp/gitlab-ctl-tree-test.XXXXXX";
 
@@ -234,7 +235,7 @@ static void test_meta_no_follow(void **state)
 	tree_free(&t);
 	/* mkdir -p of nothing is an error, not a read past the path */
 	errno = 0;
-	assert_int_equal(tree_mkdirs("", 0755), -1);
+	assert_int_equal(pathsafe_mkdirs("", 0755), -1);
 	assert_int_equal(errno, ENOENT);
 }
 

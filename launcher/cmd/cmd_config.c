@@ -1,0 +1,601 @@
+/*
+ * check-config and show-config: load the catalog and gitlab.rb, report every
+ * problem at once, and print the effective configuration.
+ *
+ * show-config writes libconfig syntax (the format of the catalog itself), so
+ * the output is both readable and machine-parseable, and stable: services in
+ * catalog order, settings in declaration order, env sorted by name.
+ */
+#include <err.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/attrs.h"
+#include "build_config.h"
+#include "config/catalog.h"
+#include "cmd/commands.h"
+#include "lib/reach.h"
+#include "config/trust.h"
+
+struct loaded {
+	struct catalog cat;
+	struct attrs attrs;
+	struct diags d;
+};
+
+/* Catalog then gitlab.rb; every diagnostic ends up in l->d. Returns 0 or -1. */
+static int load_config(const struct ctl *ctl, struct loaded *l)
+{
+	diags_init(&l->d);
+	int rc = attrs_load_all(ctl, &l->cat, &l->attrs, &l->d);
+	return rc == -1 || l->d.nerr > 0 ? -1 : 0;
+}
+
+static void unload(struct loaded *l)
+{
+	attrs_free(&l->attrs);
+	catalog_free(&l->cat);
+	diags_free(&l->d);
+}
+
+static size_t count_warnings(const struct diags *d)
+{
+	return d->n - d->nerr;
+}
+
+/* -c FILE after the command, as in `gitlab-ctl check-config -c FILE`. */
+static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets, bool *json)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"show-secrets", no_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			if (strlcpy(c->config, optarg, sizeof c->config) >= sizeof c->config) {
+				warnx("%s: path too long", optarg);
+				return -1;
+			}
+			break;
+		case 's':
+			if (show_secrets == NULL)
+				goto usage;
+			*show_secrets = true;
+			break;
+		case 'j':
+			if (json == NULL)
+				goto usage;
+			*json = true;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	return 0;
+usage:
+	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
+	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : "");
+	return -1;
+}
+
+/* A relative command is looked up in the service's PATH, as exec does. */
+static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
+{
+	const char *path = kv_get(&s->env, "PATH");
+	if (path == NULL)
+		path = kv_get(&s->base_env, "PATH");
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* What the service will execute: for the managed embedded link, the bundled exporter. */
+static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
+{
+	const char *cmd = s->argv != NULL ? s->argv[0] : NULL;
+	char link[PATH_MAX];
+	struct stat st;
+	if (cmd == NULL)
+		return false;
+	if (strchr(cmd, '/') == NULL)
+		return find_in_path(s, cmd, out, len);
+	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == 0 &&
+	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
+		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
+		       len;
+	return strlcpy(out, cmd, len) < len;
+}
+
+/*
+ * Every enabled service's command must exist and be reachable by its account: a 0700
+ * directory on the way (a checkout in root's home) fails the execve after reconfigure.
+ */
+static void check_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		char path[PATH_MAX], why[PATH_MAX + 128];
+		struct reach_who w;
+		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
+			continue;
+		/* Blame the gitlab.rb line that set the command, else the catalog. */
+		const char *origin = kv_get(&s->origin, "command"), *colon;
+		char file[PATH_MAX];
+		int line = 0;
+		strlcpy(file, s->def->file, sizeof file);
+		if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - origin), origin);
+			line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
+		}
+		if (!command_path(ctl, s, path, sizeof path)) {
+			diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
+			          s->argv[0]);
+			continue;
+		}
+		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
+		if (geteuid() == 0)
+			reach_who_account(&w, s->user, s->group);
+		else /* without root, services run as the invoking user */
+			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
+		if (reach_exec(&w, path, why, sizeof why) != 0)
+			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
+			          s->def->name, path, why);
+	}
+}
+
+static int check_usage(void)
+{
+	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
+	return 2;
+}
+
+int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
+{
+	struct ctl c = *ctl;
+	struct loaded l;
+	bool strict = false;
+	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
+		if (strcmp(argv[i], "--strict") == 0) {
+			strict = true;
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+			argc--, i--;
+		}
+	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
+		return 2;
+	if (optind < argc)
+		return check_usage();
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		return 1;
+	}
+	int rc = load_config(&c, &l);
+	if (rc == 0)
+		check_commands(&c, &l.attrs, &l.d);
+	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
+		rc = -1; /* what reconfigure would refuse before writing anything */
+	diags_print(&l.d, stderr);
+	size_t nwarn = count_warnings(&l.d);
+	if (rc == -1 || l.d.nerr > 0 || (strict && nwarn > 0)) {
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s%s\n", c.config, l.d.nerr,
+		        l.d.nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
+		        strict && nwarn > 0 ? " (--strict: warnings are errors)" : "");
+		unload(&l);
+		return 1;
+	}
+	size_t enabled = 0;
+	for (size_t i = 0; i < l.attrs.nsvcs; i++)
+		enabled += l.attrs.svcs[i].enabled;
+	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
+	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
+	       nwarn == 1 ? "" : "s");
+	unload(&l);
+	return 0;
+}
+
+/* ---- show-config ---------------------------------------------------------- */
+
+/* A libconfig string literal. */
+static void put_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\x%02x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void indent(FILE *fp, int n)
+{
+	while (n-- > 0)
+		fputc('\t', fp);
+}
+
+/* An integer as libconfig 1.5 needs it: values past 32 bits take an L. */
+static void put_int(FILE *fp, long long n)
+{
+	fprintf(fp, "%lld%s", n, n > 2147483647LL || n < -2147483648LL ? "L" : "");
+}
+
+static void put_log(FILE *fp, int ind, const struct svlog *lg)
+{
+	const struct {
+		const char *name;
+		long long n;
+		const char *s;
+		bool is_int;
+	} f[] = {
+	    {"svlogd_size", lg->size, NULL, true},       {"svlogd_num", lg->num, NULL, true},
+	    {"svlogd_timeout", lg->timeout, NULL, true}, {"svlogd_filter", 0, lg->filter, false},
+	    {"svlogd_udp", 0, lg->udp, false},           {"svlogd_prefix", 0, lg->prefix, false},
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		indent(fp, ind);
+		if (f[i].is_int ? f[i].n < 0 : f[i].s == NULL) {
+			fprintf(fp, "# %s: unset\n", f[i].name);
+			continue;
+		}
+		fprintf(fp, "%s = ", f[i].name);
+		if (f[i].is_int)
+			put_int(fp, f[i].n);
+		else
+			put_str(fp, f[i].s);
+		fputs(";\n", fp);
+	}
+}
+
+/* "  # from FILE:LINE" for values gitlab.rb set; nothing for defaults. */
+static void put_origin(FILE *fp, const struct svc *s, const char *key)
+{
+	const char *o = s ? kv_get(&s->origin, key) : NULL;
+	if (o != NULL)
+		fprintf(fp, " # %s", o);
+}
+
+static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat_setting *cs,
+                        bool secrets)
+{
+	const char *errstr = NULL, *v = svc_var(s, cs->name);
+	indent(fp, ind);
+	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
+		fprintf(fp, "# %s: unset\n", cs->name);
+		return;
+	}
+	fprintf(fp, "%s = ", cs->name);
+	if (cs->secret && !secrets) {
+		put_str(fp, "[REDACTED]");
+	} else if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+		fputs(v, fp);
+	} else if (cs->type == ST_INT || cs->type == ST_PORT) {
+		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr)
+			put_str(fp, v);
+		else
+			put_int(fp, n);
+	} else {
+		put_str(fp, v);
+	}
+	fputc(';', fp);
+	put_origin(fp, s, cs->name);
+	fputc('\n', fp);
+}
+
+/* NAME=value strings, one per line; origin comments only for the service env. */
+static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *env,
+                    const struct svc *s, bool secrets)
+{
+	indent(fp, ind);
+	fprintf(fp, "%s = [", name);
+	for (size_t i = 0; i < env->n; i++) {
+		char *line, *key;
+		bool hide = !secrets && env_is_secret(env->v[i].name);
+		if (asprintf(&line, "%s=%s", env->v[i].name,
+		             hide ? "[REDACTED]" : env->v[i].value) == -1 ||
+		    asprintf(&key, "env:%s", env->v[i].name) == -1)
+			err(1, "out of memory");
+		fputc('\n', fp);
+		indent(fp, ind + 1);
+		put_str(fp, line);
+		if (i + 1 < env->n)
+			fputc(',', fp);
+		put_origin(fp, s, key);
+		free(line);
+		free(key);
+	}
+	if (env->n) {
+		fputc('\n', fp);
+		indent(fp, ind);
+	}
+	fputs("];\n", fp);
+}
+
+static void put_service(FILE *fp, const struct svc *s, bool secrets)
+{
+	const struct cat_service *def = s->def;
+	fprintf(fp, "\t%s = {\n", def->name);
+	fputs("\t\tconfig_name = ", fp);
+	put_str(fp, def->config_name);
+	fprintf(fp, ";\n\t\tenabled = %s;\n", s->enabled ? "true" : "false");
+	if (def->description) {
+		fputs("\t\tdescription = ", fp);
+		put_str(fp, def->description);
+		fputs(";\n", fp);
+	}
+	fputs("\t\tuser = ", fp);
+	put_str(fp, s->user ? s->user : "");
+	fputs(";\n\t\tgroup = ", fp);
+	put_str(fp, s->group ? s->group : "");
+	fputs(";\n", fp);
+	if (s->listen_host) {
+		fputs("\t\tlisten_host = ", fp);
+		put_str(fp, s->listen_host);
+		fprintf(fp, ";\n\t\tlisten_port = %d;\n", s->listen_port);
+	}
+	fputs("\t\tsettings = {\n", fp);
+	for (size_t i = 0; i < def->nsettings; i++)
+		if (def->settings[i].type != ST_ENV)
+			put_setting(fp, 3, s, &def->settings[i], secrets);
+	fputs("\t\t};\n\t\tlogging = {\n", fp);
+	put_log(fp, 3, &s->log);
+	fputs("\t\t};\n\t\tcommand = [", fp);
+	for (size_t i = 0; i < s->argc; i++) {
+		fputs(i ? ", " : " ", fp);
+		put_str(fp, s->argv[i]);
+	}
+	fputs(" ];\n", fp);
+	put_env(fp, 2, "env", &s->env, s, secrets);
+	put_env(fp, 2, "base_env", &s->base_env, NULL, secrets);
+	fputs("\t};\n", fp);
+}
+
+static bool wanted(const struct svc *s, int argc, char **argv)
+{
+	if (argc == 0)
+		return s->enabled;
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], s->def->name) == 0 || strcmp(argv[i], s->def->config_name) == 0)
+			return true;
+	return false;
+}
+
+static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc, char **argv,
+                 bool secrets)
+{
+	fputs("# gitlab-ctl show-config: the effective configuration, in libconfig syntax.\n"
+	      "# config: ",
+	      fp);
+	fputs(ctl->config, fp);
+	fprintf(fp, "%s\n",
+	        secrets ? ""
+	                : "\n# Settings marked secret and env values named *PASSWORD*, "
+	                  "*SECRET*, *TOKEN*, *KEY* are redacted; --show-secrets shows them.");
+	fputs("user = {\n\tusername = ", fp);
+	put_str(fp, a->user);
+	fputs(";\n\tgroup = ", fp);
+	put_str(fp, a->group);
+	fprintf(fp, ";\n};\nmanage_accounts = {\n\tenable = %s;\n};\nlogging = {\n",
+	        a->manage_accounts ? "true" : "false");
+	put_log(fp, 1, &a->logging);
+	fputs("};\nservices = {\n", fp);
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		if (wanted(s, argc, argv))
+			put_service(fp, s, secrets);
+		else if (argc == 0)
+			fprintf(fp, "\t# %s: disabled (%s['enable'] = true to enable)\n",
+			        s->def->name, s->def->config_name);
+	}
+	fputs("};\n", fp);
+}
+
+/* ---- show-config --json: one document, the same content as the text ------------------- */
+
+static void jstr(FILE *fp, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static void json_error(FILE *fp, const char *what, const char *error)
+{
+	fputs("{\"ok\": false, \"error\": ", fp);
+	char msg[PATH_MAX + 128];
+	snprintf(msg, sizeof msg, "%s: %s", what, error);
+	jstr(fp, msg);
+	fputs("}\n", fp);
+}
+
+static void jlog(FILE *fp, const struct svlog *lg)
+{
+	fprintf(fp, "{\"svlogd_size\": %lld, \"svlogd_num\": %lld, \"svlogd_timeout\": %lld",
+	        lg->size, lg->num, lg->timeout);
+	fputs(", \"svlogd_filter\": ", fp);
+	jstr(fp, lg->filter);
+	fputs(", \"svlogd_udp\": ", fp);
+	jstr(fp, lg->udp);
+	fputs(", \"svlogd_prefix\": ", fp);
+	jstr(fp, lg->prefix);
+	fputc('}', fp);
+}
+
+static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs)
+{
+	const char *errstr = NULL, *v = svc_var(s, cs->name);
+	jstr(fp, cs->name);
+	fputs(": ", fp);
+	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
+		fputs("null", fp);
+		return;
+	}
+	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
+		fputs(v, fp);
+		return;
+	}
+	if (cs->type == ST_INT || cs->type == ST_PORT) {
+		long long n = strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr == NULL) {
+			fprintf(fp, "%lld", n);
+			return;
+		}
+	}
+	jstr(fp, v);
+}
+
+static void jenv(FILE *fp, const struct kvlist *env, bool secrets)
+{
+	fputc('{', fp);
+	for (size_t i = 0; i < env->n; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, env->v[i].name);
+		fputs(": ", fp);
+		jstr(fp,
+		     !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
+	}
+	fputc('}', fp);
+}
+
+static void jservice(FILE *fp, const struct svc *s, bool secrets)
+{
+	const struct cat_service *def = s->def;
+	fputs("{\"config_name\": ", fp);
+	jstr(fp, def->config_name);
+	fprintf(fp, ", \"enabled\": %s, \"description\": ", s->enabled ? "true" : "false");
+	jstr(fp, def->description);
+	fputs(", \"user\": ", fp);
+	jstr(fp, s->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, s->group);
+	fputs(", \"listen_host\": ", fp);
+	jstr(fp, s->listen_host);
+	fprintf(fp, ", \"listen_port\": %d, \"settings\": {", s->listen_port);
+	bool first = true;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		if (def->settings[i].type == ST_ENV)
+			continue;
+		fputs(first ? "" : ", ", fp);
+		first = false;
+		jsetting(fp, s, &def->settings[i]);
+	}
+	fputs("}, \"logging\": ", fp);
+	jlog(fp, &s->log);
+	fputs(", \"command\": [", fp);
+	for (size_t i = 0; i < s->argc; i++) {
+		fputs(i ? ", " : "", fp);
+		jstr(fp, s->argv[i]);
+	}
+	fputs("], \"env\": ", fp);
+	jenv(fp, &s->env, secrets);
+	fputs(", \"base_env\": ", fp);
+	jenv(fp, &s->base_env, secrets);
+	fputc('}', fp);
+}
+
+static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, int argc, char **argv,
+                      bool secrets)
+{
+	fputs("{\"config\": ", fp);
+	jstr(fp, ctl->config);
+	fprintf(fp, ", \"secrets_redacted\": %s, \"user\": {\"username\": ",
+	        secrets ? "false" : "true");
+	jstr(fp, a->user);
+	fputs(", \"group\": ", fp);
+	jstr(fp, a->group);
+	fprintf(fp, "}, \"manage_accounts\": {\"enable\": %s}, \"logging\": ",
+	        a->manage_accounts ? "true" : "false");
+	jlog(fp, &a->logging);
+	fputs(", \"services\": {", fp);
+	bool first = true;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		bool full = wanted(s, argc, argv);
+		if (!full && argc != 0)
+			continue;
+		fprintf(fp, "%s\n  ", first ? "" : ",");
+		first = false;
+		jstr(fp, s->def->name);
+		fputs(": ", fp);
+		if (full)
+			jservice(fp, s, secrets);
+		else
+			fputs("{\"enabled\": false}", fp);
+	}
+	fputs("\n}}\n", fp);
+}
+
+int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
+{
+	struct ctl c = *ctl;
+	struct loaded l;
+	bool secrets = false, json = false;
+	if (parse_opts(argc, argv, &c, &secrets, &json) == -1)
+		return 2;
+	if (!ctl_catalog_found(&c)) {
+		ctl_catalog_hint(&c, stderr);
+		if (json)
+			json_error(stdout, c.datadir, "no service catalog (sv/)");
+		return 1;
+	}
+	int rc = load_config(&c, &l);
+	diags_print(&l.d, stderr);
+	if (rc == -1) {
+		if (json)
+			json_error(stdout, c.config, "the configuration has errors (see stderr)");
+		unload(&l);
+		return 1;
+	}
+	for (int i = optind; i < argc; i++)
+		if (attrs_svc(&l.attrs, argv[i]) == NULL) {
+			warnx("%s: no such service in the catalog", argv[i]);
+			if (json)
+				json_error(stdout, argv[i], "no such service in the catalog");
+			unload(&l);
+			return 1;
+		}
+	if (json)
+		show_json(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	else
+		show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+	unload(&l);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		warn("stdout");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,584 @@
+/*
+ * The life of an installation, as Omnibus' gitlab-ctl has it (doc/packaging.md):
+ *   uninstall        stop every service and the runsvdir (and its systemd unit);
+ *                    configuration, data and logs stay
+ *   cleanse [--yes]  uninstall, then remove what reconfigure generated, the logs and
+ *                    the service data; gitlab.rb stays
+ *   remove-accounts  delete the service accounts reconfigure created
+ *   diff-config      diff -u of the shipped gitlab.rb template and the operator's
+ *   upgrade          reconfigure, then restart the running services whose program
+ *                    changed on disk since they started
+ * Each takes the reconfigure lock of the root, so no reconfigure runs in between.
+ */
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "render/accounts.h"
+#include "config/attrs.h"
+#include "build_config.h"
+#include "lib/clock.h"
+#include "cmd/commands.h"
+#include "lib/rmtree.h"
+#include "runit/runit.h"
+#include "runit/sdunit.h"
+#include "lib/spawn.h"
+#include "runit/svdir.h"
+#include "runit/svsel.h"
+
+#define LOCK_WAIT_MS    60000
+#define STOP_TIMEOUT_MS 150000 /* the wrapper kills what is left after 120 s */
+
+static int usage(const char *cmd, const char *args)
+{
+	fprintf(stderr, "usage: gitlab-ctl [--root DIR] %s%s%s\n", cmd, *args ? " " : "", args);
+	return 2;
+}
+
+/* argv holds nothing but the command (and --yes when allowed). -1: a usage error. */
+static int parse_yes(int argc, char **argv, bool allow_yes, bool *yes)
+{
+	*yes = false;
+	for (int i = 1; i < argc; i++) {
+		if (allow_yes && strcmp(argv[i], "--yes") == 0)
+			*yes = true;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* The reconfigure lock of the root (<install>/var/reconfigure.lock), when there is one. */
+static int lock_root(const struct ctl *ctl, int *fdp)
+{
+	char path[PATH_MAX];
+	*fdp = -1;
+	if (ctl_var_dir(ctl, path, sizeof path) == -1 ||
+	    strlcat(path, "/reconfigure.lock", sizeof path) >= sizeof path) {
+		warnx("path too long");
+		return -1;
+	}
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return 0; /* never reconfigured: nothing to keep out */
+		warn("cannot open %s", path);
+		return -1;
+	}
+	long deadline = mono_ms() + LOCK_WAIT_MS;
+	bool said = false;
+	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK || mono_ms() > deadline) {
+			warnx("another reconfigure still holds %s", path);
+			close(fd);
+			return -1;
+		}
+		if (!said)
+			fprintf(stderr, "waiting for a running reconfigure...\n");
+		said = true;
+		sleep_ms(50);
+	}
+	*fdp = fd;
+	return 0;
+}
+
+static void unlock_root(int fd)
+{
+	if (fd != -1)
+		close(fd);
+}
+
+/* Has pid ended: gone, or a zombie (a detached wrapper is reaped by init, maybe late)? */
+static bool ended(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *fp = fopen(path, "re");
+	if (fp == NULL)
+		return true;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/*
+ * TERM to the wrapper (found by its lock, never by name), then wait for the lock to go and
+ * for the process itself to end: it unlocks just before it exits.
+ */
+static int stop_wrapper(const struct ctl *ctl)
+{
+	pid_t pid = 0;
+	int r = svdir_running(ctl, &pid);
+	for (int i = 0; r == 1 && pid <= 0 && i < 100; i++) { /* the pid follows the lock */
+		sleep_ms(10);
+		r = svdir_running(ctl, &pid);
+	}
+	if (r == -1) {
+		warn("cannot check runsvdir");
+		return -1;
+	}
+	if (r == 0) {
+		printf("runsvdir is not running\n");
+		return 0;
+	}
+	printf("stop runsvdir (pid %ld) and every service it supervises\n", (long)pid);
+	fflush(stdout);
+	if (pid <= 0 || (kill(pid, SIGTERM) == -1 && errno != ESRCH)) {
+		warn("cannot signal runsvdir wrapper (pid %ld)", (long)pid);
+		return -1;
+	}
+	long t0 = mono_ms();
+	pid_t wrapper = pid;
+	while ((r = svdir_running(ctl, &pid)) == 1 || !ended(wrapper)) {
+		if (r == -1)
+			break;
+		if (mono_ms() - t0 > STOP_TIMEOUT_MS) {
+			warnx("runsvdir wrapper (pid %ld) still runs after %d s", (long)wrapper,
+			      STOP_TIMEOUT_MS / 1000);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	printf("runsvdir stopped after %ld ms\n", mono_ms() - t0);
+	return r == -1 ? -1 : 0;
+}
+
+/* A runsv that outlived its runsvdir (killed wrapper): tell it to stop and exit. */
+static int stop_runsv(const char *dir, const char *name)
+{
+	if (sv_live(dir) != SV_LIVE_OK)
+		return 0;
+	printf("stop %s: its runsv outlived runsvdir\n", name);
+	if (sv_control_str(dir, "dx") == -1) {
+		warn("%s: cannot control runsv", name);
+		return -1;
+	}
+	long wait_s;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1)
+		wait_s = SV_WAIT_DEFAULT;
+	long deadline = mono_ms() + wait_s * 1000L;
+	while (sv_live(dir) == SV_LIVE_OK) {
+		if (mono_ms() > deadline) {
+			warnx("%s: runsv did not exit within SVWAIT", name);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+static int stop_orphans(const struct ctl *ctl)
+{
+	char sv[PATH_MAX];
+	if (ctl_path(ctl, sv, sizeof sv, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1)
+		return -1;
+	DIR *d = opendir(sv);
+	if (d == NULL)
+		return errno == ENOENT ? 0 : -1;
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char dir[PATH_MAX], log[PATH_MAX];
+		if (de->d_name[0] == '.' ||
+		    (size_t)snprintf(dir, sizeof dir, "%s/%s", sv, de->d_name) >= sizeof dir ||
+		    (size_t)snprintf(log, sizeof log, "%s/log", dir) >= sizeof log)
+			continue;
+		if (stop_runsv(dir, de->d_name) == -1 || stop_runsv(log, de->d_name) == -1)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* uninstall's work, also cleanse's first step. */
+static int stop_everything(const struct ctl *ctl)
+{
+	int unit = sdunit_stop(ctl);
+	if (unit == -1)
+		return -1;
+	if (unit == 1)
+		printf("stopped and disabled %s\n", SDUNIT_NAME);
+	if (stop_wrapper(ctl) == -1 || stop_orphans(ctl) == -1)
+		return -1;
+	return 0;
+}
+
+int cmd_uninstall(const struct ctl *ctl, int argc, char **argv)
+{
+	bool yes;
+	if (parse_yes(argc, argv, false, &yes) == -1)
+		return usage(argv[0], "");
+	int lock;
+	if (lock_root(ctl, &lock) == -1)
+		return 1;
+	int rc = stop_everything(ctl);
+	unlock_root(lock);
+	if (rc == -1)
+		return 1;
+	printf("gitlab-ctl uninstalled: services and runsvdir stopped; configuration, data and "
+	       "logs kept\n");
+	return 0;
+}
+
+/* ---- cleanse ------------------------------------------------------------------------- */
+
+struct doomed {
+	char path[PATH_MAX];
+};
+
+/* What cleanse removes, root-prefixed: install dir parts, logs, data. */
+static int cleanse_paths(const struct ctl *ctl, struct doomed *v, size_t *n)
+{
+	static const char *const parts[] = {"sv", "service", "etc", "var"};
+	*n = 0;
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (ctl_path(ctl, v[(*n)++].path, PATH_MAX, GITLAB_CTL_INSTALL_DIR, parts[i],
+		             (char *)NULL) == -1)
+			return -1;
+	if (ctl_path(ctl, v[(*n)++].path, PATH_MAX, GITLAB_CTL_LOG_DIR, (char *)NULL) == -1 ||
+	    ctl_path(ctl, v[(*n)++].path, PATH_MAX, GITLAB_CTL_DATA_DIR, (char *)NULL) == -1)
+		return -1;
+	return 0;
+}
+
+static bool confirm(const struct doomed *v, size_t n)
+{
+	fprintf(stderr, "cleanse stops every service and DELETES, for good:\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "  %s\n", v[i].path);
+	fprintf(stderr,
+	        "The configuration (%s) stays. Type 'yes' to go on: ", GITLAB_CTL_CONFIG_FILE);
+	char line[16];
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return false;
+	line[strcspn(line, "\n")] = '\0';
+	return strcmp(line, "yes") == 0;
+}
+
+/* The embedded/bin/gitlab-exporter link reconfigure made; directories left empty. */
+static void remove_embedded(const struct ctl *ctl)
+{
+	char link[PATH_MAX], target[PATH_MAX], bundled[PATH_MAX], dir[PATH_MAX];
+	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == -1 ||
+	    (size_t)snprintf(bundled, sizeof bundled, "%s/exporter/gitlab-exporter",
+	                     ctl->datadir) >= sizeof bundled)
+		return;
+	ssize_t len = readlink(link, target, sizeof target - 1);
+	if (len > 0) {
+		target[len] = '\0';
+		if (strcmp(target, bundled) == 0 && unlink(link) == 0)
+			printf("remove %s\n", link);
+	}
+	static const char *const dirs[] = {"embedded/bin", "embedded", ""};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (ctl_path(ctl, dir, sizeof dir, GITLAB_CTL_INSTALL_DIR, dirs[i], (char *)NULL) ==
+		    0)
+			rmdir(dir); /* only when empty: anything else there is not ours */
+}
+
+int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
+{
+	bool yes;
+	if (parse_yes(argc, argv, true, &yes) == -1)
+		return usage(argv[0], "[--yes]");
+	struct doomed v[8];
+	size_t n;
+	if (cleanse_paths(ctl, v, &n) == -1) {
+		warnx("path too long");
+		return 1;
+	}
+	if (!yes && !isatty(STDIN_FILENO)) {
+		warnx("cleanse deletes all service data and logs; without a terminal to confirm "
+		      "it, pass --yes");
+		return 2;
+	}
+	if (!yes && !confirm(v, n)) {
+		fprintf(stderr, "cleanse: not confirmed; nothing done\n");
+		return 1;
+	}
+	int lock;
+	if (lock_root(ctl, &lock) == -1)
+		return 1;
+	int rc = stop_everything(ctl);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct stat st;
+		if (lstat(v[i].path, &st) == -1)
+			continue;
+		printf("remove %s\n", v[i].path);
+		if (rmtree(v[i].path, stderr) == -1)
+			rc = -1;
+	}
+	if (rc == 0)
+		remove_embedded(ctl);
+	unlock_root(lock);
+	if (rc == -1)
+		return 1;
+	printf("gitlab-ctl cleansed: %s kept; 'gitlab-ctl reconfigure' starts afresh\n",
+	       ctl->config);
+	return 0;
+}
+
+/* The configuration a verb needs, loaded and freed as one (errors printed by loaded_open). */
+struct loaded {
+	struct catalog cat;
+	struct attrs a;
+	struct diags d;
+};
+
+static int loaded_open(const struct ctl *ctl, struct loaded *l)
+{
+	diags_init(&l->d);
+	if (attrs_load_all(ctl, &l->cat, &l->a, &l->d) == -1) {
+		diags_print(&l->d, stderr);
+		diags_free(&l->d);
+		return -1;
+	}
+	return 0;
+}
+
+static void loaded_close(struct loaded *l)
+{
+	attrs_free(&l->a);
+	catalog_free(&l->cat);
+	diags_free(&l->d);
+}
+
+/* ---- remove-accounts ----------------------------------------------------------------- */
+
+int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
+{
+	bool yes;
+	if (parse_yes(argc, argv, false, &yes) == -1)
+		return usage(argv[0], "");
+	if (geteuid() != 0) {
+		warnx("remove-accounts: only root deletes accounts");
+		return 1;
+	}
+	pid_t pid;
+	if (svdir_running(ctl, &pid) != 0) {
+		warnx("runsvdir still runs for this root: 'gitlab-ctl uninstall' first");
+		return 1;
+	}
+	struct loaded l;
+	if (loaded_open(ctl, &l) == -1)
+		return 1;
+	const struct attrs *a = &l.a;
+	int rc = 0, removed = 0;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(a->svcs[j].user, s->user) == 0;
+		/* The home useradd was given: reconfigure's accounts, and only those. */
+		if (!seen &&
+		    accounts_remove(s->user, s->group, GITLAB_CTL_DATA_DIR, stdout, &removed) == -1)
+			rc = 1;
+	}
+	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");
+	loaded_close(&l);
+	return rc;
+}
+
+/* ---- diff-config --------------------------------------------------------------------- */
+
+int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
+{
+	bool yes;
+	if (parse_yes(argc, argv, false, &yes) == -1)
+		return usage(argv[0], "");
+	char tpl[PATH_MAX];
+	if ((size_t)snprintf(tpl, sizeof tpl, "%s/etc/gitlab.rb", ctl->datadir) >= sizeof tpl) {
+		warnx("path too long");
+		return 2;
+	}
+	if (access(tpl, R_OK) == -1) {
+		warn("the shipped template %s", tpl);
+		return 2;
+	}
+	if (access(ctl->config, R_OK) == -1) {
+		warn("%s", ctl->config);
+		return 2;
+	}
+	fflush(stdout);
+	/* diff(1)'s own exit status: 0 the same, 1 different, 2 trouble. */
+	char *dargv[] = {"diff", "-u", tpl, (char *)ctl->config, NULL};
+	const struct spawn sp = {.out = SPAWN_INHERIT, .err = SPAWN_INHERIT};
+	int rc = spawn_wait("/usr/bin/diff", dargv, &sp);
+	if (rc == 127 || rc < 0) {
+		warnx("cannot run /usr/bin/diff (diffutils)");
+		return 2;
+	}
+	return rc;
+}
+
+/* ---- upgrade ------------------------------------------------------------------------- */
+
+/*
+ * When pid started, in ns since the epoch. /proc/PID/stat counts clock ticks since boot; the
+ * boot time is today's offset between CLOCK_REALTIME and CLOCK_BOOTTIME (/proc/stat's btime is
+ * whole seconds: up to 1 s off, which would make a file written just before a start look newer).
+ */
+static int proc_start_ns(pid_t pid, long long *ns)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *fp = fopen(path, "re");
+	if (fp == NULL)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	unsigned long long ticks = 0;
+	if (p == NULL ||
+	    sscanf(p + 1,
+	           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+	           "%*d %*d %llu",
+	           &ticks) != 1)
+		return -1;
+	struct timespec rt, bt;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &rt) == -1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &bt) == -1)
+		return -1;
+	long long boot = (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
+	*ns = boot + (long long)(ticks * 1000000000ULL / (unsigned long long)hz);
+	return 0;
+}
+
+static long long ctime_ns(const struct stat *st)
+{
+	return st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+}
+
+/*
+ * Did the program of a running service change on disk after it started? Its executable
+ * replaced (dpkg renames new files over old ones: the mapping is then "(deleted)"), or its
+ * command (a script, a link to one) changed after the start. 1 (what in why), 0, -1.
+ */
+static int program_changed(pid_t pid, const char *prog, char *why, size_t len)
+{
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		const char *del = " (deleted)";
+		size_t dl = strlen(del);
+		if ((size_t)n > dl && strcmp(exe + n - dl, del) == 0) {
+			snprintf(why, len, "%s", exe);
+			return 1;
+		}
+	}
+	long long started;
+	if (prog == NULL || prog[0] != '/' || proc_start_ns(pid, &started) == -1)
+		return 0;
+	/* The clock tick of the start time is 10 ms: allow for it. */
+	started += 10000000LL;
+	struct stat st;
+	if ((lstat(prog, &st) == 0 && ctime_ns(&st) > started) ||
+	    (stat(prog, &st) == 0 && ctime_ns(&st) > started)) {
+		snprintf(why, len, "%s", prog);
+		return 1;
+	}
+	return 0;
+}
+
+struct before {
+	char name[NAME_MAX + 1];
+	pid_t pid;
+};
+
+/* The pid of every running enabled service, before reconfigure. */
+static struct before *snapshot(const struct ctl *ctl, size_t *n)
+{
+	struct svsel sel;
+	*n = 0;
+	if (svsel_load(ctl, NULL, &sel) == -1)
+		return calloc(1, sizeof(struct before));
+	struct before *b = calloc(sel.n ? sel.n : 1, sizeof *b);
+	for (size_t i = 0; b && i < sel.n; i++) {
+		char dir[PATH_MAX];
+		struct sv_status st;
+		if (svsel_path(&sel, sel.names[i], false, dir, sizeof dir) == -1 ||
+		    sv_read_status(dir, &st) == -1 || st.state != SV_RUN)
+			continue;
+		strlcpy(b[*n].name, sel.names[i], sizeof b[*n].name);
+		b[(*n)++].pid = st.pid;
+	}
+	svsel_free(&sel);
+	return b;
+}
+
+/* After reconfigure: restart what still runs as the same pid with a changed program. */
+static int restart_changed(const struct ctl *ctl, const struct before *b, size_t n)
+{
+	struct loaded l;
+	if (loaded_open(ctl, &l) == -1)
+		return -1;
+	const struct attrs *a = &l.a;
+	int rc = 0, restarted = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct svc *s = attrs_svc(a, b[i].name);
+		char dir[PATH_MAX], why[PATH_MAX + 16];
+		struct sv_status st;
+		if (s == NULL || !s->enabled || ctl_sv_dir(ctl, dir, sizeof dir, b[i].name) == -1 ||
+		    sv_read_status(dir, &st) == -1 || st.state != SV_RUN || st.pid != b[i].pid)
+			continue; /* gone, or reconfigure restarted it already */
+		if (program_changed(st.pid, s->argv ? s->argv[0] : NULL, why, sizeof why) != 1)
+			continue;
+		printf("restart %s (pid %ld): %s changed since it started\n", b[i].name,
+		       (long)st.pid, why);
+		fflush(stdout);
+		char name[NAME_MAX + 1];
+		strlcpy(name, b[i].name, sizeof name);
+		char *rargv[] = {"restart", name, NULL};
+		optind = 0;
+		if (cmd_control(ctl, 2, rargv) != 0)
+			rc = -1;
+		restarted++;
+	}
+	if (restarted == 0)
+		printf("upgrade: no running service has a changed program\n");
+	loaded_close(&l);
+	return rc;
+}
+
+int cmd_upgrade(const struct ctl *ctl, int argc, char **argv)
+{
+	bool yes;
+	if (parse_yes(argc, argv, false, &yes) == -1)
+		return usage(argv[0], "");
+	size_t n;
+	struct before *b = snapshot(ctl, &n);
+	if (b == NULL) {
+		warn("out of memory");
+		return 1;
+	}
+	char *rargv[] = {"reconfigure", NULL};
+	optind = 0;
+	int rc = cmd_reconfigure(ctl, 1, rargv);
+	if (rc != 0) {
+		warnx("upgrade: reconfigure failed; no service restarted for a changed program");
+		free(b);
+		return rc;
+	}
+	rc = restart_changed(ctl, b, n) == -1 ? 1 : 0;
+	free(b);
+	return rc;
+}

@@ -1,0 +1,195 @@
+/*
+ * tail: follow the logs of services, which needs the configuration (each
+ * service's log_directory) as well as the runit tree (which are enabled);
+ * runit/svtail.c does the following itself and knows neither.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "cmd/commands.h"
+#include "config/attrs.h"
+#include "config/catalog.h"
+#include "runit/runit.h"
+#include "runit/svsel.h"
+#include "runit/svtail.h"
+
+/* The configured log_directory when gitlab.rb and the catalog load, else the default. */
+static int log_dir(const struct ctl *ctl, const struct attrs *a, const char *svc, char *out,
+                   size_t len)
+{
+	const struct svc *s = a ? attrs_svc(a, svc) : NULL;
+	if (s != NULL && s->log_dir != NULL) {
+		if (snprintf(out, len, "%s/current", s->log_dir) >= (int)len)
+			return -1;
+		return 0;
+	}
+	return ctl_path(ctl, out, len, GITLAB_CTL_LOG_DIR, svc, "current", (char *)NULL);
+}
+
+static bool load_attrs(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
+{
+	struct diags d;
+	diags_init(&d);
+	bool ok = attrs_load_all(ctl, cat, a, &d) == 0;
+	if (!ok && ctl->verbose) {
+		diags_print(&d, stderr);
+		warnx("using the default log directories");
+	}
+	diags_free(&d);
+	return ok;
+}
+
+/*
+ * A file that cannot be read now will not become readable by waiting: say so at once. A
+ * missing file in an existing directory is a log not written yet: worth waiting for.
+ */
+static bool readable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd != -1) {
+		close(fd);
+		return true;
+	}
+	char dir[PATH_MAX];
+	struct stat st;
+	strlcpy(dir, path, sizeof dir);
+	if (errno == ENOENT && stat(dirname(dir), &st) == 0)
+		return true;
+	warn("cannot read %s%s", path,
+	     errno == EACCES ? " (log directories are root's: run as root)" : "");
+	return false;
+}
+
+/* Not enabled: a catalog service, or one that has logs, is worth following; others are typos. */
+static bool known_or_logged(const struct ctl *ctl, const char *name, bool have_attrs,
+                            const struct catalog *cat, const struct attrs *a,
+                            const struct svsel *sel)
+{
+	char p[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	if (have_attrs && catalog_find(cat, name) != NULL)
+		return true;
+	if (log_dir(ctl, have_attrs ? a : NULL, name, p, sizeof p) == 0 &&
+	    strlcpy(dir, p, sizeof dir) < sizeof dir && stat(dirname(dir), &st) == 0)
+		return true;
+	command_unknown_service(name, have_attrs ? cat : NULL, sel, stderr);
+	return false;
+}
+
+static int tail_run(const struct ctl *ctl, const char *name, long lines)
+{
+	struct svsel sel;
+	struct catalog cat;
+	struct attrs a;
+	int rc = 1;
+	char **paths = NULL;
+	bool have_attrs = load_attrs(ctl, &cat, &a);
+
+	if (svsel_load(ctl, name, &sel) == -1) {
+		if (name == NULL || errno != ENOENT || !svsel_valid_name(name)) {
+			warn("%s", name ? name : sel.dir);
+			goto out;
+		}
+		struct svsel all;
+		bool have_all = svsel_load(ctl, NULL, &all) == 0;
+		bool follow =
+		    known_or_logged(ctl, name, have_attrs, &cat, &a, have_all ? &all : NULL);
+		if (have_all)
+			svsel_free(&all);
+		if (!follow)
+			goto out;
+		/* Not enabled: its logs may still be worth reading. */
+		sel.names = calloc(1, sizeof *sel.names);
+		if (sel.names == NULL || (sel.names[0] = strdup(name)) == NULL) {
+			warn("out of memory");
+			goto out;
+		}
+		sel.n = 1;
+	}
+	paths = calloc(sel.n ? sel.n : 1, sizeof *paths);
+	if (paths == NULL) {
+		warn("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sel.n; i++) {
+		char p[PATH_MAX];
+		if (log_dir(ctl, have_attrs ? &a : NULL, sel.names[i], p, sizeof p) == -1 ||
+		    (paths[i] = strdup(p)) == NULL) {
+			warnx("%s: log path too long or out of memory", sel.names[i]);
+			goto out;
+		}
+		if (!readable(paths[i]))
+			goto out;
+	}
+	if (sel.n == 0)
+		warnx("no enabled services in %s", sel.dir);
+	else
+		rc = svtail_files(paths, sel.n, lines, 0);
+out:
+	if (paths != NULL)
+		for (size_t i = 0; i < sel.n; i++)
+			free(paths[i]);
+	free(paths);
+	if (have_attrs) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+	svsel_free(&sel);
+	return rc;
+}
+
+int cmd_tail(const struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {{"lines", required_argument, NULL, 'n'},
+	                                     {NULL, 0, NULL, 0}};
+	long lines = 10;
+	const char *errstr, *name;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "+n:", opts, NULL)) != -1) {
+		if (ch != 'n')
+			return 2;
+		lines = (long)strtonum(optarg, 0, 1000000, &errstr);
+		if (errstr != NULL) {
+			warnx("-n %s: %s", optarg, errstr);
+			return 2;
+		}
+	}
+	if (command_one_arg(argc, argv, &name) == -1)
+		return 2;
+	return tail_run(ctl, name, lines);
+}
+
+void cmd_tail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp)
+{
+	struct catalog cat;
+	struct attrs a;
+	bool have_attrs = load_attrs(ctl, &cat, &a);
+	for (size_t i = 0; i < n; i++) {
+		char sv[PATH_MAX], p[PATH_MAX];
+		struct sv_status st;
+		if (ctl_sv_dir(ctl, sv, sizeof sv, names[i]) == -1 ||
+		    (sv_read_status(sv, &st) == 0 && st.state == SV_RUN &&
+		     !sv_status_since(&st, &(struct timespec){time(NULL) - 1, 0})) ||
+		    log_dir(ctl, have_attrs ? &a : NULL, names[i], p, sizeof p) == -1)
+			continue;
+		*strrchr(p, '/') = '\0'; /* log_dir() names <dir>/current */
+		svtail_last(p, SVTAIL_FAILED_LINES, fp);
+	}
+	if (have_attrs) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+}

@@ -1,0 +1,65 @@
+/*
+ * commands: one entry point per gitlab-ctl command. main() parses global
+ * options into struct ctl and dispatches here. Each returns the process exit
+ * status and reports its own errors.
+ */
+#ifndef GITLAB_CTL_COMMANDS_H
+#define GITLAB_CTL_COMMANDS_H
+
+#include <stdio.h>
+
+#include "lib/ctl.h"
+
+typedef int (*cmd_fn)(const struct ctl *ctl, int argc, char **argv);
+
+struct command {
+	const char *name;
+	cmd_fn fn;
+	const char *usage;   /* arguments, e.g. "[SERVICE]" */
+	const char *summary; /* one line; NULL: internal (run by generated scripts), not in help */
+};
+
+/* The command table, NULL-terminated; defined in commands.c. */
+extern const struct command commands[];
+const struct command *command_find(const char *name);
+/* "unknown command 'statsu'; did you mean 'status'?" */
+void command_unknown(const char *name, FILE *fp);
+/*
+ * "unknown service 'x' (known: a, b); did you mean 'a'?": the known services
+ * are the catalog's (cat may be NULL) and the enabled ones (sel may be NULL).
+ */
+struct catalog;
+struct svsel;
+void command_unknown_service(const char *name, const struct catalog *cat, const struct svsel *sel,
+                             FILE *fp);
+/* One optional SERVICE argument after the command's own options (getopt's optind); -1: reported. */
+int command_one_arg(int argc, char **argv, const char **name);
+
+/* cmd_config.c */
+int cmd_check_config(const struct ctl *ctl, int argc, char **argv);
+int cmd_show_config(const struct ctl *ctl, int argc, char **argv);
+/* cmd_reconfigure.c */
+int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv);
+int cmd_runsvdir(const struct ctl *ctl, int argc, char **argv);
+/* cmd_control.c: argv[0] is the command name (start, stop, hup, ...) */
+int cmd_control(const struct ctl *ctl, int argc, char **argv);
+int cmd_status(const struct ctl *ctl, int argc, char **argv);
+int cmd_service_list(const struct ctl *ctl, int argc, char **argv);
+/* cmd_tail.c */
+int cmd_tail(const struct ctl *ctl, int argc, char **argv);
+/* The last lines of each of names that is not running steadily (down, or restarted within 1 s). */
+void cmd_tail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp);
+/* cmd_inspect.c */
+int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
+/* cmd_probe.c: what a service's check script runs */
+int cmd_probe(const struct ctl *ctl, int argc, char **argv);
+/* cmd_exec.c */
+int cmd_exec(const struct ctl *ctl, int argc, char **argv);
+/* cmd_lifecycle.c */
+int cmd_uninstall(const struct ctl *ctl, int argc, char **argv);
+int cmd_cleanse(const struct ctl *ctl, int argc, char **argv);
+int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv);
+int cmd_diff_config(const struct ctl *ctl, int argc, char **argv);
+int cmd_upgrade(const struct ctl *ctl, int argc, char **argv);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * attrs: the effective configuration. Catalog defaults merged with the
+ * statements of gitlab.rb (later assignments win), validated, and each
+ * service's env and command computed (SPEC section 5).
+ *
+ * Template placeholders a service offers (svc_var()): every catalog setting
+ * by name (home, log_directory, env_directory, listen_address, listen_port,
+ * command, ...; paths already root-prefixed), plus
+ *   service   runit name          root       the --root ("" for none)
+ *   user      run-as user         group      run-as group
+ *   gitlab_ctl absolute path of this binary
+ *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
+ *   svlogd_*  the effective logging settings for this service ("" when nil)
+ *   gitlab_install_dir, gitlab_data_dir, gitlab_log_dir  the compile-time
+ *             dirs, root-prefixed (install_dir, data_dir, log_dir: the same,
+ *             unless the service has a setting of that name, which wins)
+ *   jemalloc  the jemalloc shared object found at build time
+ *   svc.name  a var of another service (runit or config name), e.g.
+ *             {{postgresql.port}}; that service is computed first
+ *   gitlab_user  user['username'] (or the invoking user when not root): the
+ *             account of services without their own, e.g. the exporter's
+ * user and group are the service's own `username` and `group` settings when
+ * it declares them and gitlab-ctl runs as root, else user['username'|'group'].
+ * A setting that is nil has the value "". A flags setting's var is its
+ * rendered arguments joined by spaces; env settings have no var.
+ */
+#ifndef GITLAB_CTL_ATTRS_H
+#define GITLAB_CTL_ATTRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/catalog.h"
+#include "lib/ctl.h"
+#include "lib/diag.h"
+#include "lib/kvlist.h"
+#include "config/rbconf.h"
+
+/* svlogd settings (logging['svlogd_*'] and per-service overrides); NULL/-1 = unset. */
+struct svlog {
+	long long size;    /* s, bytes */
+	long long num;     /* n */
+	long long timeout; /* t, seconds */
+	char *filter;      /* ! processor, e.g. "gzip" */
+	char *udp;         /* u */
+	char *prefix;      /* p */
+};
+
+struct svc {
+	const struct cat_service *def;
+	bool enabled;
+	struct kvlist vars; /* template placeholders, see above */
+	struct kvlist env;  /* computed service env (no base env) */
+	struct kvlist base_env;
+	char **argv; /* expanded command, NULL-terminated */
+	size_t argc;
+	const char *home, *log_dir, *env_dir; /* point into vars */
+	const char *user, *group;             /* point into vars */
+	const char *listen_host;              /* NULL if the service has no address */
+	int listen_port;                      /* 0 if none */
+	struct svlog log;
+	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
+	struct kvlist origin;
+	struct kvlist where; /* path settings gitlab.rb set -> "file:line:col" */
+};
+
+struct attrs {
+	char *user, *group; /* user['username'], user['group'] */
+	bool manage_accounts;
+	struct svlog logging;
+	struct svc *svcs; /* one per catalog service, catalog order */
+	size_t nsvcs;
+	struct kvlist unknown_names; /* ignored top-level names -> first "file:line" */
+};
+
+/*
+ * Load the config file of ctl (a missing default config means "all
+ * defaults"; a missing -c FILE is an error), merge, validate. Returns 0 (maybe
+ * with warnings in d), or -1 with errors in d.
+ */
+int attrs_load(const struct ctl *ctl, const struct catalog *cat, struct attrs *out,
+               struct diags *d);
+
+/*
+ * What every command that needs the configuration does: the catalog of
+ * <ctl->datadir>/sv, then attrs_load. Returns 0 (maybe with warnings in d;
+ * free both with attrs_free and catalog_free), or -1 with errors in d and
+ * both already freed (zeroed, so freeing them again is harmless).
+ */
+int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out, struct diags *d);
+
+/* Same from an already-parsed file (unit tests, fuzzing). */
+int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
+                struct attrs *out, struct diags *d);
+
+void attrs_free(struct attrs *a);
+
+const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
+const char *svc_var(const struct svc *s, const char *name);
+
+/*
+ * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,
+ * e.g. a template's dest. Returns a malloc'ed string, or NULL with errno
+ * EINVAL for an unknown placeholder (ENOMEM when out of memory).
+ */
+char *svc_expand(const struct svc *s, const char *tmpl);
+
+/* svc_var, and "svc.name" for another service's var; NULL if unknown. */
+const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name);
+/* svc_expand with attrs_var names. */
+char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl);
+
+/* Names whose values show-config redacts: contain PASSWORD, SECRET, TOKEN or KEY. */
+bool env_is_secret(const char *name);
+
+#endif

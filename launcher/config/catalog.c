@@ -1,0 +1,1069 @@
+/*
+ * The service catalog: one libconfig file per service in <datadir>/sv/.
+ * The format is documented at the top of sv/gitlab-exporter.conf. Loading is
+ * strict (unknown keys and wrong types are errors with file and line) because
+ * a typo in a catalog file would otherwise silently drop a default.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/catalog.h"
+#include "lib/grow.h"
+#include "lib/names.h"
+
+static const char *const stype_names[] = {
+    [ST_BOOL] = "bool", [ST_INT] = "int",         [ST_STRING] = "string", [ST_PATH] = "path",
+    [ST_PORT] = "port", [ST_ADDRESS] = "address", [ST_ENV] = "env",       [ST_FLAGS] = "flags",
+};
+
+const char *stype_name(enum stype t)
+{
+	if ((size_t)t < sizeof stype_names / sizeof stype_names[0])
+		return stype_names[t];
+	return "?";
+}
+
+/* Settings every service has: the tree layout and enable switch rely on them. */
+static const struct {
+	const char *name;
+	enum stype type;
+} required_settings[] = {
+    {"enable", ST_BOOL},
+    {"home", ST_PATH},
+    {"log_directory", ST_PATH},
+    {"env_directory", ST_PATH},
+};
+
+/* State of loading one file. */
+struct ld {
+	const char *file;
+	struct diags *d;
+	struct cat_service *s;
+	int errs;
+};
+
+static void lerr(struct ld *l, const config_setting_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void lerr(struct ld *l, const config_setting_t *at, const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	int line = at ? (int)config_setting_source_line(at) : 0;
+	diag_file(l->d, DIAG_ERR, l->file, line, "%s", n == -1 ? fmt : msg);
+	if (n != -1)
+		free(msg);
+	l->errs++;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (p == NULL)
+		abort(); /* allocation of a few bytes; nothing sensible is left to do */
+	return p;
+}
+
+static const char *type_word(int t)
+{
+	switch (t) {
+	case CONFIG_TYPE_GROUP:
+		return "group";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "integer";
+	case CONFIG_TYPE_FLOAT:
+		return "float";
+	case CONFIG_TYPE_STRING:
+		return "string";
+	case CONFIG_TYPE_BOOL:
+		return "boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "array";
+	case CONFIG_TYPE_LIST:
+		return "list";
+	default:
+		return "value";
+	}
+}
+
+/* A string value, or NULL with an error recorded. */
+static const char *get_string(struct ld *l, const config_setting_t *st, const char *what)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_STRING) {
+		lerr(l, st, "%s must be a string, not %s", what,
+		     type_word(config_setting_type(st)));
+		return NULL;
+	}
+	return config_setting_get_string(st);
+}
+
+static int get_bool(struct ld *l, const config_setting_t *st, const char *what, bool *out)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_BOOL) {
+		lerr(l, st, "%s must be true or false, not %s", what,
+		     type_word(config_setting_type(st)));
+		return -1;
+	}
+	*out = config_setting_get_bool(st) != 0;
+	return 0;
+}
+
+/* Scalars as text: catalog authors may write 9168, true or "9168". */
+static char *scalar_text(struct ld *l, const config_setting_t *st, const char *what)
+{
+	char buf[64];
+	switch (config_setting_type(st)) {
+	case CONFIG_TYPE_STRING:
+		return xstrdup(config_setting_get_string(st));
+	case CONFIG_TYPE_INT:
+		snprintf(buf, sizeof buf, "%d", config_setting_get_int(st));
+		return xstrdup(buf);
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, sizeof buf, "%lld", config_setting_get_int64(st));
+		return xstrdup(buf);
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, sizeof buf, "%.17g", config_setting_get_float(st));
+		return xstrdup(buf);
+	case CONFIG_TYPE_BOOL:
+		return xstrdup(config_setting_get_bool(st) ? "true" : "false");
+	default:
+		lerr(l, st, "%s must be a string, number or boolean, not %s", what,
+		     type_word(config_setting_type(st)));
+		return NULL;
+	}
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * "{{" must close with "}}" around a placeholder name, or service.setting for
+ * another service's setting; attrs checks that the name exists.
+ */
+static int check_placeholders(struct ld *l, const config_setting_t *st, const char *s)
+{
+	for (const char *p = strstr(s, "{{"); p; p = strstr(p, "{{")) {
+		const char *q = p + 2;
+		while (name_char(*q))
+			q++;
+		if (*q == '.' && q > p + 2 && name_char(q[1]))
+			for (q++; name_char(*q);)
+				q++;
+		if (q == p + 2 || q[0] != '}' || q[1] != '}') {
+			lerr(l, st,
+			     "malformed placeholder in \"%s\": write {{name}} or {{service.name}}",
+			     s);
+			return -1;
+		}
+		p = q + 2;
+	}
+	return 0;
+}
+
+static bool valid_name(const char *s, bool dash_dot)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      (dash_dot && (*s == '-' || *s == '.'))))
+			return false;
+	return true;
+}
+
+static int parse_stype(const char *s, enum stype *out)
+{
+	for (size_t i = 0; i < sizeof stype_names / sizeof stype_names[0]; i++)
+		if (strcmp(s, stype_names[i]) == 0) {
+			*out = (enum stype)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* username / group: the account a service runs as instead of user['username'] / ['group']. */
+static bool is_account_setting(const char *name)
+{
+	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
+}
+
+/* A default must be valid for its type so that a bad catalog fails at load. */
+static int check_default(struct ld *l, const config_setting_t *st, const struct cat_setting *cs)
+{
+	const char *v = cs->def;
+	const char *errstr = NULL;
+	switch (cs->type) {
+	case ST_BOOL:
+		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+			errstr = "true or false";
+		break;
+	case ST_INT:
+		strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr)
+			errstr = "an integer";
+		break;
+	case ST_PORT:
+		strtonum(v, 1, 65535, &errstr);
+		if (errstr)
+			errstr = "a port (1..65535)";
+		break;
+	case ST_PATH:
+		if (v[0] != '/' && strncmp(v, "{{", 2) != 0)
+			errstr = "an absolute path";
+		break;
+	case ST_ADDRESS:
+		if (strrchr(v, ':') == NULL)
+			errstr = "host:port";
+		break;
+	default:
+		break;
+	}
+	/* The service's own account: the names useradd accepts (checked before any useradd). */
+	if (errstr == NULL && is_account_setting(cs->name) && strstr(v, "{{") == NULL &&
+	    !name_account_ok(v))
+		errstr = "a user or group name (letters, digits, '_', '-', '.'; at most 32)";
+	if (errstr) {
+		lerr(l, st, "default of setting '%s' (%s) must be %s, not \"%s\"", cs->name,
+		     stype_name(cs->type), errstr, v);
+		return -1;
+	}
+	return check_placeholders(l, st, v);
+}
+
+/* "key=value" strings of a flags default. */
+static int load_flag_defaults(struct ld *l, const config_setting_t *st, struct cat_setting *cs)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_ARRAY &&
+	    config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st,
+		     "default of flags setting '%s' must be an array of \"key=value\" strings",
+		     cs->name);
+		return -1;
+	}
+	int n = config_setting_length(st);
+	cs->defs = calloc((size_t)n + 1, sizeof *cs->defs);
+	if (cs->defs == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *s = get_string(l, e, "a flags default");
+		if (s == NULL)
+			return -1;
+		const char *eq = strchr(s, '=');
+		if (eq == NULL || eq == s) {
+			lerr(l, e, "flags default \"%s\" must be \"key=value\"", s);
+			return -1;
+		}
+		struct cat_kv *kv = &cs->defs[cs->ndefs++];
+		kv->name = strndup(s, (size_t)(eq - s));
+		kv->value = xstrdup(eq + 1);
+		kv->line = (int)config_setting_source_line(e);
+		if (kv->name == NULL)
+			abort();
+		if (check_placeholders(l, e, kv->value) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_setting(struct ld *l, const config_setting_t *g, struct cat_setting *cs)
+{
+	cs->line = (int)config_setting_source_line(g);
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		lerr(l, g, "each entry of settings must be a group { name = ...; type = ...; }");
+		return -1;
+	}
+	const config_setting_t *defst = NULL;
+	bool have_type = false;
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(m);
+		if (strcmp(key, "name") == 0) {
+			const char *s = get_string(l, m, "setting name");
+			if (s == NULL)
+				return -1;
+			if (!valid_name(s, false) || !(s[0] >= 'a' && s[0] <= 'z')) {
+				lerr(l, m, "setting name '%s' must match [a-z][a-z0-9_]*", s);
+				return -1;
+			}
+			cs->name = xstrdup(s);
+		} else if (strcmp(key, "type") == 0) {
+			const char *s = get_string(l, m, "setting type");
+			if (s == NULL)
+				return -1;
+			if (parse_stype(s, &cs->type) == -1) {
+				lerr(l, m,
+				     "unknown setting type '%s' (bool, int, string, path, port, "
+				     "address, env, flags)",
+				     s);
+				return -1;
+			}
+			have_type = true;
+		} else if (strcmp(key, "default") == 0) {
+			defst = m;
+		} else if (strcmp(key, "secret") == 0) {
+			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
+				lerr(l, m, "secret must be true or false");
+				return -1;
+			}
+			cs->secret = config_setting_get_bool(m) != 0;
+		} else {
+			lerr(l, m, "unknown key '%s' in a setting (name, type, default, secret)",
+			     key);
+			return -1;
+		}
+	}
+	if (cs->name == NULL || !have_type) {
+		lerr(l, g, "a setting needs a name and a type");
+		return -1;
+	}
+	if (defst == NULL)
+		return 0;
+	if (cs->type == ST_FLAGS)
+		return load_flag_defaults(l, defst, cs);
+	if (cs->type == ST_ENV) {
+		lerr(l, defst, "env setting '%s' takes its defaults from the top-level env group",
+		     cs->name);
+		return -1;
+	}
+	cs->def = scalar_text(l, defst, "a default");
+	if (cs->def == NULL)
+		return -1;
+	return check_default(l, defst, cs);
+}
+
+static int load_settings(struct ld *l, const config_setting_t *st)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "settings must be a list ( { ... }, { ... } )");
+		return -1;
+	}
+	struct cat_service *s = l->s;
+	int n = config_setting_length(st);
+	s->settings = calloc((size_t)n + 1, sizeof *s->settings);
+	if (s->settings == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(st, (unsigned)i);
+		struct cat_setting *cs = &s->settings[s->nsettings++];
+		if (load_setting(l, g, cs) == -1)
+			return -1;
+		for (size_t j = 0; j + 1 < s->nsettings; j++)
+			if (strcmp(s->settings[j].name, cs->name) == 0) {
+				lerr(l, g, "setting '%s' is declared twice", cs->name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* NAME = value entries of env / base_env. */
+static int load_env(struct ld *l, const config_setting_t *st, struct cat_kv **out, size_t *nout)
+{
+	const char *what = config_setting_name(st);
+	if (config_setting_type(st) != CONFIG_TYPE_GROUP) {
+		lerr(l, st, "%s must be a group { NAME = \"value\"; }", what);
+		return -1;
+	}
+	int n = config_setting_length(st);
+	*out = calloc((size_t)n + 1, sizeof **out);
+	if (*out == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(st, (unsigned)i);
+		const char *name = config_setting_name(m);
+		if (!name_env_ok(name)) {
+			lerr(l, m, "'%s' is not a valid environment variable name", name);
+			return -1;
+		}
+		char *v = scalar_text(l, m, "an env value");
+		if (v == NULL)
+			return -1;
+		struct cat_kv *kv = &(*out)[(*nout)++];
+		kv->name = xstrdup(name);
+		kv->value = v;
+		kv->line = (int)config_setting_source_line(m);
+		if (check_placeholders(l, m, v) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_template(struct ld *l, const config_setting_t *g, struct cat_template *t)
+{
+	t->line = (int)config_setting_source_line(g);
+	t->mode = 0644;
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		lerr(l, g, "each template must be a group { src = ...; dest = ...; }");
+		return -1;
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(m);
+		const char *v = NULL;
+		if (strcmp(key, "src") != 0 && strcmp(key, "dest") != 0 &&
+		    strcmp(key, "mode") != 0 && strcmp(key, "owner") != 0) {
+			lerr(l, m, "unknown key '%s' in a template (src, dest, mode, owner)", key);
+			return -1;
+		}
+		if ((v = get_string(l, m, key)) == NULL)
+			return -1;
+		if (strcmp(key, "src") == 0) {
+			if (v[0] == '\0' || v[0] == '/' || strstr(v, "..") != NULL) {
+				lerr(l, m, "template src must be a file name under templates/");
+				return -1;
+			}
+			t->src = xstrdup(v);
+		} else if (strcmp(key, "dest") == 0) {
+			if (check_placeholders(l, m, v) == -1)
+				return -1;
+			t->dest = xstrdup(v);
+		} else if (strcmp(key, "mode") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long mode = strtoul(v, &end, 8);
+			if (errno || *v == '\0' || *end != '\0' || mode > 07777) {
+				lerr(l, m, "template mode must be an octal string like \"0600\"");
+				return -1;
+			}
+			t->mode = (mode_t)mode;
+		} else if (strcmp(v, "service") == 0 || strcmp(v, "root") == 0) {
+			t->service_owned = strcmp(v, "service") == 0;
+		} else {
+			lerr(l, m, "template owner must be \"service\" or \"root\"");
+			return -1;
+		}
+	}
+	if (t->src == NULL || t->dest == NULL) {
+		lerr(l, g, "a template needs src and dest");
+		return -1;
+	}
+	return 0;
+}
+
+static int load_templates(struct ld *l, const config_setting_t *st)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "templates must be a list ( { ... } )");
+		return -1;
+	}
+	struct cat_service *s = l->s;
+	int n = config_setting_length(st);
+	s->templates = calloc((size_t)n + 1, sizeof *s->templates);
+	if (s->templates == NULL)
+		abort();
+	for (int i = 0; i < n; i++)
+		if (load_template(l, config_setting_get_elem(st, (unsigned)i),
+		                  &s->templates[s->ntemplates++]) == -1)
+			return -1;
+	return 0;
+}
+
+static int load_check(struct ld *l, const config_setting_t *st)
+{
+	const char *v = get_string(l, st, "check");
+	if (v == NULL)
+		return -1;
+	l->s->check_line = (int)config_setting_source_line(st);
+	if (strcmp(v, "tcp") != 0 && strncmp(v, "http:/", 6) != 0 && strncmp(v, "unix:", 5) != 0) {
+		lerr(l, st, "check must be \"http:/PATH\", \"tcp\" or \"unix:PATH\", not \"%s\"",
+		     v);
+		return -1;
+	}
+	if (check_placeholders(l, st, v) == -1)
+		return -1;
+	l->s->check = xstrdup(v);
+	return 0;
+}
+
+/* An array of strings with placeholders (command, check_command, a step's command). */
+static int load_argv(struct ld *l, const config_setting_t *st, const char *what, char ***out,
+                     size_t *nout)
+{
+	int t = config_setting_type(st);
+	if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || config_setting_length(st) < 1) {
+		lerr(l, st, "%s must be a non-empty array of strings", what);
+		return -1;
+	}
+	int n = config_setting_length(st);
+	*out = calloc((size_t)n + 1, sizeof **out);
+	if (*out == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *v = get_string(l, e, what);
+		if (v == NULL)
+			return -1;
+		(*out)[(*nout)++] = xstrdup(v);
+		if (check_placeholders(l, e, v) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_after(struct ld *l, const config_setting_t *st)
+{
+	struct cat_service *s = l->s;
+	int t = config_setting_type(st);
+	s->after_line = (int)config_setting_source_line(st);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+		lerr(l, st, "after must be an array of service names");
+		return -1;
+	}
+	int n = config_setting_length(st);
+	s->after = calloc((size_t)n + 1, sizeof *s->after);
+	if (s->after == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *v = get_string(l, e, "an after entry");
+		if (v == NULL)
+			return -1;
+		if (!valid_name(v, true)) {
+			lerr(l, e, "after: '%s' is not a service name", v);
+			return -1;
+		}
+		s->after[s->nafter++] = xstrdup(v);
+	}
+	return 0;
+}
+
+static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_step *st)
+{
+	const char *key = config_setting_name(m), *v;
+	if (strcmp(key, "command") == 0)
+		return load_argv(l, m, "a setup command", &st->argv, &st->argc);
+	if (strcmp(key, "name") != 0 && strcmp(key, "when") != 0 && strcmp(key, "creates") != 0) {
+		lerr(l, m, "unknown key '%s' in a setup step (name, when, creates, command)", key);
+		return -1;
+	}
+	if ((v = get_string(l, m, key)) == NULL)
+		return -1;
+	if (strcmp(key, "name") == 0) {
+		if (!valid_name(v, true)) {
+			lerr(l, m, "setup step name '%s' must match [a-z0-9][a-z0-9._-]*", v);
+			return -1;
+		}
+		st->name = xstrdup(v);
+	} else if (strcmp(key, "when") == 0) {
+		if (strcmp(v, "before_start") == 0)
+			st->when = STEP_BEFORE_START;
+		else if (strcmp(v, "after_ready") == 0)
+			st->when = STEP_AFTER_READY;
+		else {
+			lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
+			return -1;
+		}
+	} else {
+		if (check_placeholders(l, m, v) == -1)
+			return -1;
+		st->creates = xstrdup(v);
+	}
+	return 0;
+}
+
+static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *st)
+{
+	bool have_when = false;
+	st->line = (int)config_setting_source_line(g);
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		lerr(l, g,
+		     "each setup step must be a group { name = ...; when = ...; command = ...; }");
+		return -1;
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		have_when |= strcmp(config_setting_name(m), "when") == 0;
+		if (load_step_key(l, m, st) == -1)
+			return -1;
+	}
+	if (st->name == NULL || !have_when || st->argv == NULL) {
+		lerr(l, g, "a setup step needs name, when and command");
+		return -1;
+	}
+	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
+	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
+		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
+		     st->name);
+		return -1;
+	}
+	if (st->when == STEP_AFTER_READY && st->creates != NULL) {
+		lerr(l, g, "setup step '%s': 'creates' is only for before_start steps", st->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_setup(struct ld *l, const config_setting_t *st)
+{
+	struct cat_service *s = l->s;
+	if (config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "setup must be a list ( { ... } )");
+		return -1;
+	}
+	int n = config_setting_length(st);
+	s->setup = calloc((size_t)n + 1, sizeof *s->setup);
+	if (s->setup == NULL)
+		abort();
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *g = config_setting_get_elem(st, (unsigned)i);
+		struct cat_step *step = &s->setup[s->nsetup++];
+		if (load_step(l, g, step) == -1)
+			return -1;
+		for (size_t j = 0; j + 1 < s->nsetup; j++)
+			if (strcmp(s->setup[j].name, step->name) == 0) {
+				lerr(l, g, "setup step '%s' is declared twice", step->name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* check_send / check_expect: protocol bytes, so no placeholders and no NUL. */
+static int load_check_str(struct ld *l, const config_setting_t *st, char **out)
+{
+	const char *v = get_string(l, st, config_setting_name(st));
+	if (v == NULL)
+		return -1;
+	if (*v == '\0') {
+		lerr(l, st, "%s must not be empty", config_setting_name(st));
+		return -1;
+	}
+	*out = xstrdup(v);
+	return 0;
+}
+
+/* A signal runsv's control/t sends instead of TERM (PostgreSQL: INT, a fast shutdown). */
+static int load_stop_signal(struct ld *l, const config_setting_t *st)
+{
+	static const char *const ok[] = {"TERM", "INT", "QUIT", "HUP", "USR1", "USR2"};
+	const char *v = get_string(l, st, "stop_signal");
+	if (v == NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (strcmp(v, ok[i]) == 0) {
+			l->s->stop_signal = xstrdup(v);
+			return 0;
+		}
+	lerr(l, st, "stop_signal must be one of TERM, INT, QUIT, HUP, USR1, USR2, not \"%s\"", v);
+	return -1;
+}
+
+static int load_home_mode(struct ld *l, const config_setting_t *st)
+{
+	const char *v = get_string(l, st, "home_mode");
+	if (v == NULL)
+		return -1;
+	if (strcmp(v, "0750") != 0 && strcmp(v, "0755") != 0 && strcmp(v, "0700") != 0) {
+		lerr(l, st, "home_mode must be \"0700\", \"0750\" or \"0755\", not \"%s\"", v);
+		return -1;
+	}
+	l->s->home_mode = (mode_t)strtol(v, NULL, 8);
+	return 0;
+}
+
+static int load_key(struct ld *l, const config_setting_t *m)
+{
+	struct cat_service *s = l->s;
+	const char *key = config_setting_name(m);
+	const char *v;
+	if (strcmp(key, "name") == 0) {
+		s->line = (int)config_setting_source_line(m);
+		if ((v = get_string(l, m, "name")) == NULL)
+			return -1;
+		if (!valid_name(v, true)) {
+			lerr(l, m, "service name '%s' must match [a-z0-9][a-z0-9._-]*", v);
+			return -1;
+		}
+		s->name = xstrdup(v);
+	} else if (strcmp(key, "config_name") == 0) {
+		if ((v = get_string(l, m, "config_name")) == NULL)
+			return -1;
+		if (!valid_name(v, false) || !(v[0] >= 'a' && v[0] <= 'z')) {
+			lerr(l, m, "config_name '%s' must match [a-z][a-z0-9_]*", v);
+			return -1;
+		}
+		s->config_name = xstrdup(v);
+	} else if (strcmp(key, "description") == 0) {
+		if ((v = get_string(l, m, "description")) == NULL)
+			return -1;
+		s->description = xstrdup(v);
+	} else if (strcmp(key, "enable_default") == 0) {
+		return get_bool(l, m, key, &s->enable_default);
+	} else if (strcmp(key, "jemalloc") == 0) {
+		return get_bool(l, m, key, &s->jemalloc);
+	} else if (strcmp(key, "settings") == 0) {
+		return load_settings(l, m);
+	} else if (strcmp(key, "env") == 0) {
+		return load_env(l, m, &s->env, &s->nenv);
+	} else if (strcmp(key, "base_env") == 0) {
+		return load_env(l, m, &s->base_env, &s->nbase_env);
+	} else if (strcmp(key, "command") == 0) {
+		s->command_line = (int)config_setting_source_line(m);
+		return load_argv(l, m, "command", &s->command, &s->ncommand);
+	} else if (strcmp(key, "templates") == 0) {
+		return load_templates(l, m);
+	} else if (strcmp(key, "check") == 0) {
+		return load_check(l, m);
+	} else if (strcmp(key, "check_send") == 0) {
+		return load_check_str(l, m, &s->check_send);
+	} else if (strcmp(key, "check_expect") == 0) {
+		return load_check_str(l, m, &s->check_expect);
+	} else if (strcmp(key, "check_command") == 0) {
+		if (s->check_line == 0)
+			s->check_line = (int)config_setting_source_line(m);
+		return load_argv(l, m, "check_command", &s->check_command, &s->ncheck_command);
+	} else if (strcmp(key, "after") == 0) {
+		return load_after(l, m);
+	} else if (strcmp(key, "setup") == 0) {
+		return load_setup(l, m);
+	} else if (strcmp(key, "home_mode") == 0) {
+		return load_home_mode(l, m);
+	} else if (strcmp(key, "stop_signal") == 0) {
+		return load_stop_signal(l, m);
+	} else {
+		lerr(l, m,
+		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
+		     "settings, env, base_env, command, templates, check, check_send, "
+		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
+		     key);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whole-service rules that no single key can check. */
+static void check_service(struct ld *l)
+{
+	struct cat_service *s = l->s;
+	if (s->name == NULL || s->config_name == NULL || s->command == NULL) {
+		diag_file(l->d, DIAG_ERR, l->file, 0,
+		          "a service needs name, config_name and command");
+		l->errs++;
+		return;
+	}
+	for (size_t i = 0; i < sizeof required_settings / sizeof required_settings[0]; i++) {
+		const struct cat_setting *cs = cat_setting_find(s, required_settings[i].name);
+		if (cs == NULL || cs->type != required_settings[i].type || cs->def == NULL) {
+			diag_file(l->d, DIAG_ERR, l->file, s->line,
+			          "service %s must declare setting '%s' (%s) with a default",
+			          s->name, required_settings[i].name,
+			          stype_name(required_settings[i].type));
+			l->errs++;
+		}
+	}
+	if ((s->check_send || s->check_expect) &&
+	    (s->check == NULL || strncmp(s->check, "http:", 5) == 0)) {
+		diag_file(l->d, DIAG_ERR, l->file, s->check_line ? s->check_line : s->line,
+		          "check_send and check_expect need check = \"tcp\" or \"unix:PATH\"");
+		l->errs++;
+	}
+}
+
+static void free_argv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void service_free(struct cat_service *s)
+{
+	free(s->file);
+	free(s->name);
+	free(s->config_name);
+	free(s->description);
+	for (size_t i = 0; i < s->nsettings; i++) {
+		free(s->settings[i].name);
+		free(s->settings[i].def);
+		for (size_t j = 0; j < s->settings[i].ndefs; j++) {
+			free(s->settings[i].defs[j].name);
+			free(s->settings[i].defs[j].value);
+		}
+		free(s->settings[i].defs);
+	}
+	free(s->settings);
+	for (size_t i = 0; i < s->nenv; i++) {
+		free(s->env[i].name);
+		free(s->env[i].value);
+	}
+	free(s->env);
+	for (size_t i = 0; i < s->nbase_env; i++) {
+		free(s->base_env[i].name);
+		free(s->base_env[i].value);
+	}
+	free(s->base_env);
+	free_argv(s->command, s->ncommand);
+	free_argv(s->check_command, s->ncheck_command);
+	free_argv(s->after, s->nafter);
+	for (size_t i = 0; i < s->nsetup; i++) {
+		free(s->setup[i].name);
+		free(s->setup[i].creates);
+		free_argv(s->setup[i].argv, s->setup[i].argc);
+	}
+	free(s->setup);
+	free(s->check_send);
+	free(s->check_expect);
+	free(s->stop_signal);
+	for (size_t i = 0; i < s->ntemplates; i++) {
+		free(s->templates[i].src);
+		free(s->templates[i].dest);
+	}
+	free(s->templates);
+	free(s->check);
+	memset(s, 0, sizeof *s);
+}
+
+/* Load one .conf into s. Returns 0, or -1 with errors in d (s is then freed). */
+static int load_file(const char *path, struct cat_service *s, struct diags *d)
+{
+	config_t cfg;
+	struct ld l = {.file = path, .d = d, .s = s};
+	memset(s, 0, sizeof *s);
+	s->file = xstrdup(path);
+	s->home_mode = 0750;
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+			diag_file(d, DIAG_ERR, path, 0, "cannot read: %s", strerror(errno));
+		else
+			diag_file(d, DIAG_ERR,
+			          config_error_file(&cfg) ? config_error_file(&cfg) : path,
+			          config_error_line(&cfg), "%s", config_error_text(&cfg));
+		config_destroy(&cfg);
+		service_free(s);
+		return -1;
+	}
+	const config_setting_t *root = config_root_setting(&cfg);
+	for (int i = 0; i < config_setting_length(root); i++)
+		(void)load_key(&l, config_setting_get_elem(root, (unsigned)i));
+	if (l.errs == 0)
+		check_service(&l);
+	config_destroy(&cfg);
+	if (l.errs) {
+		service_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct cat_service *)a)->name, ((const struct cat_service *)b)->name);
+}
+
+static bool is_conf(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names of the *.conf files in dir, sorted, so that load order is reproducible. */
+static char **list_confs(const char *dir, size_t *n, struct diags *d)
+{
+	DIR *dp = opendir(dir);
+	if (dp == NULL) {
+		diag_file(d, DIAG_ERR, dir, 0, "cannot open the service catalog: %s",
+		          strerror(errno));
+		return NULL;
+	}
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		if (!is_conf(de->d_name))
+			continue;
+		if (grow(&v, &cap, *n + 2, sizeof *v, 8) == -1) /* + the NULL */
+			abort();
+		v[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(dp);
+	if (v == NULL) {
+		v = calloc(1, sizeof *v);
+		if (v == NULL)
+			abort();
+	}
+	qsort(v, *n, sizeof *v, cmpstr);
+	return v;
+}
+
+static void check_unique(struct catalog *c, struct diags *d)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct cat_service *a = &c->v[i], *b = &c->v[j];
+			if (strcmp(a->name, b->name) == 0 ||
+			    strcmp(a->config_name, b->config_name) == 0 ||
+			    strcmp(a->name, b->config_name) == 0 ||
+			    strcmp(a->config_name, b->name) == 0)
+				diag_file(d, DIAG_ERR, a->file, a->line,
+				          "service %s (%s) clashes with %s (%s) in %s", a->name,
+				          a->config_name, b->name, b->config_name, b->file);
+		}
+}
+
+/* Depth-first search for a cycle through `after`; state: 0 new, 1 on the path, 2 done. */
+static bool dep_cycle(const struct catalog *c, size_t i, int *state, size_t *path, size_t depth,
+                      struct diags *d)
+{
+	if (state[i] == 2)
+		return false;
+	path[depth] = i;
+	if (state[i] == 1) {
+		const struct cat_service *s = &c->v[i];
+		char text[1024] = "";
+		size_t from = 0;
+		while (path[from] != i)
+			from++;
+		for (size_t k = from; k <= depth; k++) {
+			if (k > from)
+				strlcat(text, " -> ", sizeof text);
+			strlcat(text, c->v[path[k]].name, sizeof text);
+		}
+		diag_file(d, DIAG_ERR, s->file, s->after_line, "after: dependency cycle %s", text);
+		return true;
+	}
+	state[i] = 1;
+	for (size_t k = 0; k < c->v[i].nafter; k++) {
+		const struct cat_service *dep = catalog_find(c, c->v[i].after[k]);
+		if (dep && dep_cycle(c, (size_t)(dep - c->v), state, path, depth + 1, d))
+			return true;
+	}
+	state[i] = 2;
+	return false;
+}
+
+/* Every `after` names a catalog service other than itself, and they form no cycle. */
+static void check_deps(const struct catalog *c, struct diags *d)
+{
+	size_t nerr = d->nerr;
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i].nafter; k++) {
+			const struct cat_service *s = &c->v[i];
+			const struct cat_service *dep = catalog_find(c, s->after[k]);
+			if (dep == NULL)
+				diag_file(d, DIAG_ERR, s->file, s->after_line,
+				          "after: unknown service '%s'", s->after[k]);
+			else if (dep == s)
+				diag_file(d, DIAG_ERR, s->file, s->after_line,
+				          "after: %s cannot depend on itself", s->name);
+		}
+	if (d->nerr > nerr)
+		return;
+	int *state = calloc(c->n + 1, sizeof *state);
+	size_t *path = calloc(c->n + 2, sizeof *path);
+	if (state == NULL || path == NULL)
+		abort();
+	for (size_t i = 0; i < c->n; i++)
+		if (dep_cycle(c, i, state, path, 0, d))
+			break;
+	free(state);
+	free(path);
+}
+
+static void order_visit(const struct catalog *c, size_t i, bool *done, size_t *order, size_t *n)
+{
+	if (done[i])
+		return;
+	done[i] = true; /* acyclic: marking on entry cannot cut a real dependency short */
+	for (size_t k = 0; k < c->v[i].nafter; k++) {
+		const struct cat_service *dep = catalog_find(c, c->v[i].after[k]);
+		if (dep)
+			order_visit(c, (size_t)(dep - c->v), done, order, n);
+	}
+	order[(*n)++] = i;
+}
+
+void catalog_order(const struct catalog *c, size_t *order)
+{
+	bool *done = calloc(c->n + 1, sizeof *done);
+	size_t n = 0;
+	if (done == NULL)
+		abort();
+	for (size_t i = 0; i < c->n; i++)
+		order_visit(c, i, done, order, &n);
+	free(done);
+}
+
+int catalog_load(const char *dir, struct catalog *out, struct diags *d)
+{
+	size_t nerr = d->nerr, nfiles;
+	memset(out, 0, sizeof *out);
+	out->dir = xstrdup(dir);
+	char **files = list_confs(dir, &nfiles, d);
+	if (files == NULL)
+		return -1;
+	out->v = calloc(nfiles + 1, sizeof *out->v);
+	if (out->v == NULL)
+		abort();
+	for (size_t i = 0; i < nfiles; i++) {
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, files[i]) == -1)
+			abort();
+		if (load_file(path, &out->v[out->n], d) == 0)
+			out->n++;
+		free(path);
+		free(files[i]);
+	}
+	free(files);
+	if (nfiles == 0)
+		diag_file(d, DIAG_ERR, dir, 0, "no service definitions (*.conf) in the catalog");
+	qsort(out->v, out->n, sizeof *out->v, by_name);
+	check_unique(out, d);
+	check_deps(out, d);
+	for (size_t i = 0; i < out->n; i++) {
+		out->v[i].src.name = out->v[i].file;
+		out->v[i].src.text = NULL;
+		out->v[i].src.len = 0;
+	}
+	return d->nerr > nerr ? -1 : 0;
+}
+
+void catalog_free(struct catalog *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		service_free(&c->v[i]);
+	free(c->v);
+	free(c->dir);
+	memset(c, 0, sizeof *c);
+}
+
+const struct cat_service *catalog_find(const struct catalog *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0 || strcmp(c->v[i].config_name, name) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name)
+{
+	for (size_t i = 0; i < s->nsettings; i++)
+		if (strcmp(s->settings[i].name, name) == 0)
+			return &s->settings[i];
+	return NULL;
+}
+
+struct loc cat_loc(const struct cat_service *s, int line)
+{
+	struct loc l = {.src = &s->src, .line = line, .col = 0};
+	return l;
+}

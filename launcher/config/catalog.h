@@ -1,0 +1,131 @@
+/*
+ * catalog: service definitions, one libconfig file per service in <datadir>/sv/.
+ * Adding a service is adding a file there: no C change.
+ *
+ * Strings in a definition may hold {{placeholders}} that attrs expands per
+ * service (see attrs.h for the names), plus @JEMALLOC@ for the jemalloc
+ * shared object found at build time.
+ */
+#ifndef GITLAB_CTL_CATALOG_H
+#define GITLAB_CTL_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/diag.h"
+
+enum stype {
+	ST_BOOL,
+	ST_INT,
+	ST_STRING,
+	ST_PATH,    /* absolute; root-prefixed when it is a default */
+	ST_PORT,    /* 1..65535, integer or numeric string */
+	ST_ADDRESS, /* "host:port" (node_exporter['listen_address']) */
+	ST_ENV,     /* hash NAME => string|nil, merged over the catalog env */
+	ST_FLAGS,   /* hash flag => scalar|nil, rendered as --flag=value */
+};
+
+struct cat_kv {
+	char *name;
+	char *value;
+	int line; /* in the .conf, for messages */
+};
+
+struct cat_setting {
+	char *name;
+	enum stype type;
+	char *def;           /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
+	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
+	size_t ndefs;
+	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	int line;
+};
+
+struct cat_template {
+	char *src;  /* file name under <datadir>/templates/ */
+	char *dest; /* destination path, with placeholders */
+	mode_t mode;
+	bool service_owned; /* chown to the service user (else root) */
+	int line;
+};
+
+/* When a setup step runs (see sv/gitlab-exporter.conf). */
+enum step_when {
+	STEP_BEFORE_START, /* once: before the first start, only while `creates` is missing */
+	STEP_AFTER_READY,  /* every reconfigure, once the service is ready: must be idempotent */
+};
+
+struct cat_step {
+	char *name;
+	enum step_when when;
+	char *creates; /* path with placeholders; required for before_start */
+	char **argv;   /* with placeholders, no shell */
+	size_t argc;
+	int line;
+};
+
+struct cat_service {
+	char *file;        /* the .conf path, for messages */
+	char *name;        /* runit service name: "gitlab-exporter" */
+	char *config_name; /* gitlab.rb top-level name: "gitlab_exporter" */
+	char *description;
+	bool enable_default;
+	bool jemalloc; /* wants LD_PRELOAD of jemalloc (Ruby services) */
+	struct cat_setting *settings;
+	size_t nsettings;
+	struct cat_kv *env; /* default service env (LD_PRELOAD, MALLOC_CONF, RUBY_GC_*) */
+	size_t nenv;
+	struct cat_kv *base_env; /* clean base for exec: PATH, HOME, LANG */
+	size_t nbase_env;
+	char **command; /* argv templates; "{{flags}}" expands an ST_FLAGS setting */
+	size_t ncommand;
+	struct cat_template *templates;
+	size_t ntemplates;
+	char *check;          /* readiness: "http:/PATH", "tcp", "unix:PATH", or NULL for none */
+	char *check_send;     /* sent after connecting ("tcp" or "unix:"), NULL for nothing */
+	char *check_expect;   /* the reply must contain this, NULL: connecting is enough */
+	char **check_command; /* argv run as the service user; exit 0 = ready; NULL if none */
+	size_t ncheck_command;
+	int check_line;
+	char **after; /* services that must be up and ready before this one starts */
+	size_t nafter;
+	int after_line;
+	struct cat_step *setup;
+	size_t nsetup;
+	mode_t home_mode;  /* 0750, or 0755 where other accounts reach a socket in it */
+	char *stop_signal; /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
+	int line;          /* of `name`, for service-level messages */
+	int command_line;  /* of `command` */
+	struct src src;    /* {file, no text}: lets diag_at() point into the .conf */
+};
+
+struct catalog {
+	char *dir;
+	struct cat_service *v; /* sorted by name */
+	size_t n;
+};
+
+/*
+ * Load every *.conf in dir. Dependencies (`after`) must name catalog services
+ * and form no cycle. Returns 0, or -1 with errors (file and line) in d. */
+int catalog_load(const char *dir, struct catalog *out, struct diags *d);
+void catalog_free(struct catalog *c);
+
+/* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */
+const struct cat_service *catalog_find(const struct catalog *c, const char *name);
+const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name);
+
+/* The location of a line of a service's .conf (column unknown), for diag_at(). */
+struct loc cat_loc(const struct cat_service *s, int line);
+
+const char *stype_name(enum stype t); /* "bool", "port", ... as written in .conf files */
+
+/*
+ * The services in dependency order: every service after those it names in
+ * `after`, otherwise by name. Writes catalog indexes into order[c->n].
+ * The catalog is acyclic once loaded.
+ */
+void catalog_order(const struct catalog *c, size_t *order);
+
+#endif

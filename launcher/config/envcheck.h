@@ -1,0 +1,50 @@
+/*
+ * envcheck: validate env values that their consumers would silently ignore
+ * or misread (SPEC section 5): env names, Ruby's RUBY_GC_* rules, jemalloc's
+ * MALLOC_CONF keys, LD_PRELOAD files.
+ */
+#ifndef GITLAB_CTL_ENVCHECK_H
+#define GITLAB_CTL_ENVCHECK_H
+
+#include <stdbool.h>
+
+#include "lib/kvlist.h"
+#include "lib/diag.h"
+
+/*
+ * The kernel's execve limits: one "NAME=value" string at most MAX_ARG_STRLEN
+ * (32 pages); all of argv and envp within sysconf(_SC_ARG_MAX), of which
+ * ENVCHECK_ARGV_RESERVE is kept for the command line and ENVCHECK_BASE_VARS
+ * variables for the base environment (PATH, HOME, LANG).
+ */
+#define ENVCHECK_MAX_ARG_STRLEN 131072
+#define ENVCHECK_ARGV_RESERVE   (64 * 1024)
+#define ENVCHECK_BASE_VARS      16
+
+/* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
+ * or -1 if an error was recorded. */
+int envcheck_var(const char *name, const char *value, struct loc loc, struct diags *d);
+
+/*
+ * Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) and the
+ * execve limits on the count and total size, over a computed env.
+ */
+int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
+
+/*
+ * The same, reporting each problem at the location where(name, ctx) gives
+ * for the variable at fault (attrs knows which gitlab.rb line or catalog
+ * default each value came from).
+ */
+typedef struct loc (*envcheck_locfn)(const char *name, void *ctx);
+
+/*
+ * A service's argv as execve sees it: each argument within MAX_ARG_STRLEN,
+ * and all of them within the part of ARG_MAX the env check leaves for argv
+ * (ENVCHECK_ARGV_RESERVE, less room for the base env). Problems at loc.
+ */
+#define ENVCHECK_ARGV_MAX (ENVCHECK_ARGV_RESERVE - 8 * 1024)
+int envcheck_argv(char *const *argv, struct loc loc, struct diags *d);
+int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d);
+
+#endif

@@ -1,0 +1,205 @@
+/* The trust checks of a configuration (see trust.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/pathsafe.h"
+#include "config/trust.h"
+#include "lib/names.h"
+
+struct tpath {
+	const char *setting; /* the setting that chose it, NULL for a fixed path */
+	const char *path;
+	const char *what; /* why root cares */
+};
+
+/* "file:line:col", from the right (a file name may hold ':'). 0, or -1 when malformed. */
+static int parse_where(const char *w, char *file, size_t len, int *line, int *col)
+{
+	char buf[PATH_MAX + 32];
+	const char *e1 = NULL, *e2 = NULL;
+	if (strlcpy(buf, w, sizeof buf) >= sizeof buf)
+		return -1;
+	char *c2 = strrchr(buf, ':');
+	if (c2 == NULL)
+		return -1;
+	*c2 = '\0';
+	char *c1 = strrchr(buf, ':');
+	if (c1 == NULL)
+		return -1;
+	*c1 = '\0';
+	long long l = strtonum(c1 + 1, 0, INT_MAX, &e1), c = strtonum(c2 + 1, 0, INT_MAX, &e2);
+	if (e1 != NULL || e2 != NULL)
+		return -1;
+	strlcpy(file, buf, len);
+	*line = (int)l;
+	*col = (int)c;
+	return 0;
+}
+
+/* The setting's place: where gitlab.rb set it, else its line in the catalog. */
+static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report(struct diags *d, const struct svc *s, const char *setting, const char *fmt, ...)
+{
+	const char *w = setting ? kv_get(&s->where, setting) : NULL;
+	const struct cat_setting *cs = setting ? cat_setting_find(s->def, setting) : NULL;
+	char file[PATH_MAX];
+	int line = cs ? cs->line : s->def->line, col = 0;
+	strlcpy(file, s->def->file, sizeof file);
+	if (w != NULL && parse_where(w, file, sizeof file, &line, &col) == -1) {
+		strlcpy(file, s->def->file, sizeof file);
+		line = cs ? cs->line : s->def->line;
+		col = 0;
+	}
+	char msg[2 * PATH_MAX + 200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	struct src src = {.name = file};
+	struct loc l = {.src = &src, .line = line, .col = col};
+	if (setting != NULL)
+		diag_at(d, DIAG_ERR, l, "%s['%s']: %s", s->def->config_name, setting, msg);
+	else
+		diag_at(d, DIAG_ERR, l, "%s: %s", s->def->name, msg);
+}
+
+static int check_path(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                      const struct tpath *p, struct diags *d)
+{
+	char bad[PATH_MAX];
+	const char *why;
+	int rc = 0;
+	if (pathsafe_trusted(ctl->root, p->path, bad, sizeof bad, &why) == -1) {
+		report(d, s, p->setting,
+		       "%s: %s %s; it must sit below directories only root can write", p->what, bad,
+		       why);
+		rc = -1;
+	}
+	for (size_t k = 0; k < a->nsvcs; k++) {
+		const struct svc *o = &a->svcs[k];
+		if (!o->enabled || o->home == NULL || !pathsafe_below(p->path, o->home))
+			continue;
+		report(d, s, p->setting,
+		       "%s: %s lies inside the home %s, which the account %s owns", p->what,
+		       p->path, o->home, o->user ? o->user : "?");
+		rc = -1;
+	}
+	return rc;
+}
+
+static void parent_of(const char *path, char *out, size_t len)
+{
+	strlcpy(out, path, len);
+	char *slash = strrchr(out, '/');
+	if (slash == out)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+}
+
+/* The home's parent: another account able to write it could swap the home root chowns. */
+static int check_home(const struct ctl *ctl, const struct svc *s, struct diags *d)
+{
+	char parent[PATH_MAX], bad[PATH_MAX];
+	const char *why;
+	if (s->home == NULL)
+		return 0;
+	parent_of(s->home, parent, sizeof parent);
+	if (pathsafe_trusted(ctl->root, parent, bad, sizeof bad, &why) == 0)
+		return 0;
+	report(d, s, "home", "root chowns the home: %s %s", bad, why);
+	return -1;
+}
+
+/* svlogd runs an absolute processor as root; a bare name is found in root's PATH. */
+static int check_filter(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                        struct diags *d)
+{
+	char proc[PATH_MAX];
+	if (s->log.filter == NULL || s->log.filter[0] != '/')
+		return 0;
+	strlcpy(proc, s->log.filter, sizeof proc);
+	proc[strcspn(proc, " \t")] = '\0';
+	const struct tpath p = {NULL, proc, "svlogd (root) runs its processor"};
+	return check_path(ctl, a, s, &p, d);
+}
+
+/* ".NAME.XXXXXX" / ".NAME.PID": a temp file of a killed run (tree.h), which reconfigure removes. */
+static bool env_temp(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (name[0] != '.' || dot == NULL || dot == name)
+		return false;
+	size_t sl = strlen(dot + 1), alnum = 0;
+	while (isalnum((unsigned char)dot[1 + alnum]))
+		alnum++;
+	return alnum == sl && (sl == 6 || strspn(dot + 1, "0123456789") == sl);
+}
+
+/*
+ * The env directory is gitlab-ctl's: reconfigure deletes what it does not list there. One
+ * that holds anything else (a README, a subdirectory) is someone's data: refused here,
+ * before reconfigure creates accounts or writes a file.
+ */
+static int check_env_dir(const struct svc *s, struct diags *d)
+{
+	DIR *dir = s->env_dir ? opendir(s->env_dir) : NULL;
+	if (dir == NULL)
+		return 0; /* missing: reconfigure creates it */
+	const struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(dir)) != NULL) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (S_ISREG(st.st_mode) && (name_env_ok(de->d_name) || env_temp(de->d_name)))
+			continue;
+		report(d, s, "env_directory",
+		       "%s holds %s, which gitlab-ctl did not write; an env directory holds only "
+		       "env files (choose an empty or new directory)",
+		       s->env_dir, de->d_name);
+		rc = -1;
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                     struct diags *d)
+{
+	char sv[PATH_MAX];
+	if (ctl_sv_dir(ctl, sv, sizeof sv, s->def->name) == -1)
+		return -1;
+	const struct tpath p[] = {
+	    {NULL, sv, "root runs the run scripts"},
+	    {"log_directory", s->log_dir, "svlogd (root) reads its config"},
+	    {"env_directory", s->env_dir, "root reads the env directory"},
+	};
+	int rc = 0;
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+		if (p[i].path != NULL && check_path(ctl, a, s, &p[i], d) == -1)
+			rc = -1;
+	if (check_home(ctl, s, d) == -1 || check_filter(ctl, a, s, d) == -1)
+		rc = -1;
+	if (rc == 0 && check_env_dir(s, d) == -1)
+		rc = -1;
+	return rc;
+}
+
+int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < a->nsvcs; i++)
+		if (a->svcs[i].enabled && check_svc(ctl, a, &a->svcs[i], d) == -1)
+			rc = -1;
+	return rc;
+}

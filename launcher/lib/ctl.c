@@ -1,0 +1,148 @@
+/* Paths derived from the global options and from where the binary is. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "lib/ctl.h"
+
+static int copy(char *out, size_t outlen, const char *s)
+{
+	if (strlcpy(out, s, outlen) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* The binary's own absolute path, so run scripts exec exactly this build. */
+static int find_self(char *out, size_t outlen)
+{
+	ssize_t n = readlink("/proc/self/exe", out, outlen - 1);
+	if (n == -1)
+		return -1;
+	if ((size_t)n >= outlen - 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+static bool has_catalog(const char *dir)
+{
+	char sv[PATH_MAX];
+	struct stat st;
+	return (size_t)snprintf(sv, sizeof sv, "%s/sv", dir) < sizeof sv && stat(sv, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/*
+ * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
+ * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree; else the
+ * compiled-in path, which then names the catalog in the error.
+ */
+static int find_datadir(struct ctl *ctl)
+{
+	const char *env = getenv("GITLAB_CTL_DATADIR");
+	if (env != NULL && *env != '\0')
+		return copy(ctl->datadir, sizeof ctl->datadir, env);
+	char dir[PATH_MAX];
+	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
+		*strrchr(dir, '/') = '\0';
+		const char *near[] = {GITLAB_CTL_PKGDATADIR_REL, "gitlab-ctl-data"};
+		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+			char cand[PATH_MAX], real[PATH_MAX];
+			if ((size_t)snprintf(cand, sizeof cand, "%s/%s", dir, near[i]) <
+			        sizeof cand &&
+			    has_catalog(cand) && realpath(cand, real) != NULL)
+				return copy(ctl->datadir, sizeof ctl->datadir, real);
+		}
+	}
+	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
+}
+
+bool ctl_catalog_found(const struct ctl *ctl)
+{
+	return has_catalog(ctl->datadir);
+}
+
+void ctl_catalog_hint(const struct ctl *ctl, FILE *fp)
+{
+	fprintf(fp,
+	        "gitlab-ctl: no service catalog at %s/sv: install gitlab-ctl (cmake --install "
+	        "BUILD --prefix DIR puts it in DIR/share/gitlab-ctl), or set GITLAB_CTL_DATADIR "
+	        "to a directory holding sv/ and templates/\n",
+	        ctl->datadir);
+}
+
+const char *ctl_root_hint(const struct ctl *ctl, int err)
+{
+	if ((err == EACCES || err == EPERM || err == EROFS) && ctl->root[0] == '\0' &&
+	    geteuid() != 0)
+		return " (run as root or use --root DIR)";
+	return "";
+}
+
+int ctl_init(struct ctl *ctl, const char *root, const char *config)
+{
+	memset(ctl, 0, sizeof *ctl);
+	if (root != NULL && root[0] != '\0') {
+		char abs[PATH_MAX];
+		if (realpath(root, abs) == NULL)
+			return -1;
+		if (strcmp(abs, "/") != 0 && copy(ctl->root, sizeof ctl->root, abs) == -1)
+			return -1;
+	}
+	if (config != NULL) {
+		if (copy(ctl->config, sizeof ctl->config, config) == -1)
+			return -1;
+	} else if (ctl_path(ctl, ctl->config, sizeof ctl->config, GITLAB_CTL_CONFIG_FILE,
+	                    (char *)NULL) == -1) {
+		return -1;
+	}
+	if (find_self(ctl->self, sizeof ctl->self) == -1)
+		return -1;
+	return find_datadir(ctl);
+}
+
+int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
+{
+	if (copy(out, outlen, ctl->root) == -1)
+		return -1;
+	va_list ap;
+	va_start(ap, abs);
+	for (const char *part = abs; part != NULL; part = va_arg(ap, const char *)) {
+		size_t len = strlen(out);
+		if ((len == 0 || out[len - 1] != '/') && part[0] != '/' &&
+		    strlcat(out, "/", outlen) >= outlen)
+			goto toolong;
+		if (strlcat(out, part, outlen) >= outlen)
+			goto toolong;
+	}
+	va_end(ap);
+	return 0;
+toolong:
+	va_end(ap);
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen, const char *svc)
+{
+	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "sv", svc, (char *)NULL);
+}
+
+int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen)
+{
+	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "service", (char *)NULL);
+}
+
+int ctl_var_dir(const struct ctl *ctl, char *out, size_t outlen)
+{
+	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "var", (char *)NULL);
+}

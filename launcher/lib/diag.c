@@ -1,0 +1,164 @@
+/* Collected diagnostics, printed compiler-style with the source line and a caret. */
+#include <err.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/diag.h"
+#include "lib/grow.h"
+
+void diags_init(struct diags *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+void diags_free(struct diags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].msg);
+		free(d->v[i].srcline);
+	}
+	free(d->v);
+	diags_init(d);
+}
+
+/* Out of memory while reporting is not recoverable in any useful way. */
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (p == NULL)
+		err(1, "out of memory");
+	return p;
+}
+
+static struct diag *push(struct diags *d, enum diag_sev sev)
+{
+	if (grow(&d->v, &d->cap, d->n + 1, sizeof *d->v, 8) == -1)
+		err(1, "out of memory");
+	struct diag *g = &d->v[d->n++];
+	memset(g, 0, sizeof *g);
+	g->sev = sev;
+	if (sev == DIAG_ERR)
+		d->nerr++;
+	return g;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *msg;
+	if (vasprintf(&msg, fmt, ap) == -1)
+		err(1, "out of memory");
+	return msg;
+}
+
+/*
+ * The text of line `line` (1-based) of src around column *col, or NULL: at
+ * most DIAG_WINDOW bytes either side, "..." marking a cut, and *col moved to
+ * the column within what is returned. A 32 MiB one-line gitlab.rb is shown
+ * as one screen line, not copied and printed whole.
+ */
+static char *line_of(const struct src *src, int line, int *col)
+{
+	if (src == NULL || src->text == NULL || line < 1)
+		return NULL;
+	const char *p = src->text, *end = src->text + src->len;
+	for (int l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			return NULL;
+		p = nl + 1;
+	}
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	if (n > 0 && p[n - 1] == '\r')
+		n--;
+	size_t c = *col > 0 ? (size_t)*col - 1 : 0, from = 0, to = n;
+	if (c > DIAG_WINDOW)
+		from = c - DIAG_WINDOW;
+	if (n - from > 2 * DIAG_WINDOW)
+		to = from + 2 * DIAG_WINDOW;
+	if (from == 0 && to == n)
+		return xstrndup(p, n);
+	char *w;
+	if (asprintf(&w, "%s%.*s%s", from ? "..." : "", (int)(to - from), p + from,
+	             to < n ? "..." : "") == -1)
+		err(1, "out of memory");
+	if (*col > 0)
+		*col -= (int)from - (from ? 3 : 0);
+	return w;
+}
+
+void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt, ...)
+{
+	struct diag *g = push(d, sev);
+	va_list ap;
+	va_start(ap, fmt);
+	g->msg = vformat(fmt, ap);
+	va_end(ap);
+	if (loc.src != NULL && loc.src->name != NULL)
+		g->file = xstrndup(loc.src->name, strlen(loc.src->name));
+	g->line = loc.line;
+	g->col = loc.col;
+	g->caret = loc.col;
+	g->srcline = line_of(loc.src, loc.line, &g->caret);
+}
+
+void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
+{
+	struct diag *g = push(d, sev);
+	va_list ap;
+	va_start(ap, fmt);
+	g->msg = vformat(fmt, ap);
+	va_end(ap);
+	if (file != NULL)
+		g->file = xstrndup(file, strlen(file));
+	g->line = line;
+}
+
+/*
+ * The line and a caret under col, built in memory and written at once
+ * (stderr is unbuffered: a byte at a time would be a system call each).
+ * Control bytes in a config line would garble the terminal: shown as '?'.
+ */
+static void print_srcline(FILE *fp, const char *line, int col)
+{
+	size_t n = strlen(line);
+	char *buf = malloc(2 * n + 8);
+	if (buf == NULL)
+		err(1, "out of memory");
+	char *q = buf;
+	*q++ = ' ';
+	*q++ = ' ';
+	for (const char *p = line; *p; p++)
+		*q++ = *p == '\t' || (unsigned char)*p >= 0x20 ? *p : '?';
+	*q++ = '\n';
+	*q++ = ' ';
+	*q++ = ' ';
+	/* Keep tabs so the caret lines up under tab-indented source. */
+	for (int i = 1; i < col && (size_t)i <= n; i++)
+		*q++ = line[i - 1] == '\t' ? '\t' : ' ';
+	*q++ = '^';
+	*q++ = '\n';
+	fwrite(buf, 1, (size_t)(q - buf), fp);
+	free(buf);
+}
+
+void diags_print(const struct diags *d, FILE *fp)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag *g = &d->v[i];
+		const char *kind = g->sev == DIAG_ERR ? "error" : "warning";
+		if (g->file && g->line > 0 && g->col > 0)
+			fprintf(fp, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->msg);
+		else if (g->file && g->line > 0)
+			fprintf(fp, "%s:%d: %s: %s\n", g->file, g->line, kind, g->msg);
+		else if (g->file)
+			fprintf(fp, "%s: %s: %s\n", g->file, kind, g->msg);
+		else
+			fprintf(fp, "gitlab-ctl: %s: %s\n", kind, g->msg);
+		if (g->srcline && g->caret > 0)
+			print_srcline(fp, g->srcline, g->caret);
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * ASCII classes spelled out rather than <ctype.h>: the answer must not depend
+ * on the locale the operator happens to run in.
+ */
+#include <string.h>
+
+#include "lib/names.h"
+
+static bool is_alpha(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+bool name_env_ok(const char *name)
+{
+	if (name == NULL || !(is_alpha(name[0]) || name[0] == '_'))
+		return false;
+	for (const char *p = name + 1; *p; p++)
+		if (!(is_alpha(*p) || is_digit(*p) || *p == '_'))
+			return false;
+	return true;
+}
+
+bool name_account_ok(const char *name)
+{
+	if (name == NULL || *name == '\0' || *name == '-' || strlen(name) > 32)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!(is_alpha(*p) || is_digit(*p) || *p == '_' || *p == '-' || *p == '.'))
+			return false;
+	return true;
+}

@@ -1,0 +1,20 @@
+/*
+ * names: the syntax of the names gitlab-ctl passes on to other programs.
+ * One definition each, so that the catalog, gitlab.rb, env directories and
+ * account creation cannot disagree about what a valid name is.
+ */
+#ifndef GITLAB_CTL_NAMES_H
+#define GITLAB_CTL_NAMES_H
+
+#include <stdbool.h>
+
+/* An environment variable name a shell could set: [A-Za-z_][A-Za-z0-9_]*. */
+bool name_env_ok(const char *name);
+
+/*
+ * A name useradd accepts and no option parser can mistake for a flag:
+ * letters, digits, '_', '-', '.', not starting with '-', at most 32 bytes.
+ */
+bool name_account_ok(const char *name);
+
+#endif

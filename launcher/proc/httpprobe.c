@@ -1,0 +1,163 @@
+/* One HTTP/1.0 GET with a deadline: non-blocking connect and poll, no library. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc/httpprobe.h"
+
+int http_status_code(const char *line, size_t len)
+{
+	/* "HTTP/1.0 200 OK" or "HTTP/1.1 200 OK" */
+	if (len < 12 || strncmp(line, "HTTP/1.", 7) != 0 || line[8] != ' ')
+		return -1;
+	int code = 0;
+	for (int i = 9; i < 12; i++) {
+		if (line[i] < '0' || line[i] > '9')
+			return -1;
+		code = code * 10 + (line[i] - '0');
+	}
+	if (len > 12 && line[12] != ' ' && line[12] != '\r' && line[12] != '\n')
+		return -1;
+	return code;
+}
+
+static long ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms =
+	    (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? ms : 0;
+}
+
+/* Wait for events on fd until the deadline. 1 ready, 0 timed out, -1 error. */
+static int wait_fd(int fd, short events, const struct timespec *deadline)
+{
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = events};
+		int r = poll(&p, 1, (int)ms_left(deadline));
+		if (r == -1 && errno == EINTR)
+			continue;
+		return r;
+	}
+}
+
+static int connect_one(const struct addrinfo *ai, const struct timespec *deadline)
+{
+	int fd =
+	    socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd == -1)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		goto fail;
+	int r = wait_fd(fd, POLLOUT, deadline);
+	if (r <= 0) {
+		if (r == 0)
+			errno = ETIMEDOUT;
+		goto fail;
+	}
+	int soerr = 0;
+	socklen_t sl = sizeof soerr;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
+		goto fail;
+	if (soerr != 0) {
+		errno = soerr;
+		goto fail;
+	}
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* Send the request and read the status line. Returns the code, or -1 with err. */
+static int exchange(int fd, const char *host, const char *path, const struct timespec *deadline,
+                    char *err, size_t errlen)
+{
+	char req[512], resp[256];
+	int n = snprintf(req, sizeof req,
+	                 "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: gitlab-ctl-inspect\r\n\r\n",
+	                 path, host);
+	if (n < 0 || (size_t)n >= sizeof req) {
+		snprintf(err, errlen, "request too long");
+		return -1;
+	}
+	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		snprintf(err, errlen, "send: %s", strerror(errno));
+		return -1;
+	}
+	size_t len = 0;
+	while (len < sizeof resp - 1 && memchr(resp, '\n', len) == NULL) {
+		int r = wait_fd(fd, POLLIN, deadline);
+		if (r <= 0) {
+			snprintf(err, errlen, "%s", r == 0 ? "no answer in time" : strerror(errno));
+			return -1;
+		}
+		ssize_t got = recv(fd, resp + len, sizeof resp - 1 - len, 0);
+		if (got == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0) {
+			snprintf(err, errlen, "%s",
+			         got == 0 ? "connection closed without an answer"
+			                  : strerror(errno));
+			return -1;
+		}
+		len += (size_t)got;
+	}
+	int code = http_status_code(resp, len);
+	if (code == -1)
+		snprintf(err, errlen, "not an HTTP answer");
+	return code;
+}
+
+int http_probe(const char *host, int port, const char *path, int timeout_ms, char *err,
+               size_t errlen)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *res;
+	struct timespec deadline;
+	char portstr[16];
+
+	/* A server bound to the wildcard address is reached on loopback. */
+	if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
+		host = "127.0.0.1";
+	else if (strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0)
+		host = "::1";
+	snprintf(portstr, sizeof portstr, "%d", port);
+	int gai = getaddrinfo(host, portstr, &hints, &res);
+	if (gai != 0) {
+		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	int code = -1;
+	snprintf(err, errlen, "no address");
+	for (const struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+		int fd = connect_one(ai, &deadline);
+		if (fd == -1) {
+			snprintf(err, errlen, "connect: %s", strerror(errno));
+			continue;
+		}
+		code = exchange(fd, host, path, &deadline, err, errlen);
+		close(fd);
+		break;
+	}
+	freeaddrinfo(res);
+	return code;
+}

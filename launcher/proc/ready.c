@@ -1,0 +1,479 @@
+/* Readiness checks of the catalog, in C (see ready.h). */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "proc/httpprobe.h"
+#include "proc/ready.h"
+#include "proc/svrun.h"
+
+#define MAX_INODES 64
+
+struct inodes {
+	unsigned long v[MAX_INODES];
+	char addr[MAX_INODES][64]; /* "127.0.0.1:9168", for messages */
+	size_t n;
+};
+
+bool ready_has_check(const struct cat_service *def)
+{
+	return def->check != NULL || def->check_command != NULL;
+}
+
+static long left_ms(long deadline)
+{
+	long l = deadline - mono_ms();
+	return l > 0 ? l : 0;
+}
+
+/* ---- who holds a socket --------------------------------------------------------------- */
+
+static void addr_text(const char *hex, bool v6, unsigned port, char *out, size_t len)
+{
+	unsigned char a[16];
+	char ip[INET6_ADDRSTRLEN] = "?";
+	size_t n = v6 ? 16 : 4;
+	/* /proc/net/tcp prints each 32-bit word in host byte order. */
+	for (size_t w = 0; w < n / 4; w++) {
+		unsigned int x;
+		if (sscanf(hex + w * 8, "%8x", &x) != 1)
+			break;
+		memcpy(a + w * 4, &x, 4);
+	}
+	inet_ntop(v6 ? AF_INET6 : AF_INET, a, ip, sizeof ip);
+	snprintf(out, len, v6 ? "[%s]:%u" : "%s:%u", ip, port);
+}
+
+/* Listening sockets on port from one of /proc/net/tcp, tcp6. */
+static void tcp_listeners(const char *file, bool v6, int port, struct inodes *in)
+{
+	FILE *fp = fopen(file, "re");
+	char line[512], local[64];
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof line, fp) != NULL && in->n < MAX_INODES) {
+		unsigned lport, st;
+		unsigned long ino;
+		/* sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode */
+		if (sscanf(line, " %*d: %63[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %*u %*u %lu", local,
+		           &lport, &st, &ino) != 4)
+			continue;
+		if (st != 0x0A || (int)lport != port || ino == 0)
+			continue;
+		addr_text(local, v6, lport, in->addr[in->n], sizeof in->addr[0]);
+		in->v[in->n++] = ino;
+	}
+	fclose(fp);
+}
+
+/* Listening unix sockets bound to path (/proc/net/unix: flag 0x10000 is __SO_ACCEPTCON). */
+static void unix_listeners(const char *path, struct inodes *in)
+{
+	FILE *fp = fopen("/proc/net/unix", "re");
+	char line[PATH_MAX + 128];
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof line, fp) != NULL && in->n < MAX_INODES) {
+		unsigned long flags, ino;
+		int off = 0;
+		if (sscanf(line, "%*x: %*x %*x %lx %*x %*x %lu %n", &flags, &ino, &off) != 2 ||
+		    off == 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (!(flags & 0x10000) || strcmp(line + off, path) != 0)
+			continue;
+		snprintf(in->addr[in->n], sizeof in->addr[0], "%.60s", path);
+		in->v[in->n++] = ino;
+	}
+	fclose(fp);
+}
+
+/* Does pid hold one of the inodes as an fd? */
+static bool holds(pid_t pid, const struct inodes *in)
+{
+	char dir[64], link[PATH_MAX], target[64];
+	snprintf(dir, sizeof dir, "/proc/%ld/fd", (long)pid);
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return false;
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' ||
+		    (size_t)snprintf(link, sizeof link, "%s/%s", dir, de->d_name) >= sizeof link)
+			continue;
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		unsigned long ino;
+		if (sscanf(target, "socket:[%lu]", &ino) != 1)
+			continue;
+		for (size_t i = 0; i < in->n && !found; i++)
+			found = in->v[i] == ino;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The process group of pid from /proc/PID/stat (field 5, after the comm in parentheses). */
+static pid_t pgrp_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	long pg;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %ld", &pg) != 1)
+		return -1;
+	return (pid_t)pg;
+}
+
+static void cmdline_of(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
+	out[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	ssize_t n = read(fd, out, len - 1);
+	close(fd);
+	if (n <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	out[n] = '\0';
+	for (ssize_t i = 0; i < n; i++)
+		if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
+			out[i] = ' ';
+	while (n > 0 && out[n - 1] == ' ')
+		out[--n] = '\0';
+}
+
+/*
+ * Which process holds one of the inodes: the supervised group first (its
+ * leader, then members, who run under exec's own process group), else any.
+ * Returns the holder's pid, 0 if none is visible; *ours tells which it is.
+ */
+static pid_t holder(pid_t pid, const struct inodes *in, bool *ours)
+{
+	*ours = false;
+	if (pid > 0 && holds(pid, in)) {
+		*ours = true;
+		return pid;
+	}
+	DIR *d = opendir("/proc");
+	if (d == NULL)
+		return 0;
+	pid_t other = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		const char *errstr;
+		pid_t p = (pid_t)strtonum(de->d_name, 1, INT32_MAX, &errstr);
+		if (errstr != NULL || p == pid)
+			continue;
+		bool member = pid > 0 && pgrp_of(p) == pid;
+		if ((member || other == 0) && holds(p, in)) {
+			if (member) {
+				*ours = true;
+				other = p;
+				break;
+			}
+			other = p;
+		}
+	}
+	closedir(d);
+	return other;
+}
+
+int ready_port_holder(int port, pid_t *pid, char *cmd, size_t len)
+{
+	struct inodes in = {.n = 0};
+	bool ours;
+	tcp_listeners("/proc/net/tcp", false, port, &in);
+	tcp_listeners("/proc/net/tcp6", true, port, &in);
+	*pid = in.n ? holder(0, &in, &ours) : 0;
+	if (*pid > 0)
+		cmdline_of(*pid, cmd, len);
+	return *pid > 0;
+}
+
+/* 1 when the socket is the service's; 0 with why (nobody listens, or someone else). */
+static int owned(pid_t pid, const struct inodes *in, const char *what, char *why, size_t len)
+{
+	bool ours;
+	char cmd[160];
+	if (in->n == 0) {
+		snprintf(why, len, "nothing listens on %s yet", what);
+		return 0;
+	}
+	pid_t h = holder(pid, in, &ours);
+	if (ours)
+		return 1;
+	if (h == 0) {
+		snprintf(why, len, "%s is in use by a process gitlab-ctl cannot see", in->addr[0]);
+		return 0;
+	}
+	cmdline_of(h, cmd, sizeof cmd);
+	snprintf(why, len, "%s is in use by pid %ld (%s)", in->addr[0], (long)h, cmd);
+	return 0;
+}
+
+/* ---- talking to the socket ------------------------------------------------------------ */
+
+static int wait_fd(int fd, short ev, long deadline)
+{
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = ev};
+		int r = poll(&p, 1, (int)left_ms(deadline));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == 0)
+			errno = ETIMEDOUT;
+		return r;
+	}
+}
+
+static int connect_addr(const struct sockaddr *sa, socklen_t salen, long deadline)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	if (connect(fd, sa, salen) == 0)
+		return fd;
+	int soerr = errno;
+	socklen_t sl = sizeof soerr;
+	if (soerr == EINPROGRESS && wait_fd(fd, POLLOUT, deadline) == 1 &&
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
+		return fd;
+	close(fd);
+	errno = soerr == EINPROGRESS ? ETIMEDOUT : soerr;
+	return -1;
+}
+
+static int connect_tcp(const char *host, int port, long deadline, char *why, size_t len)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *res;
+	char ps[16];
+	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0)
+		host = "127.0.0.1";
+	else if (strcmp(host, "::") == 0)
+		host = "::1";
+	snprintf(ps, sizeof ps, "%d", port);
+	int gai = getaddrinfo(host, ps, &hints, &res);
+	if (gai != 0) {
+		snprintf(why, len, "%s: %s", host, gai_strerror(gai));
+		return -1;
+	}
+	int fd = -1;
+	for (const struct addrinfo *ai = res; ai && fd == -1; ai = ai->ai_next)
+		fd = connect_addr(ai->ai_addr, ai->ai_addrlen, deadline);
+	if (fd == -1)
+		snprintf(why, len, "connect to %s:%d: %s", host, port, strerror(errno));
+	freeaddrinfo(res);
+	return fd;
+}
+
+static int connect_unix(const char *path, long deadline, char *why, size_t len)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	if (strlcpy(sun.sun_path, path, sizeof sun.sun_path) >= sizeof sun.sun_path) {
+		snprintf(why, len, "socket path too long: %s", path);
+		return -1;
+	}
+	int fd = connect_addr((const struct sockaddr *)&sun, sizeof sun, deadline);
+	if (fd == -1)
+		snprintf(why, len, "connect to %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * The socket path lies in a directory the service account owns: it could
+ * swap it for a link to another socket between the ownership check and the
+ * connect. So the peer must be the supervised process or its group, from
+ * the kernel (SO_PEERCRED), before anything is sent.
+ */
+static bool peer_is(int fd, pid_t pid, const char *path, char *why, size_t len)
+{
+	struct ucred cr;
+	socklen_t sl = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) == -1) {
+		snprintf(why, len, "%s: peer: %s", path, strerror(errno));
+		return false;
+	}
+	if (cr.pid == pid || pgrp_of(cr.pid) == pid)
+		return true;
+	snprintf(why, len, "%s leads to pid %ld, not the supervised pid %ld", path, (long)cr.pid,
+	         (long)pid);
+	return false;
+}
+
+/* check_send, then read until check_expect shows up in the reply. 1, or 0 with why. */
+static int converse(int fd, const struct cat_service *def, long deadline, char *why, size_t len)
+{
+	char buf[1024];
+	size_t got = 0;
+	if (def->check_send != NULL) {
+		size_t n = strlen(def->check_send);
+		if (send(fd, def->check_send, n, MSG_NOSIGNAL) != (ssize_t)n) {
+			snprintf(why, len, "send: %s", strerror(errno));
+			return 0;
+		}
+	}
+	if (def->check_expect == NULL)
+		return 1;
+	while (got < sizeof buf - 1) {
+		if (wait_fd(fd, POLLIN, deadline) != 1) {
+			snprintf(why, len, "no answer in time");
+			return 0;
+		}
+		ssize_t n = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (strstr(buf, def->check_expect) != NULL)
+			return 1;
+	}
+	buf[got] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	snprintf(why, len, "answered \"%.80s\", not \"%s\"", buf, def->check_expect);
+	return 0;
+}
+
+/* ---- the checks --------------------------------------------------------------------------- */
+
+static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, long deadline,
+                        char *why, size_t len)
+{
+	const struct cat_service *def = s->def;
+	struct inodes in = {.n = 0};
+	char what[PATH_MAX + 16];
+	int fd;
+	if (strncmp(def->check, "unix:", 5) == 0) {
+		char *path = attrs_expand(a, s, def->check + 5);
+		if (path == NULL) {
+			snprintf(why, len, "check \"%s\": unknown placeholder", def->check);
+			return 0;
+		}
+		unix_listeners(path, &in);
+		snprintf(what, sizeof what, "%s", path);
+		int r = owned(pid, &in, what, why, len);
+		fd = r == 1 ? connect_unix(path, deadline, why, len) : -1;
+		if (fd != -1 && !peer_is(fd, pid, path, why, len)) {
+			close(fd);
+			fd = -1;
+		}
+		free(path);
+	} else {
+		if (s->listen_port <= 0) {
+			snprintf(why, len, "check \"%s\" needs a listen port", def->check);
+			return 0;
+		}
+		tcp_listeners("/proc/net/tcp", false, s->listen_port, &in);
+		tcp_listeners("/proc/net/tcp6", true, s->listen_port, &in);
+		snprintf(what, sizeof what, "%s:%d", s->listen_host ? s->listen_host : "",
+		         s->listen_port);
+		if (owned(pid, &in, what, why, len) != 1)
+			return 0;
+		if (strncmp(def->check, "http:", 5) == 0) {
+			char err[200];
+			int code = http_probe(s->listen_host ? s->listen_host : "127.0.0.1",
+			                      s->listen_port, def->check + 5,
+			                      (int)left_ms(deadline), err, sizeof err);
+			if (code >= 200 && code < 400)
+				return 1;
+			if (code == -1)
+				snprintf(why, len, "GET %s: %s", def->check + 5, err);
+			else
+				snprintf(why, len, "GET %s: HTTP %d", def->check + 5, code);
+			return 0;
+		}
+		fd = connect_tcp(s->listen_host ? s->listen_host : "", s->listen_port, deadline,
+		                 why, len);
+	}
+	if (fd == -1)
+		return 0;
+	int r = converse(fd, def, deadline, why, len);
+	close(fd);
+	return r;
+}
+
+/* Expand each element; NULL (why set) on an unknown placeholder. */
+static char **expand_argv(const struct attrs *a, const struct svc *s, char **tmpl, size_t n,
+                          char *why, size_t len)
+{
+	char **v = calloc(n + 1, sizeof *v);
+	for (size_t i = 0; v && i < n; i++)
+		if ((v[i] = attrs_expand(a, s, tmpl[i])) == NULL) {
+			snprintf(why, len, "check_command: cannot expand \"%s\"", tmpl[i]);
+			for (size_t j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static int check_command(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                         long deadline, char *why, size_t len)
+{
+	const struct cat_service *def = s->def;
+	char **argv = expand_argv(a, s, def->check_command, def->ncheck_command, why, len);
+	if (argv == NULL)
+		return 0;
+	struct tbuf out;
+	tbuf_init(&out);
+	int rc = svrun(ctl, s, argv, deadline, &out);
+	if (rc == -1)
+		snprintf(why, len, "%s: %s", argv[0],
+		         errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
+	else if (rc != 0) {
+		const char *p = out.p ? out.p : "";
+		int n = (int)strcspn(p, "\n");
+		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
+		         n > 160 ? 160 : n, p);
+	}
+	tbuf_free(&out);
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	return rc == 0;
+}
+
+int ready_check(const struct ctl *ctl, const struct attrs *a, const struct svc *s, pid_t pid,
+                long deadline, char *why, size_t len)
+{
+	const struct cat_service *def = s->def;
+	snprintf(why, len, "not ready");
+	if (pid <= 0) {
+		snprintf(why, len, "not running");
+		return 0;
+	}
+	if (def->check != NULL && check_socket(a, s, pid, deadline, why, len) != 1)
+		return 0;
+	if (def->check_command != NULL && check_command(ctl, a, s, deadline, why, len) != 1)
+		return 0;
+	return 1;
+}

@@ -1,0 +1,151 @@
+/* Service user and group (see accounts.h). */
+#include <err.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "render/accounts.h"
+#include "lib/spawn.h"
+#include "lib/names.h"
+
+int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid)
+{
+	errno = 0;
+	const struct passwd *pw = getpwnam(user);
+	if (pw == NULL) {
+		if (errno == 0)
+			errno = ENOENT;
+		return -1;
+	}
+	*uid = pw->pw_uid;
+	errno = 0;
+	const struct group *gr = getgrnam(group);
+	if (gr == NULL) {
+		if (errno == 0)
+			errno = ENOENT;
+		return -1;
+	}
+	*gid = gr->gr_gid;
+	return 0;
+}
+
+/* The first executable of a short list: shadow-utils live in /usr/sbin or /sbin. */
+static const char *find_tool(const char *const *paths)
+{
+	for (; *paths; paths++)
+		if (access(*paths, X_OK) == 0)
+			return *paths;
+	return NULL;
+}
+
+/* fork + execve with a fixed argv and a minimal environment; returns the exit status. */
+/* useradd and groupadd report their own errors on our stderr. */
+static int run(const char *prog, char *const argv[])
+{
+	const struct spawn sp = {.out = SPAWN_INHERIT, .err = SPAWN_INHERIT};
+	return spawn_wait(prog, argv, &sp);
+}
+
+int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
+                    bool dry_run, FILE *out, int *created)
+{
+	static const char *const groupadd[] = {"/usr/sbin/groupadd", "/sbin/groupadd", NULL};
+	static const char *const useradd[] = {"/usr/sbin/useradd", "/sbin/useradd", NULL};
+	errno = 0;
+	bool have_group = getgrnam(group) != NULL;
+	errno = 0;
+	bool have_user = getpwnam(user) != NULL;
+
+	if (have_group && have_user)
+		return 0;
+	if (!manage) {
+		warnx("%s '%s' does not exist and manage_accounts['enable'] is false",
+		      have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (geteuid() != 0) {
+		warnx("%s '%s' does not exist (only root creates accounts)",
+		      have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (!name_account_ok(user) || !name_account_ok(group)) {
+		warnx("refusing to create account with unusual name '%s' / '%s'", user, group);
+		return -1;
+	}
+	if (!have_group) {
+		fprintf(out, "create group %s\n", group);
+		(*created)++;
+		const char *prog = find_tool(groupadd);
+		if (!dry_run) {
+			char *argv[] = {"groupadd", "--system", (char *)group, NULL};
+			int rc = prog ? run(prog, argv) : -1;
+			if (rc != 0) {
+				warnx("groupadd %s failed (status %d)", group, rc);
+				return -1;
+			}
+		}
+	}
+	if (!have_user) {
+		fprintf(out, "create user %s\n", user);
+		(*created)++;
+		const char *prog = find_tool(useradd);
+		const char *shell =
+		    access("/usr/sbin/nologin", X_OK) == 0 ? "/usr/sbin/nologin" : "/bin/false";
+		if (!dry_run) {
+			char *argv[] = {"useradd",          "--system",   "--gid",
+			                (char *)group,      "--home-dir", (char *)home,
+			                "--no-create-home", "--shell",    (char *)shell,
+			                (char *)user,       NULL};
+			int rc = prog ? run(prog, argv) : -1;
+			if (rc != 0) {
+				warnx("useradd %s failed (status %d)", user, rc);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed)
+{
+	static const char *const userdel[] = {"/usr/sbin/userdel", "/sbin/userdel", NULL};
+	static const char *const groupdel[] = {"/usr/sbin/groupdel", "/sbin/groupdel", NULL};
+	errno = 0;
+	const struct passwd *pw = getpwnam(user);
+	if (pw == NULL)
+		return 0;
+	if (pw->pw_uid == 0 || pw->pw_uid >= 1000 || strcmp(pw->pw_dir, home) != 0) {
+		fprintf(out, "keep user %s: not created by reconfigure (uid %ld, home %s)\n", user,
+		        (long)pw->pw_uid, pw->pw_dir);
+		return 0;
+	}
+	gid_t gid = pw->pw_gid;
+	const char *prog = find_tool(userdel);
+	char *uargv[] = {"userdel", (char *)user, NULL};
+	int rc = prog ? run(prog, uargv) : -1;
+	if (rc != 0) {
+		warnx("userdel %s failed (status %d)", user, rc);
+		return -1;
+	}
+	fprintf(out, "remove user %s\n", user);
+	(*removed)++;
+	errno = 0;
+	const struct group *gr = getgrnam(group);
+	if (gr == NULL || gr->gr_gid != gid)
+		return 0;
+	prog = find_tool(groupdel);
+	char *gargv[] = {"groupdel", (char *)group, NULL};
+	rc = prog ? run(prog, gargv) : -1;
+	if (rc != 0) {
+		warnx("groupdel %s failed (status %d)", group, rc);
+		return -1;
+	}
+	fprintf(out, "remove group %s\n", group);
+	(*removed)++;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * accounts: the service user and group, created by reconfigure when gitlab-ctl
+ * runs as root and they are missing (manage_accounts['enable'], default true).
+ * Never when not root: then services run as the invoking user.
+ */
+#ifndef GITLAB_CTL_ACCOUNTS_H
+#define GITLAB_CTL_ACCOUNTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * Make sure group and user exist: a system group, and a system user in it
+ * with the given home (not created) and no login shell, made by groupadd and
+ * useradd (fixed argv, no shell). With dry_run only the lines are printed.
+ * Each creation prints "create group NAME" / "create user NAME" to out and
+ * counts in *created. Returns 0, or -1 after printing the error (warnx).
+ */
+int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
+                    bool dry_run, FILE *out, int *created);
+
+/*
+ * Undo accounts_ensure: delete user when it is a system account (uid 1..999) whose home is
+ * `home`, as useradd was told, so that an account reconfigure did not create (e.g. Debian's
+ * postgres, or an operator's) is never touched; then its primary group when it is named
+ * `group`. userdel/groupdel with fixed argv. Each deletion prints "remove user NAME" /
+ * "remove group NAME" to out and counts in *removed; an account kept says why.
+ * Returns 0, or -1 after printing the error.
+ */
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed);
+
+/* uid and gid of user and group; -1 with errno ENOENT when either is missing. */
+int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid);
+
+#endif

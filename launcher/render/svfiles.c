@@ -1,0 +1,97 @@
+/* A service's home and rendered config files (see svfiles.h). */
+#include <err.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/accounts.h"
+#include "lib/diag.h"
+#include "render/svfiles.h"
+#include "render/svvars.h"
+#include "render/tree.h"
+
+/* A root-owned template stays root's; unmanaged owners (not root) stay unmanaged. */
+static uid_t owner(const struct cat_template *ct, uid_t id)
+{
+	return ct->service_owned || id == TREE_NO_OWNER ? id : 0;
+}
+
+/* Render every catalog template of s into t. 0, or -1 with the problems in d. */
+static int render_all(const struct ctl *ctl, const struct attrs *a, const struct svc *s, uid_t uid,
+                      gid_t gid, struct tree *t, struct diags *d)
+{
+	const struct cat_service *def = s->def;
+	struct svvars sv;
+	struct tpl_vars vars = svvars_init(&sv, ctl, a, s);
+	int rc = 0;
+	for (size_t i = 0; i < def->ntemplates; i++) {
+		const struct cat_template *ct = &def->templates[i];
+		char src[PATH_MAX];
+		char *dest = svc_expand(s, ct->dest);
+		struct tbuf body;
+		tbuf_init(&body);
+		if (dest == NULL || dest[0] != '/') {
+			diag_file(d, DIAG_ERR, def->file, ct->line,
+			          "template %s: destination \"%s\" is not an absolute path",
+			          ct->src, ct->dest);
+			rc = -1;
+		} else if ((size_t)snprintf(src, sizeof src, "%s/templates/%s", ctl->datadir,
+		                            ct->src) >= sizeof src) {
+			diag_file(d, DIAG_ERR, def->file, ct->line, "template path too long");
+			rc = -1;
+		} else if (tpl_render_file(src, &vars, &body, d) == -1) {
+			rc = -1;
+		} else if (tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid),
+		                         (gid_t)owner(ct, (uid_t)gid), -1, TR_CONFIG, 0) < 0) {
+			err(1, "out of memory");
+		}
+		free(dest);
+		tbuf_free(&body);
+	}
+	return rc;
+}
+
+int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out)
+{
+	uid_t uid = TREE_NO_OWNER;
+	gid_t gid = (gid_t)TREE_NO_OWNER;
+	if (geteuid() == 0 && accounts_lookup(s->user, s->group, &uid, &gid) == -1) {
+		warnx("%s: user '%s' or group '%s' does not exist (create them in the image)",
+		      s->def->name, s->user, s->group);
+		return -1;
+	}
+	struct tree t;
+	struct diags d;
+	tree_init(&t);
+	diags_init(&d);
+	int rc = -1;
+	/*
+	 * Not root (a pod's runAsUser): a home that exists is the orchestrator's (an emptyDir
+	 * owned by root, group fsGroup): use it as it is; only a missing one is made.
+	 */
+	unsigned flags = uid == TREE_NO_OWNER ? TN_IF_MISSING : 0;
+	if (tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags) < 0)
+		err(1, "out of memory");
+	if (render_all(ctl, a, s, uid, gid, &t, &d) == -1) {
+		diags_print(&d, stderr);
+		goto out;
+	}
+	if (tree_diff(&t) == -1) {
+		warn("cannot compare %s", t.errpath);
+		goto out;
+	}
+	for (size_t k = 0; k < t.nc; k++) {
+		if (tree_apply(&t, &t.c[k]) == -1) {
+			warn("cannot write %s", t.errpath);
+			goto out;
+		}
+		tree_describe(&t, &t.c[k], out);
+	}
+	rc = 0;
+out:
+	tree_free(&t);
+	diags_free(&d);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/*
+ * svvars: what a template of one service sees (`{{name}}`), for reconfigure's
+ * run scripts and config files and for `exec --from-config`, which renders
+ * the same config files: one definition, so both write the same bytes.
+ *   gitlab_ctl root service user group home env_directory log_directory
+ *   listen_host listen_port stop_signal datadir config, every setting of the
+ *   service (attrs_var), and {{svc.name}} another service's setting (a bool
+ *   reads "" for false, for {{#if postgresql.enable}}); the list `argv`.
+ */
+#ifndef GITLAB_CTL_SVVARS_H
+#define GITLAB_CTL_SVVARS_H
+
+#include "config/attrs.h"
+#include "lib/ctl.h"
+#include "render/template.h"
+
+struct svvars {
+	const struct ctl *ctl;
+	const struct attrs *a;
+	const struct svc *svc;
+	char port[16];
+};
+
+/* Fill v for service s and return the template variables reading from it (v must outlive them). */
+struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
+                            const struct svc *s);
+
+#endif

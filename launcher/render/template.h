@@ -1,0 +1,64 @@
+/*
+ * template: the small template language of templates/ (run scripts, svlogd
+ * config, readiness checks, the exporter's YAML).
+ *
+ * Every substitution names its escaping, so that a config value can never
+ * change the structure of the file it lands in:
+ *   {{name}}         raw text; refused if the value holds a control character
+ *                    (a newline would inject lines into log/config)
+ *   {{sh name}}      one shell word, single-quoted ('it'\''s')
+ *   {{sh* name}}     a list, each element single-quoted, space-separated
+ *   {{yaml name}}    a YAML double-quoted scalar with escapes
+ *   {{int name}}     a decimal integer; anything else is an error
+ *   {{#if name}}...{{/if}}      kept when the value is not empty
+ *   {{#unless name}}...{{/if}}  kept when the value is empty
+ *   {{! comment }}   dropped
+ * A block tag alone on its line drops the whole line, so optional lines leave
+ * no blank line behind. An unknown name is an error naming the template file
+ * and line: a typo never renders as an empty string.
+ */
+#ifndef GITLAB_CTL_TEMPLATE_H
+#define GITLAB_CTL_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/diag.h"
+
+/* A growable byte buffer, always NUL-terminated. */
+struct tbuf {
+	char *p;
+	size_t len, cap;
+	bool oom; /* an append failed: the content is incomplete */
+};
+
+void tbuf_init(struct tbuf *b);
+void tbuf_free(struct tbuf *b);
+void tbuf_add(struct tbuf *b, const char *s, size_t n);
+void tbuf_adds(struct tbuf *b, const char *s);
+void tbuf_addc(struct tbuf *b, char c);
+
+/* Append s as one single-quoted shell word ('' for the empty string). */
+void tpl_sh_quote(struct tbuf *b, const char *s);
+/* Append s as a YAML double-quoted scalar, quotes included. */
+void tpl_yaml_quote(struct tbuf *b, const char *s);
+
+/* Where values come from: a scalar (NULL: unknown) and a list (NULL: unknown). */
+struct tpl_vars {
+	const char *(*get)(void *arg, const char *name);
+	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
+	void *arg;
+};
+
+/*
+ * Render text (named `name` in messages) into out (appended). Returns 0, or
+ * -1 with every problem recorded in d as "name:LINE: error: ...".
+ */
+int tpl_render(const char *name, const char *text, size_t len, const struct tpl_vars *vars,
+               struct tbuf *out, struct diags *d);
+
+/* Read a template file and render it. I/O errors are recorded in d too. */
+int tpl_render_file(const char *path, const struct tpl_vars *vars, struct tbuf *out,
+                    struct diags *d);
+
+#endif

@@ -1,0 +1,978 @@
+/* The desired tree of reconfigure: diff against the disk, writes from dir fds (see tree.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+#include "lib/spawn.h"
+#include "render/tree.h"
+
+#define TREE_MAX_COMPARE (16u * 1024u * 1024u) /* larger files on disk just differ */
+
+#define WHY_SYMLINK " (a symlink where a directory belongs: root does not follow it)"
+#define WHY_OURDIR                                                                                 \
+	" (a directory where a file belongs, in a directory only root can write: move it away)"
+
+void tree_init(struct tree *t)
+{
+	memset(t, 0, sizeof *t);
+	t->errwhy = "";
+	t->dirfd = -1;
+}
+
+static void free_changes(struct tree *t)
+{
+	for (size_t i = 0; i < t->nc; i++) {
+		free(t->c[i].path);
+		free(t->c[i].old);
+	}
+	t->nc = 0;
+}
+
+void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].path);
+		free(t->v[i].data);
+	}
+	free_changes(t);
+	for (size_t i = 0; i < t->nsecrets; i++)
+		free(t->secrets[i]);
+	free(t->secrets);
+	free(t->byname);
+	free(t->v);
+	free(t->c);
+	tree_init(t);
+}
+
+static int fail_at(struct tree *t, const char *path, int err)
+{
+	strlcpy(t->errpath, path, sizeof t->errpath);
+	t->errwhy = "";
+	errno = err;
+	return -1;
+}
+
+static int fail_why(struct tree *t, const char *path, int err, const char *why)
+{
+	fail_at(t, path, err);
+	t->errwhy = why;
+	return -1;
+}
+
+int tree_set_anchor(struct tree *t, const char *dir)
+{
+	size_t n = strlcpy(t->anchor, dir, sizeof t->anchor);
+	if (n >= sizeof t->anchor || (n > 0 && dir[0] != '/')) {
+		t->anchor[0] = '\0';
+		errno = EINVAL;
+		return -1;
+	}
+	while (n > 0 && t->anchor[n - 1] == '/')
+		t->anchor[--n] = '\0';
+	return 0;
+}
+
+int tree_add_secret(struct tree *t, const char *value)
+{
+	if (value == NULL || value[0] == '\0')
+		return 0;
+	char **v = reallocarray(t->secrets, t->nsecrets + 1, sizeof *v);
+	if (v == NULL)
+		return -1;
+	t->secrets = v;
+	if ((v[t->nsecrets] = strdup(value)) == NULL)
+		return -1;
+	t->nsecrets++;
+	return 0;
+}
+
+static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,
+               mode_t mode, uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags)
+{
+	if (grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32) == -1)
+		return -1;
+	struct tnode *n = &t->v[t->n];
+	memset(n, 0, sizeof *n);
+	n->path = strdup(path);
+	n->data = malloc(len + 1);
+	if (n->path == NULL || n->data == NULL) {
+		free(n->path);
+		free(n->data);
+		return -1;
+	}
+	if (len > 0)
+		memcpy(n->data, data, len);
+	n->data[len] = '\0';
+	n->len = len;
+	n->kind = kind;
+	n->mode = mode & 07777;
+	n->uid = uid;
+	n->gid = gid;
+	n->svc = svc;
+	n->role = role;
+	n->flags = flags;
+	return (int)t->n++;
+}
+
+int tree_add_dir(struct tree *t, const char *path, mode_t mode, uid_t uid, gid_t gid, int svc,
+                 enum tnode_role role, unsigned flags)
+{
+	return add(t, TN_DIR, path, "", 0, mode, uid, gid, svc, role, flags);
+}
+
+int tree_add_file(struct tree *t, const char *path, const char *data, size_t len, mode_t mode,
+                  uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags)
+{
+	return add(t, TN_FILE, path, data, len, mode, uid, gid, svc, role, flags);
+}
+
+int tree_add_link(struct tree *t, const char *path, const char *target, int svc,
+                  enum tnode_role role, unsigned flags)
+{
+	return add(t, TN_LINK, path, target, strlen(target), 0777, TREE_NO_OWNER, TREE_NO_OWNER,
+	           svc, role, flags);
+}
+
+/* ---- paths and directory fds ------------------------------------------------------------ */
+
+/* Split an absolute path into its directory and last component. -1 (ENAMETOOLONG/EINVAL). */
+static int split(const char *path, char *dir, size_t dirlen, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL || slash[1] == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	size_t n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= dirlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	*base = slash + 1;
+	return 0;
+}
+
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return n == 0 || (strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/'));
+}
+
+/*
+ * An fd of directory dir, reached from the anchor one component at a time,
+ * never through a symlink; missing components are made (0755) when create.
+ * Returns the fd, or -1 with errno (ENOENT: missing and !create) and t->errpath.
+ */
+static int open_dir(struct tree *t, const char *dir, bool create)
+{
+	const char *anchor = below(dir, t->anchor) ? t->anchor : "";
+	int fd = open(anchor[0] ? anchor : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return fail_at(t, anchor[0] ? anchor : "/", errno);
+	char part[PATH_MAX];
+	size_t off = strlen(anchor);
+	while (dir[off] != '\0') {
+		while (dir[off] == '/')
+			off++;
+		size_t len = strcspn(dir + off, "/");
+		if (len == 0)
+			break;
+		if (off + len >= sizeof part) {
+			close(fd);
+			return fail_at(t, dir, ENAMETOOLONG);
+		}
+		memcpy(part, dir, off + len);
+		part[off + len] = '\0';
+		const char *name = part + off;
+		int nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd == -1 && errno == ENOENT && create) {
+			if (mkdirat(fd, name, 0755) == -1 && errno != EEXIST) {
+				int e = errno;
+				close(fd);
+				return fail_at(t, part, e);
+			}
+			nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd == -1) {
+			int e = errno;
+			struct stat st;
+			bool link = (e == ELOOP || e == ENOTDIR) &&
+			            fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			            S_ISLNK(st.st_mode);
+			close(fd);
+			return link ? fail_why(t, part, ELOOP, WHY_SYMLINK) : fail_at(t, part, e);
+		}
+		close(fd);
+		fd = nfd;
+		off += len;
+	}
+	return fd;
+}
+
+/* The parent of path as an fd, and its last component. */
+static int open_parent(struct tree *t, const char *path, bool create, const char **base)
+{
+	char dir[PATH_MAX];
+	if (split(path, dir, sizeof dir, base) == -1)
+		return fail_at(t, path, errno);
+	return open_dir(t, dir, create);
+}
+
+/* ---- reading through a checked fd --------------------------------------------------------- */
+
+/*
+ * Open name in dfd for reading only if it still is the regular file st described
+ * (O_NOFOLLOW: no link; O_NONBLOCK: a fifo swapped in cannot hang us). -1 otherwise.
+ */
+static int open_checked(int dfd, const char *name, const struct stat *st, int flags)
+{
+	int fd = openat(dfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	struct stat now;
+	if (fstat(fd, &now) == -1 || !S_ISREG(now.st_mode) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/* All of fd, up to max bytes; *out NULL when it is larger. 0 or -1. */
+static int read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	if (buf == NULL)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				*out = NULL;
+				*len = 0;
+				return 0;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (nb == NULL) {
+				free(buf);
+				return -1;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			free(buf);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		free(buf);
+		buf = NULL;
+		n = 0;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* ---- diff --------------------------------------------------------------------------------- */
+
+static int push(struct tree *t, enum tchange_kind kind, unsigned what, size_t node,
+                const char *path, const struct stat *st)
+{
+	if (grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16) == -1)
+		return -1;
+	struct tchange *c = &t->c[t->nc];
+	memset(c, 0, sizeof *c);
+	if (path != NULL && (c->path = strdup(path)) == NULL)
+		return -1;
+	c->kind = kind;
+	c->what = what;
+	c->node = node;
+	if (st != NULL) {
+		c->old_mode = st->st_mode & 07777;
+		c->old_type = st->st_mode & S_IFMT;
+		c->old_uid = st->st_uid;
+		c->old_gid = st->st_gid;
+		c->old_nlink = st->st_nlink;
+	}
+	t->nc++;
+	return 0;
+}
+
+static unsigned meta_diff(const struct tnode *n, const struct stat *st)
+{
+	unsigned what = 0;
+	if ((st->st_mode & 07777) != n->mode)
+		what |= TC_MODE;
+	if ((n->uid != TREE_NO_OWNER && st->st_uid != n->uid) ||
+	    (n->gid != (gid_t)TREE_NO_OWNER && st->st_gid != n->gid))
+		what |= TC_OWNER;
+	return what;
+}
+
+static int byname_cmp(const void *a, const void *b, void *arg)
+{
+	const struct tree *t = arg;
+	return strcmp(t->v[*(const size_t *)a].path, t->v[*(const size_t *)b].path);
+}
+
+static int build_index(struct tree *t)
+{
+	free(t->byname);
+	t->byname = calloc(t->n + 1, sizeof *t->byname);
+	if (t->byname == NULL)
+		return -1;
+	for (size_t i = 0; i < t->n; i++)
+		t->byname[i] = i;
+	qsort_r(t->byname, t->n, sizeof *t->byname, byname_cmp, t);
+	return 0;
+}
+
+/* The node at path, or -1: a binary search of the sorted index. */
+static long find_node(const struct tree *t, const char *path)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->v[t->byname[mid]].path, path);
+		if (c == 0)
+			return (long)t->byname[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static bool env_name(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * Is name in dir a temp file of ours, ".BASE.XXXXXX" (files) or ".BASE.PID" (links),
+ * for a file or link the tree lists in dir? Returns that node or -1.
+ */
+static long temp_of(const struct tree *t, const char *dir, const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (name[0] != '.' || dot == NULL || dot == name)
+		return -1;
+	const char *sfx = dot + 1;
+	size_t sl = strlen(sfx), digits = strspn(sfx, "0123456789"), alnum = 0;
+	while (isalnum((unsigned char)sfx[alnum]))
+		alnum++;
+	if (!(sl > 0 && digits == sl) && !(sl == 6 && alnum == 6))
+		return -1;
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "",
+	                 (int)(dot - name - 1), name + 1);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return -1;
+	long k = find_node(t, path);
+	return k >= 0 && t->v[k].kind != TN_DIR ? k : -1;
+}
+
+/* Entry name of dir (open as dfd) that the tree does not list: delete it, or refuse. */
+static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, const char *name)
+{
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+		return fail_at(t, dir, ENAMETOOLONG);
+	if (find_node(t, path) >= 0)
+		return 0;
+	bool exclusive = t->v[dnode].kind == TN_DIR && (t->v[dnode].flags & TN_EXCLUSIVE);
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : fail_at(t, path, errno);
+	bool plain = S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+	long tmp = temp_of(t, dir, name);
+	if (tmp >= 0 && plain) {
+		if (push(t, TC_DELETE, 0, exclusive ? dnode : (size_t)tmp, path, NULL) == -1)
+			return -1;
+		t->c[t->nc - 1].stale_temp = true;
+		return 0;
+	}
+	if (!exclusive)
+		return 0;
+	if (S_ISREG(st.st_mode) && env_name(name))
+		return push(t, TC_DELETE, 0, dnode, path, NULL);
+	return fail_why(t, path, ENOTEMPTY,
+	                " (gitlab-ctl did not write it: the env directory must hold only env "
+	                "files; move it away or choose another env_directory)");
+}
+
+/* Entries of a directory that the tree does not list: strays and stale temps. */
+static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
+{
+	int fd = open_dir(t, dir, false);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	DIR *d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return fail_at(t, dir, errno);
+	}
+	int rc = 0;
+	while (rc == 0) {
+		errno = 0;
+		const struct dirent *de = readdir(d);
+		if (de == NULL) {
+			if (errno != 0)
+				rc = fail_at(t, dir, errno);
+			break;
+		}
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = diff_entry(t, dnode, dir, dirfd(d), de->d_name);
+	}
+	int e = errno;
+	closedir(d);
+	errno = e;
+	return rc;
+}
+
+static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct stat *st)
+{
+	const struct tnode *n = &t->v[i];
+	if (S_ISDIR(st->st_mode)) {
+		/* Another account's directory: its data, moved aside. Ours: only we put it there.
+		 */
+		struct stat ds;
+		if (fstat(dfd, &ds) == -1)
+			return fail_at(t, n->path, errno);
+		if (ds.st_uid == geteuid())
+			return fail_why(t, n->path, EISDIR, WHY_OURDIR);
+		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
+	}
+	if (!S_ISREG(st->st_mode))
+		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
+	char *old = NULL;
+	size_t len = 0;
+	int fd = open_checked(dfd, base, st, O_RDONLY);
+	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
+		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
+	int r = fstat(fd, st) == -1 ? -1 : read_fd(fd, TREE_MAX_COMPARE, &old, &len);
+	int e = errno;
+	close(fd);
+	if (r == -1)
+		return fail_at(t, n->path, e);
+	unsigned what = meta_diff(n, st);
+	if (old == NULL || len != n->len || memcmp(old, n->data, len) != 0)
+		what |= TC_CONTENT;
+	if (st->st_nlink != 1)
+		what |= TC_RELINK; /* never chmod a file that has another name */
+	if (what == 0 || push(t, TC_UPDATE, what, i, NULL, st) == -1) {
+		free(old);
+		return what == 0 ? 0 : -1;
+	}
+	t->c[t->nc - 1].old = old;
+	t->c[t->nc - 1].old_len = len;
+	return 0;
+}
+
+static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
+{
+	const struct tnode *n = &t->v[i];
+	struct stat st;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno != ENOENT)
+			return fail_at(t, n->path, errno);
+		return push(t, TC_CREATE, 0, i, NULL, NULL);
+	}
+	if (n->flags & TN_IF_MISSING)
+		return 0;
+	switch (n->kind) {
+	case TN_DIR:
+		if (S_ISLNK(st.st_mode))
+			return fail_why(t, n->path, ELOOP, WHY_SYMLINK);
+		if (!S_ISDIR(st.st_mode))
+			return fail_at(t, n->path, ENOTDIR);
+		if (meta_diff(n, &st) != 0)
+			return push(t, TC_UPDATE, meta_diff(n, &st), i, NULL, &st);
+		return 0;
+	case TN_FILE:
+		return diff_file(t, i, dfd, base, &st);
+	case TN_LINK: {
+		if (S_ISDIR(st.st_mode))
+			return fail_at(t, n->path, EISDIR);
+		if (!S_ISLNK(st.st_mode))
+			return push(t, TC_UPDATE, TC_REPLACE, i, NULL, &st);
+		char target[PATH_MAX];
+		ssize_t r = readlinkat(dfd, base, target, sizeof target);
+		if (r == -1)
+			return fail_at(t, n->path, errno);
+		if ((size_t)r != n->len || memcmp(target, n->data, n->len) != 0)
+			return push(t, TC_UPDATE, TC_CONTENT, i, NULL, &st);
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Nodes of one directory come in a row (an env dir): one walk for all of them. */
+static int diff_node(struct tree *t, size_t i)
+{
+	const char *base;
+	char dir[PATH_MAX];
+	if (split(t->v[i].path, dir, sizeof dir, &base) == -1)
+		return fail_at(t, t->v[i].path, errno);
+	if (t->dirfd == -1 || strcmp(dir, t->dir) != 0) {
+		if (t->dirfd != -1)
+			close(t->dirfd);
+		t->dirfd = open_dir(t, dir, false);
+		if (t->dirfd == -1)
+			return errno == ENOENT ? push(t, TC_CREATE, 0, i, NULL, NULL) : -1;
+		strlcpy(t->dir, dir, sizeof t->dir);
+	}
+	return diff_at(t, i, t->dirfd, base);
+}
+
+/* Directories holding a managed file or link: where temps of killed runs may lie. */
+static int diff_temps(struct tree *t)
+{
+	char dir[PATH_MAX], prev[PATH_MAX] = "";
+	for (size_t k = 0; k < t->n; k++) {
+		const struct tnode *n = &t->v[t->byname[k]];
+		const char *base;
+		if (n->kind == TN_DIR || split(n->path, dir, sizeof dir, &base) == -1)
+			continue;
+		long d = find_node(t, dir);
+		if (strcmp(dir, prev) == 0 ||
+		    (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE)))
+			continue; /* done, or scanned with the exclusive directory */
+		strlcpy(prev, dir, sizeof prev);
+		if (diff_dir_entries(t, d >= 0 ? (size_t)d : t->byname[k], dir) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int diff_all(struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (diff_node(t, i) == -1)
+			return -1;
+		if (t->v[i].kind == TN_DIR && (t->v[i].flags & TN_EXCLUSIVE) &&
+		    diff_dir_entries(t, i, t->v[i].path) == -1)
+			return -1;
+	}
+	return diff_temps(t);
+}
+
+int tree_diff(struct tree *t)
+{
+	free_changes(t);
+	if (build_index(t) == -1)
+		return -1;
+	t->dirfd = -1;
+	int rc = diff_all(t);
+	int e = errno;
+	if (t->dirfd != -1)
+		close(t->dirfd);
+	t->dirfd = -1;
+	errno = e;
+	return rc;
+}
+
+/* ---- apply -------------------------------------------------------------------------------- */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Rename a finished temp entry over its target in dfd, then make the rename durable. */
+static int publish(struct tree *t, int dfd, const char *tmp, const char *base, const char *path)
+{
+	if (renameat(dfd, tmp, dfd, base) == -1) {
+		int e = errno;
+		unlinkat(dfd, tmp, 0);
+		return fail_at(t, path, e);
+	}
+	if (fsync(dfd) == -1)
+		return fail_at(t, path, errno);
+	return 0;
+}
+
+/* A new ".BASE.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is reused. */
+static int make_temp(int dfd, const char *base, char *tmp, size_t len)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		char sfx[7];
+		for (int i = 0; i < 6; i++)
+			sfx[i] = set[arc4random_uniform(sizeof set - 1)];
+		sfx[6] = '\0';
+		if ((size_t)snprintf(tmp, len, ".%s.%s", base, sfx) >= len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd =
+		    openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* A directory where a file belongs, in another account's directory: kept, renamed aside. */
+static int move_aside(struct tree *t, int dfd, const char *base, const char *path)
+{
+	struct stat st;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	char aside[NAME_MAX + 1];
+	if ((size_t)snprintf(aside, sizeof aside, ".%s.moved-aside.%ld", base, (long)getpid()) >=
+	    sizeof aside)
+		return fail_at(t, path, ENAMETOOLONG);
+	if (renameat(dfd, base, dfd, aside) == -1)
+		return fail_at(t, path, errno);
+	return 0;
+}
+
+static int fill_temp(int fd, const struct tnode *n)
+{
+	if (write_all(fd, n->data, n->len) == -1)
+		return -1;
+	if ((n->uid != TREE_NO_OWNER || n->gid != (gid_t)TREE_NO_OWNER) &&
+	    fchown(fd, n->uid, n->gid) == -1)
+		return -1;
+	return fchmod(fd, n->mode) == -1 || fsync(fd) == -1 ? -1 : 0;
+}
+
+/* Content, owner and mode are set on the temp file before the rename makes it visible. */
+static int write_in(struct tree *t, const struct tnode *n, int dfd, const char *base)
+{
+	struct stat ds;
+	char tmp[NAME_MAX + 1];
+	if (fstat(dfd, &ds) == -1)
+		return fail_at(t, n->path, errno);
+	if (ds.st_uid != geteuid() && move_aside(t, dfd, base, n->path) == -1)
+		return -1;
+	int fd = make_temp(dfd, base, tmp, sizeof tmp);
+	if (fd == -1)
+		return fail_at(t, n->path, errno);
+	int rc = fill_temp(fd, n);
+	int e = errno;
+	if (close(fd) == -1 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc == -1) {
+		unlinkat(dfd, tmp, 0);
+		return fail_at(t, n->path, e);
+	}
+	return publish(t, dfd, tmp, base, n->path);
+}
+
+static int write_file(struct tree *t, const struct tnode *n)
+{
+	const char *base;
+	int dfd = open_parent(t, n->path, true, &base);
+	if (dfd == -1)
+		return -1;
+	int rc = write_in(t, n, dfd, base);
+	close(dfd);
+	return rc;
+}
+
+/* A new link under a temporary name renamed over the old one: never a moment without it. */
+static int write_link(struct tree *t, const struct tnode *n)
+{
+	const char *base;
+	char tmp[NAME_MAX + 1];
+	int dfd = open_parent(t, n->path, true, &base);
+	if (dfd == -1)
+		return -1;
+	int rc = 0;
+	if ((size_t)snprintf(tmp, sizeof tmp, ".%s.%ld", base, (long)getpid()) >= sizeof tmp)
+		rc = fail_at(t, n->path, ENAMETOOLONG);
+	else if ((unlinkat(dfd, tmp, 0), symlinkat(n->data, dfd, tmp)) == -1)
+		rc = fail_at(t, n->path, errno);
+	else
+		rc = publish(t, dfd, tmp, base, n->path);
+	close(dfd);
+	return rc;
+}
+
+/* Owner, then mode (chown may clear set-id bits), through an fd. */
+static int fd_meta(struct tree *t, int fd, const struct tnode *n, unsigned what)
+{
+	if ((what & TC_OWNER) && fchown(fd, n->uid, n->gid) == -1)
+		return fail_at(t, n->path, errno);
+	if ((what & (TC_MODE | TC_OWNER)) && fchmod(fd, n->mode) == -1)
+		return fail_at(t, n->path, errno);
+	return 0;
+}
+
+/*
+ * Owner and mode of a file only through an fd that is the regular file with one link
+ * that a name in its directory held when we opened it; anything else (a link or a hard
+ * link to a victim swapped in since the diff) is replaced by a fresh file instead.
+ */
+static int file_meta(struct tree *t, const struct tnode *n, unsigned what)
+{
+	const char *base;
+	int dfd = open_parent(t, n->path, false, &base);
+	if (dfd == -1)
+		return -1;
+	struct stat st;
+	int fd = -1;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_nlink == 1)
+		fd = open_checked(dfd, base, &st, O_RDONLY);
+	close(dfd);
+	if (fd == -1 || fstat(fd, &st) == -1 || st.st_nlink != 1) {
+		if (fd != -1)
+			close(fd);
+		return write_file(t, n);
+	}
+	int rc = fd_meta(t, fd, n, what);
+	close(fd);
+	return rc;
+}
+
+static int dir_apply(struct tree *t, const struct tnode *n, const struct tchange *c)
+{
+	const char *base;
+	int dfd = open_parent(t, n->path, true, &base);
+	if (dfd == -1)
+		return -1;
+	unsigned what = c->what;
+	if (c->kind == TC_CREATE) {
+		if (mkdirat(dfd, base, n->mode) == -1 && errno != EEXIST) {
+			int e = errno;
+			close(dfd);
+			return fail_at(t, n->path, e);
+		}
+		what = TC_MODE | (n->uid != TREE_NO_OWNER ? TC_OWNER : 0);
+	}
+	int fd = openat(dfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	close(dfd);
+	if (fd == -1)
+		return e == ELOOP || e == ENOTDIR ? fail_why(t, n->path, ELOOP, WHY_SYMLINK)
+		                                  : fail_at(t, n->path, e);
+	int rc = fd_meta(t, fd, n, what);
+	close(fd);
+	return rc;
+}
+
+static int delete_entry(struct tree *t, const char *path)
+{
+	const char *base;
+	int dfd = open_parent(t, path, false, &base);
+	if (dfd == -1)
+		return errno == ENOENT ? 0 : -1;
+	struct stat st;
+	int rc = 0;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		rc = errno == ENOENT ? 0 : fail_at(t, path, errno);
+	else if (S_ISDIR(st.st_mode)) /* swapped in since the diff: never removed */
+		rc = fail_at(t, path, EISDIR);
+	else if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT)
+		rc = fail_at(t, path, errno);
+	close(dfd);
+	return rc;
+}
+
+int tree_apply(struct tree *t, const struct tchange *c)
+{
+	const struct tnode *n = &t->v[c->node];
+	t->errpath[0] = '\0';
+	t->errwhy = "";
+	if (c->kind == TC_DELETE)
+		return delete_entry(t, c->path);
+	switch (n->kind) {
+	case TN_DIR:
+		return dir_apply(t, n, c);
+	case TN_FILE:
+		if (c->kind == TC_CREATE || (c->what & (TC_CONTENT | TC_REPLACE | TC_RELINK)))
+			return write_file(t, n);
+		return file_meta(t, n, c->what);
+	case TN_LINK:
+		return write_link(t, n);
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+static const char *kind_name(enum tnode_kind k)
+{
+	return k == TN_DIR ? "directory" : k == TN_FILE ? "file" : "symlink";
+}
+
+static const char *type_name(mode_t type)
+{
+	switch (type) {
+	case S_IFLNK:
+		return "symlink";
+	case S_IFIFO:
+		return "fifo";
+	case S_IFSOCK:
+		return "socket";
+	case S_IFDIR:
+		return "directory";
+	case S_IFCHR:
+	case S_IFBLK:
+		return "device";
+	default:
+		return "file";
+	}
+}
+
+static void describe_update(const struct tree *t, const struct tchange *c, FILE *fp)
+{
+	const struct tnode *n = &t->v[c->node];
+	if (c->what & TC_REPLACE) {
+		fprintf(fp, "replace %s %s with %s (mode %04o)%s\n", type_name(c->old_type),
+		        n->path, kind_name(n->kind), (unsigned)n->mode,
+		        c->old_type == S_IFDIR ? " (the directory is moved aside)" : "");
+		return;
+	}
+	fprintf(fp, "update %s %s (", kind_name(n->kind), n->path);
+	const char *sep = "";
+	if (c->what & TC_CONTENT) {
+		if (n->kind == TN_LINK)
+			fprintf(fp, "target -> %s", n->data);
+		else
+			fprintf(fp, "content");
+		sep = ", ";
+	}
+	if (c->what & TC_RELINK) {
+		fprintf(fp, "%s%ld hard links: republished", sep, (long)c->old_nlink);
+		sep = ", ";
+	}
+	if (c->what & TC_MODE) {
+		fprintf(fp, "%smode %04o -> %04o", sep, (unsigned)c->old_mode, (unsigned)n->mode);
+		sep = ", ";
+	}
+	if (c->what & TC_OWNER)
+		fprintf(fp, "%sowner %ld:%ld -> %ld:%ld", sep, (long)c->old_uid, (long)c->old_gid,
+		        (long)n->uid, (long)n->gid);
+	fprintf(fp, ")\n");
+}
+
+void tree_describe(const struct tree *t, const struct tchange *c, FILE *fp)
+{
+	const struct tnode *n = &t->v[c->node];
+
+	if (c->kind == TC_DELETE) {
+		fprintf(fp, "delete %s%s\n", c->stale_temp ? "stale temp file " : "", c->path);
+		return;
+	}
+	if (c->kind == TC_CREATE) {
+		if (n->kind == TN_LINK)
+			fprintf(fp, "create symlink %s -> %s\n", n->path, n->data);
+		else
+			fprintf(fp, "create %s %s (mode %04o)\n", kind_name(n->kind), n->path,
+			        (unsigned)n->mode);
+		return;
+	}
+	describe_update(t, c, fp);
+}
+
+/* An anonymous file holding p, inherited by diff as /dev/fd/N: no path anywhere. -1 on failure. */
+static int memfile(const char *p, size_t len)
+{
+	int fd = memfd_create("gitlab-ctl-diff", 0);
+	if (fd == -1)
+		return -1;
+	if (write_all(fd, p, len) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Run `diff -u` on the two fds (fixed argv, no shell); its output goes to fp's descriptor. */
+static void run_diff(int a, int b, const char *label, FILE *fp)
+{
+	char la[PATH_MAX + 8], lb[PATH_MAX + 8], fa[32], fb[32];
+	snprintf(la, sizeof la, "a%s", label);
+	snprintf(lb, sizeof lb, "b%s", label);
+	snprintf(fa, sizeof fa, "/dev/fd/%d", a);
+	snprintf(fb, sizeof fb, "/dev/fd/%d", b);
+	fflush(fp);
+	char *argv[] = {"diff", "-u", "--label", la, "--label", lb, fa, fb, NULL};
+	const struct spawn sp = {.out = fileno(fp), .err = SPAWN_INHERIT, .search = true};
+	(void)spawn_wait("diff", argv, &sp); /* 1 means "differ"; a failure shows no diff */
+}
+
+static bool holds_secret(const struct tree *t, const char *p, size_t len)
+{
+	for (size_t i = 0; p != NULL && i < t->nsecrets; i++)
+		if (memmem(p, len, t->secrets[i], strlen(t->secrets[i])) != NULL)
+			return true;
+	return false;
+}
+
+void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)
+{
+	const struct tnode *n = &t->v[c->node];
+
+	if (c->kind == TC_DELETE || n->kind != TN_FILE ||
+	    (c->kind == TC_UPDATE && !(c->what & (TC_CONTENT | TC_REPLACE))))
+		return;
+	if ((n->flags & TN_SECRET) || holds_secret(t, n->data, n->len) ||
+	    holds_secret(t, c->old, c->old_len)) {
+		fprintf(fp, "    (content hidden: secret)\n");
+		return;
+	}
+	if (memchr(n->data, '\0', n->len) != NULL ||
+	    (c->old != NULL && memchr(c->old, '\0', c->old_len) != NULL)) {
+		fprintf(fp, "    (binary content)\n");
+		return;
+	}
+	if (c->kind == TC_UPDATE && (c->what & TC_CONTENT) && c->old == NULL &&
+	    !(c->what & TC_REPLACE)) {
+		fprintf(fp, "    (old content too large to compare)\n");
+		return;
+	}
+	/* Old side: the bytes read through the checked fd (nothing for a replaced entry). */
+	int a = memfile(c->old ? c->old : "", c->old ? c->old_len : 0);
+	int b = memfile(n->data, n->len);
+	if (a != -1 && b != -1)
+		run_diff(a, b, n->path, fp);
+	if (a != -1)
+		close(a);
+	if (b != -1)
+		close(b);
+}

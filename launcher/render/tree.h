@@ -1,0 +1,150 @@
+/*
+ * tree: the desired file tree of reconfigure, held in memory, compared with
+ * the disk, and written difference by difference.
+ *
+ * Everything is computed (and every template rendered) before anything is
+ * written, so a bad config changes nothing. Files are replaced atomically
+ * (temporary file in the same directory, fsync, rename, fsync of the
+ * directory), so a crash or a concurrent reader never sees half a run script
+ * or half an env value. Symlinks are replaced by renaming a new link over the
+ * old one.
+ *
+ * Some directories (a service's home) belong to a service account, which
+ * may swap anything in them at any time. So the writer works from directory
+ * fds: from the anchor (--root, followed: the operator's choice) it descends
+ * with openat(O_DIRECTORY | O_NOFOLLOW) (a symlinked directory is an error,
+ * ELOOP, never followed) and acts with *at() calls relative to those fds.
+ * A file is read, chowned or chmodded only through an fd opened O_NOFOLLOW |
+ * O_NONBLOCK whose fstat shows a regular file with one link; anything else
+ * in place of a managed file (symlink, fifo, socket, a hard link) is
+ * replaced by renaming a fresh file over it, and said so. A directory in
+ * place of a file is moved aside when its parent belongs to another account
+ * (it is that account's data: kept, renamed to .NAME.moved-aside.PID), and
+ * an error in a directory of our own (only we could have put it there).
+ * Temp files of killed runs (.NAME.XXXXXX, .NAME.PID next to a managed
+ * file or link) are deleted. An exclusive directory (the env dir) may hold
+ * only its listed files, env files of earlier runs (regular files with env
+ * names) and our temp files: anything else makes tree_diff fail before
+ * anything is written.
+ */
+#ifndef GITLAB_CTL_TREE_H
+#define GITLAB_CTL_TREE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum tnode_kind { TN_DIR, TN_FILE, TN_LINK };
+
+/* What a change to a node means for the service it belongs to. */
+enum tnode_role {
+	TR_NONE,       /* directories, the readiness check: nothing to do */
+	TR_RUN,        /* run script: restart the service */
+	TR_ENV,        /* env dir entry: restart the service */
+	TR_CONFIG,     /* config the service reads at start: restart it */
+	TR_LOG_CONFIG, /* svlogd config: HUP the log service only */
+	TR_LOG_RUN,    /* log/run: restart the log service only */
+	TR_ENABLE,     /* service/<svc> symlink: the service gets supervised */
+};
+
+#define TN_EXCLUSIVE  0x1u /* dir: entries the tree does not list are deleted (envdir) */
+#define TN_IF_MISSING 0x2u /* created when nothing is there, never updated */
+#define TN_SECRET     0x4u /* file: never show its content in a diff */
+
+#define TREE_NO_OWNER ((uid_t)-1) /* uid/gid not managed (not running as root) */
+
+struct tnode {
+	enum tnode_kind kind;
+	char *path;
+	char *data; /* file content, or link target */
+	size_t len;
+	mode_t mode; /* permission bits; ignored for links */
+	uid_t uid;
+	gid_t gid;
+	int svc; /* caller's service index, -1 for none */
+	enum tnode_role role;
+	unsigned flags;
+};
+
+enum tchange_kind { TC_CREATE, TC_UPDATE, TC_DELETE };
+
+#define TC_CONTENT 0x1u
+#define TC_MODE    0x2u
+#define TC_OWNER   0x4u
+
+#define TC_REPLACE 0x8u  /* a non-regular entry (or a directory) where a file belongs */
+#define TC_RELINK  0x10u /* a file with several hard links: republished, never chmodded */
+
+struct tchange {
+	enum tchange_kind kind;
+	unsigned what;   /* TC_UPDATE: TC_CONTENT | TC_MODE | TC_OWNER | TC_REPLACE | TC_RELINK */
+	size_t node;     /* the node; for TC_DELETE its directory (or the file of a temp) */
+	char *path;      /* TC_DELETE: the stray entry */
+	bool stale_temp; /* TC_DELETE: a temp file of an earlier, killed run */
+	mode_t old_mode; /* TC_UPDATE */
+	mode_t old_type; /* TC_UPDATE: S_IFMT bits of what was there */
+	uid_t old_uid;
+	gid_t old_gid;
+	nlink_t old_nlink;
+	char *old;      /* TC_UPDATE of a regular file: its bytes, read through the checked fd */
+	size_t old_len; /* (NULL when too large to compare) */
+};
+
+struct tree {
+	struct tnode *v;
+	size_t n, cap;
+	struct tchange *c; /* filled by tree_diff */
+	size_t nc, ccap;
+	char anchor[PATH_MAX]; /* "" for "/" */
+	char **secrets;        /* values no diff may show */
+	size_t nsecrets;
+	size_t *byname; /* node indexes sorted by path */
+	int dirfd;      /* tree_diff: the last parent directory opened, -1 for none */
+	char dir[PATH_MAX];
+	char errpath[PATH_MAX]; /* the path of the last failure */
+	const char *errwhy;     /* "" or " (why)", e.g. " (a symlink: not followed)" */
+};
+
+void tree_init(struct tree *t);
+void tree_free(struct tree *t);
+
+/* Paths below dir are reached from it without following symlinks (default "/"). 0 or -1. */
+int tree_set_anchor(struct tree *t, const char *dir);
+
+/* A file whose old or new content holds value gets no diff. 0, or -1 with errno. */
+int tree_add_secret(struct tree *t, const char *value);
+
+/*
+ * Add a node (strings are copied). Returns its index, or -1 with errno. The
+ * role of an exclusive directory is the role of deleting a stray entry.
+ */
+int tree_add_dir(struct tree *t, const char *path, mode_t mode, uid_t uid, gid_t gid, int svc,
+                 enum tnode_role role, unsigned flags);
+int tree_add_file(struct tree *t, const char *path, const char *data, size_t len, mode_t mode,
+                  uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags);
+int tree_add_link(struct tree *t, const char *path, const char *target, int svc,
+                  enum tnode_role role, unsigned flags);
+
+/*
+ * Compare every node with the disk and list the differences in t->c, in node
+ * order (deletions right after their directory). Returns 0, or -1 with errno
+ * and t->errpath (e.g. a directory where a file belongs).
+ */
+int tree_diff(struct tree *t);
+
+/* Make one change on disk. Returns 0, or -1 with errno and t->errpath. */
+int tree_apply(struct tree *t, const struct tchange *c);
+
+/* "create file /x (mode 0600)", "update file /x (content, mode 0644 -> 0600)", ... */
+void tree_describe(const struct tree *t, const struct tchange *c, FILE *fp);
+
+/*
+ * A unified diff of a text file change (`diff -u` on two unlinked temp files:
+ * the old side is the bytes tree_diff read through its checked fd, never the
+ * path); secrets and binaries summarized.
+ */
+void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp);
+
+#endif

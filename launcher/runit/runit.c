@@ -1,0 +1,348 @@
+/*
+ * runit: runsv's on-disk protocol (runsv.c's update_status and ctrl, sv.c's
+ * svstatus_get/svstatus_print), spoken directly with plain system calls: this
+ * is the hot path of `gitlab-ctl status`, so no stdio and no allocation.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "runit/runit.h"
+#include "lib/spawn.h"
+
+/* TAI64 labels are 2^62 + TAI seconds; runit adds 10 s to the Unix time. */
+#define TAI_UNIX_OFFSET ((1ULL << 62) + 10ULL)
+
+int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st)
+{
+	uint64_t tai;
+	uint32_t nsec, pid;
+
+	/* Bytes 0..7 TAI64 and 8..11 nanoseconds, big-endian (tai_pack/taia_pack). */
+	memcpy(&tai, buf, sizeof tai);
+	memcpy(&nsec, buf + 8, sizeof nsec);
+	memcpy(&pid, buf + 12, sizeof pid);
+	tai = be64toh(tai);
+	nsec = be32toh(nsec);
+	if (buf[19] > SV_FINISH || nsec >= 1000000000U)
+		return -1;
+	if (buf[17] != 'u' && buf[17] != 'd' && buf[17] != 0)
+		return -1;
+	st->tai = tai;
+	st->nsec = nsec;
+	/* The pid is little-endian: runsv stores it byte by byte from the low end. */
+	st->pid = (pid_t)le32toh(pid);
+	st->paused = buf[16] != 0;
+	st->want = (char)buf[17];
+	st->got_term = buf[18] != 0;
+	st->state = (enum sv_state)buf[19];
+	return 0;
+}
+
+long sv_status_age(const struct sv_status *st, time_t now)
+{
+	uint64_t tnow = (uint64_t)now + TAI_UNIX_OFFSET;
+	return tnow < st->tai ? 0 : (long)(tnow - st->tai);
+}
+
+bool sv_status_since(const struct sv_status *st, const struct timespec *t)
+{
+	uint64_t tai = (uint64_t)t->tv_sec + TAI_UNIX_OFFSET;
+	if (st->tai != tai)
+		return st->tai > tai;
+	return st->nsec >= (uint32_t)t->tv_nsec;
+}
+
+/* dir + "/" + file without snprintf: status builds several of these per service. */
+static int subpath(char *out, size_t len, const char *dir, const char *file)
+{
+	size_t d = strlen(dir), f = strlen(file);
+	if (d + 1 + f >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, dir, d);
+	out[d] = '/';
+	memcpy(out + d + 1, file, f + 1);
+	return 0;
+}
+
+int sv_live_at(int dirfd, const char *dir)
+{
+	char path[PATH_MAX];
+	if (subpath(path, sizeof path, dir, "supervise/ok") == -1)
+		return -1;
+	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
+	int fd = openat(dirfd, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENXIO)
+			return SV_LIVE_NOT_RUNNING;
+		if (errno == ENOENT)
+			return SV_LIVE_NO_SUPERVISE;
+		return -1;
+	}
+	close(fd);
+	return SV_LIVE_OK;
+}
+
+int sv_live(const char *dir)
+{
+	return sv_live_at(AT_FDCWD, dir);
+}
+
+int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
+{
+	char path[PATH_MAX];
+	unsigned char buf[SV_STATUS_LEN + 1];
+
+	if (subpath(path, sizeof path, dir, "supervise/status") == -1)
+		return -1;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof buf);
+	while (n == -1 && errno == EINTR);
+	int saved = errno;
+	close(fd);
+	if (n == -1) {
+		errno = saved;
+		return -1;
+	}
+	/* runsv renames a complete 20-byte file into place; anything else is not runsv's. */
+	if (n != SV_STATUS_LEN || sv_status_decode(buf, st) == -1) {
+		errno = EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+int sv_read_status(const char *dir, struct sv_status *st)
+{
+	return sv_read_status_at(AT_FDCWD, dir, st);
+}
+
+int sv_control_str(const char *dir, const char *cmds)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(cmds);
+
+	if (subpath(path, sizeof path, dir, "supervise/control") == -1)
+		return -1;
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n;
+	do
+		n = write(fd, cmds, len);
+	while (n == -1 && errno == EINTR);
+	int saved = errno;
+	close(fd);
+	if (n == -1) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return 0;
+}
+
+int sv_control(const char *dir, char cmd)
+{
+	const char s[2] = {cmd, '\0'};
+	return sv_control_str(dir, s);
+}
+
+bool sv_normally_down_at(int dirfd, const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	if (subpath(path, sizeof path, dir, "down") == -1)
+		return false;
+	return fstatat(dirfd, path, &sb, 0) == 0;
+}
+
+bool sv_normally_down(const char *dir)
+{
+	return sv_normally_down_at(AT_FDCWD, dir);
+}
+
+/*
+ * Bounded appends for sv_status_format, with snprintf's contract: copy what
+ * fits (keeping room for the NUL), return the length the whole text needs.
+ */
+static inline size_t put_mem(char *buf, size_t len, size_t off, const char *s, size_t n)
+{
+	/* the common case first: with n a constant the copy compiles to a few moves */
+	if (off + n < len)
+		memcpy(buf + off, s, n);
+	else if (off + 1 < len)
+		memcpy(buf + off, s, len - 1 - off);
+	return off + n;
+}
+
+static inline size_t put_str(char *buf, size_t len, size_t off, const char *s)
+{
+	return put_mem(buf, len, off, s, strlen(s));
+}
+
+/* Decimal without printf: the formatting was most of status's instructions. */
+static size_t put_ulong(char *buf, size_t len, size_t off, unsigned long v)
+{
+	char digits[24];
+	size_t i = sizeof digits;
+	do {
+		digits[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return put_mem(buf, len, off, digits + i, sizeof digits - i);
+}
+
+static inline size_t put_flag(char *buf, size_t len, size_t off, bool on, const char *s)
+{
+	return on ? put_str(buf, len, off, s) : off;
+}
+
+int sv_status_format(char *buf, size_t len, const char *name, const struct sv_status *st,
+                     bool normally_up, time_t now)
+{
+	static const char *const states[] = {"down: ", "run: ", "finish: "};
+	bool haspid = st->pid != 0;
+	size_t n = put_str(buf, len, 0, states[st->state]);
+
+	n = put_str(buf, len, n, name);
+	n = put_mem(buf, len, n, ": ", 2);
+	/* sv prints the pid (unsigned, as runsv stored it) for run and finish. */
+	if (st->state != SV_DOWN) {
+		n = put_mem(buf, len, n, "(pid ", 5);
+		n = put_ulong(buf, len, n, (uint32_t)st->pid);
+		n = put_mem(buf, len, n, ") ", 2);
+	}
+	n = put_ulong(buf, len, n, (unsigned long)sv_status_age(st, now));
+	n = put_mem(buf, len, n, "s", 1);
+	/* ... and the flags only where they matter. */
+	n = put_flag(buf, len, n, haspid && !normally_up, ", normally down");
+	n = put_flag(buf, len, n, !haspid && normally_up, ", normally up");
+	n = put_flag(buf, len, n, haspid && st->paused, ", paused");
+	n = put_flag(buf, len, n, !haspid && st->want == 'u', ", want up");
+	n = put_flag(buf, len, n, haspid && st->want == 'd', ", want down");
+	n = put_flag(buf, len, n, haspid && st->got_term, ", got TERM");
+	if (len > 0)
+		buf[n < len ? n : len - 1] = '\0';
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+const char *sv_strerror(int errnum)
+{
+	/* The wording of runit's error_str(), so that our lines match sv's. */
+	switch (errnum) {
+	case ENOENT:
+		return "file does not exist";
+	case EACCES:
+		return "access denied";
+	case EPERM:
+		return "permission denied";
+	case ENOTDIR:
+		return "not a directory";
+	case EISDIR:
+		return "is a directory";
+	case ELOOP:
+		return "symbolic link loop";
+	case ENAMETOOLONG:
+		return "file name too long";
+	case ENXIO:
+		return "device not configured";
+	case EIO:
+		return "input/output error";
+	case EINTR:
+		return "interrupted system call";
+	case ENOMEM:
+		return "out of memory";
+	case EAGAIN:
+		return "temporary failure";
+	case EINVAL:
+		return "invalid argument";
+	case EBUSY:
+		return "device busy";
+	case EMFILE:
+		return "process cannot open more files";
+	case ENFILE:
+		return "system cannot open more files";
+	case EROFS:
+		return "read-only file system";
+	case ENOSPC:
+		return "out of disk space";
+	case EBADMSG:
+		return "bad format";
+	default:
+		return strerror(errnum);
+	}
+}
+
+int sv_check(const char *dir, bool quiet)
+{
+	return sv_check_until(dir, quiet ? SPAWN_NULL : SPAWN_INHERIT, 0);
+}
+
+int sv_check_until(const char *dir, int errfd, long deadline)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (access(path, X_OK) == -1)
+		return errno == ENOENT || errno == EACCES ? 1 : -1;
+	if (deadline != 0 && mono_ms() >= deadline)
+		return 0;
+	char *const argv[] = {"./check", NULL};
+	const struct spawn sp = {
+	    .dir = dir, .out = SPAWN_NULL, .err = errfd, .sane_limits = true, .deadline = deadline};
+	int rc = spawn_wait("./check", argv, &sp);
+	return rc == -1 ? -1 : rc == 0;
+}
+
+void sv_wait_change(const char *dir, long timeout_ms)
+{
+	char path[PATH_MAX];
+	if (timeout_ms <= 0)
+		return;
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (fd == -1 || subpath(path, sizeof path, dir, "supervise") == -1 ||
+	    inotify_add_watch(fd, path, IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_ATTRIB) ==
+	        -1) {
+		if (fd != -1)
+			close(fd);
+		sleep_ms(timeout_ms);
+		return;
+	}
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	poll(&p, 1, (int)timeout_ms);
+	close(fd);
+}
+
+int sv_wait_seconds(long *seconds, const char **errstr)
+{
+	const char *s = getenv("SVWAIT");
+	*seconds = SV_WAIT_DEFAULT;
+	*errstr = NULL;
+	if (s == NULL || *s == '\0')
+		return 0;
+	long long v = strtonum(s, 0, SV_WAIT_MAX, errstr);
+	if (*errstr != NULL)
+		return -1;
+	*seconds = (long)v;
+	return 0;
+}

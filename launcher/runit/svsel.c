@@ -1,0 +1,259 @@
+/* Service selection: the entries of <install>/service, sorted. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+#include "runit/svsel.h"
+
+bool svsel_valid_name(const char *name)
+{
+	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int push(struct svsel *sel, size_t *cap, const char *name)
+{
+	if (grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16) == -1)
+		return -1;
+	char *s = strdup(name);
+	if (s == NULL)
+		return -1;
+	sel->names[sel->n++] = s;
+	return 0;
+}
+
+/* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
+static bool is_service(int dfd, const char *name, unsigned char type)
+{
+	if (name[0] == '.')
+		return false;
+	if (type == DT_LNK || type == DT_DIR)
+		return true;
+	if (type != DT_UNKNOWN)
+		return false;
+	struct stat sb;
+	return fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISLNK(sb.st_mode) || S_ISDIR(sb.st_mode));
+}
+
+/* getdents64 straight into a stack buffer: no opendir allocation on the status path. */
+static int load_all(struct svsel *sel)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	size_t cap = 0;
+	for (;;) {
+		ssize_t n = getdents64(sel->fd, buf, sizeof buf);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			break;
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(buf + off);
+			if (is_service(sel->fd, e->d_name, e->d_type) &&
+			    push(sel, &cap, e->d_name) == -1)
+				return -1;
+			off += e->d_reclen;
+		}
+	}
+	if (sel->n > 1)
+		qsort(sel->names, sel->n, sizeof *sel->names, cmp_names);
+	return 0;
+}
+
+static int load(struct svsel *sel, const char *name)
+{
+	sel->fd = open(sel->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sel->fd == -1)
+		return -1;
+	if (name == NULL)
+		return load_all(sel);
+	struct stat sb;
+	if (!svsel_valid_name(name)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (fstatat(sel->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	size_t cap = 0;
+	return push(sel, &cap, name);
+}
+
+int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
+{
+	memset(sel, 0, sizeof *sel);
+	sel->fd = -1;
+	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
+		return -1;
+	if (load(sel, name) == 0)
+		return 0;
+	int saved = errno;
+	svsel_free(sel);
+	errno = saved;
+	return -1;
+}
+
+void svsel_free(struct svsel *sel)
+{
+	free(sel->wave);
+	free(sel->deps);
+	sel->wave = NULL;
+	sel->deps = NULL;
+	for (size_t i = 0; i < sel->n; i++)
+		free(sel->names[i]);
+	free(sel->names);
+	sel->names = NULL;
+	sel->n = 0;
+	if (sel->fd != -1)
+		close(sel->fd);
+	sel->fd = -1;
+}
+
+int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%s%s", sel->dir, name, log ? "/log" : "");
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int svsel_relpath(const char *name, bool log, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s%s", name, log ? "/log" : "");
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static ssize_t find_name(const struct svsel *sel, const char *name, size_t len)
+{
+	for (size_t i = 0; i < sel->n; i++)
+		if (strlen(sel->names[i]) == len && strncmp(sel->names[i], name, len) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* deps[i*n + j]: names[i] needs names[j], from names[i]/after (root's, in its sv dir). */
+static int read_deps(const struct svsel *sel, bool *deps)
+{
+	char path[NAME_MAX + 16], buf[4096];
+	for (size_t i = 0; i < sel->n; i++) {
+		if ((size_t)snprintf(path, sizeof path, "%s/after", sel->names[i]) >= sizeof path)
+			continue;
+		int fd = openat(sel->fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		ssize_t len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len == -1)
+			return -1;
+		buf[len] = '\0';
+		for (char *p = buf; *p;) {
+			size_t l = strcspn(p, "\n");
+			ssize_t j = find_name(sel, p, l);
+			if (j >= 0 && (size_t)j != i)
+				deps[i * sel->n + (size_t)j] = true;
+			p += l + (p[l] == '\n');
+		}
+	}
+	return 0;
+}
+
+static const struct svsel *order_sel;
+
+static int cmp_wave(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	if (order_sel->wave[i] != order_sel->wave[j])
+		return order_sel->wave[i] < order_sel->wave[j] ? -1 : 1;
+	return strcmp(order_sel->names[i], order_sel->names[j]);
+}
+
+int svsel_order(struct svsel *sel, bool reverse)
+{
+	size_t n = sel->n;
+	bool *deps = calloc(n * n + 1, sizeof *deps);
+	int *wave = calloc(n + 1, sizeof *wave);
+	size_t *idx = calloc(n + 1, sizeof *idx);
+	char **names = calloc(n + 1, sizeof *names);
+	int rc = -1;
+	if (deps == NULL || wave == NULL || idx == NULL || names == NULL ||
+	    read_deps(sel, deps) == -1)
+		goto out;
+	/* Longest path from a service without dependencies; n rounds end even a hand-made cycle. */
+	for (size_t round = 0; round < n; round++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (deps[i * n + j] && wave[i] < wave[j] + 1)
+					wave[i] = wave[j] + 1;
+	int max = 0;
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = i;
+		max = wave[i] > max ? wave[i] : max;
+	}
+	if (reverse)
+		for (size_t i = 0; i < n; i++)
+			wave[i] = max - wave[i];
+	sel->wave = wave;
+	order_sel = sel;
+	qsort(idx, n, sizeof *idx, cmp_wave);
+	int *sorted = calloc(n + 1, sizeof *sorted);
+	if (sorted == NULL) {
+		sel->wave = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		names[i] = sel->names[idx[i]];
+		sorted[i] = wave[idx[i]];
+	}
+	memcpy(sel->names, names, n * sizeof *names);
+	sel->wave = sorted;
+	/* The dependency matrix in the new order, for svsel_waiting_for. */
+	sel->deps = calloc(n * n + 1, sizeof *sel->deps);
+	for (size_t i = 0; sel->deps && i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			sel->deps[i * n + j] = deps[idx[i] * n + idx[j]];
+	rc = 0;
+out:
+	free(deps);
+	free(wave);
+	free(idx);
+	free(names);
+	return rc;
+}
+
+const char *svsel_waiting_for(const struct svsel *sel, size_t i, const bool *up)
+{
+	for (size_t j = 0; sel->deps != NULL && j < sel->n; j++)
+		if (sel->deps[i * sel->n + j] && sel->wave[j] < sel->wave[i] && !up[j])
+			return sel->names[j];
+	return NULL;
+}
+
+size_t svsel_wave_end(const struct svsel *sel, size_t i)
+{
+	if (sel->wave == NULL)
+		return sel->n;
+	size_t e = i + 1;
+	while (e < sel->n && sel->wave[e] == sel->wave[i])
+		e++;
+	return e;
+}
