@@ -529,10 +529,11 @@ static int start_after_setup(struct converge *cv, size_t k)
 /* Down on purpose: its changes apply at its next start. */
 static int left_down(const struct converge *cv, size_t k)
 {
-	char text[64];
-	if (cv->s[k].why & CV_WHY_RESTART)
+	if (cv->s[k].why & CV_WHY_RESTART) {
+		char text[64];
 		printf("%s is down: the %s change applies at its next start\n", name_of(cv, k),
 		       why_text(cv->s[k].why, text, sizeof text));
+	}
 	return 0;
 }
 
