@@ -59,7 +59,7 @@ void rb_float_to_s(double x, char *buf, size_t len)
 	int exp = shortest(x, mant, &m);
 	if (signbit(x))
 		put(buf, len, "-", 1);
-	if (exp < -4 || exp >= 16) {
+	if (exp < -4 || exp >= 15) {
 		char e10[16];
 		put(buf, len, mant, 1);
 		put(buf, len, ".", 1);
