@@ -605,6 +605,305 @@ static void value_stop(struct parser *p, size_t b, bool last_op)
 	}
 }
 
+/* Where scan_tokens() is: the group it scans and what came before. */
+struct scan {
+	size_t open; /* the group's opener, for errors */
+	int closer;  /* 0: value level */
+	int ctx;     /* at value level: 0 a statement's value, else inside a literal container */
+	bool first, prev_value, prev_ident, prev_str, last_op;
+};
+
+/* One token: where it starts and what it is. */
+struct tok {
+	size_t b;
+	int c;
+	bool space_before;
+	bool value;   /* an operand (a literal, a name, a group), not an operator */
+	bool ident;   /* a name: a value may follow it (a call's argument) */
+	bool str;     /* a string: another may follow ('a' 'b') */
+	bool operand; /* false for a call, an index or a block after a value */
+};
+
+enum step {
+	STEP_TOKEN, /* a token was consumed */
+	STEP_SKIP,  /* blanks, a newline or a comment: not a token */
+	STEP_STOP,  /* the group or value ends here (or failed) */
+};
+
+/* The input ended: fine for a value, not inside a group. */
+static void scan_eof(struct parser *p, const struct scan *s, size_t b)
+{
+	if (s->closer != 0)
+		fail_unclosed(p, b, s->open, s->closer);
+	else
+		value_stop(p, b, s->last_op);
+}
+
+/* Blanks, an escaped newline, a newline (which may end the statement), a comment. */
+static enum step scan_layout(struct parser *p, const struct scan *s, const struct tok *t)
+{
+	if (is_space(t->c)) {
+		p->pos++;
+		return STEP_SKIP;
+	}
+	switch (t->c) {
+	case '\\':
+		if (peek1(p) != '\n') {
+			fail_at(p, t->b, "unexpected '\\'");
+			return STEP_STOP;
+		}
+		p->pos++;
+		newline(p);
+		return STEP_SKIP;
+	case '\n':
+		if (s->closer == 0 && s->ctx == 0 && !s->last_op && !continues_next_line(p))
+			return STEP_STOP; /* the statement ends here */
+		newline(p);
+		return STEP_SKIP;
+	case '#':
+		skip_comment(p);
+		return STEP_SKIP;
+	default:
+		return STEP_TOKEN;
+	}
+}
+
+/* ';' or ',': a separator inside a group; at value level the end of the value. */
+static enum step scan_separator(struct parser *p, const struct scan *s, struct tok *t)
+{
+	if (s->closer == 0 && (t->c == ';' || s->ctx != 0)) {
+		value_stop(p, t->b, s->last_op);
+		return STEP_STOP;
+	}
+	p->pos++;
+	t->value = false;
+	return STEP_TOKEN;
+}
+
+/* ')', ']' or '}': the end of the group (it must be its closer), or of a value. */
+static enum step scan_closer(struct parser *p, const struct scan *s, const struct tok *t)
+{
+	if (s->closer == 0) {
+		if (s->ctx == 0)
+			fail_at(p, t->b, "unexpected '%c'", t->c);
+		else
+			value_stop(p, t->b, s->last_op);
+		return STEP_STOP;
+	}
+	if (t->c != s->closer) {
+		fail_unclosed(p, t->b, s->open, s->closer);
+		return STEP_STOP;
+	}
+	p->pos++;
+	p->tok_end = p->pos;
+	return STEP_STOP;
+}
+
+/* '(', '[' or '{': a whole group; a block '{ |x| ... }' is refused. */
+static enum step scan_opener(struct parser *p, struct tok *t)
+{
+	if (t->c == '{') {
+		size_t i = t->b + 1;
+		while (at(p, i) == ' ' || at(p, i) == '\t')
+			i++;
+		if (at(p, i) == '|') {
+			fail_at(p, t->b, "blocks ('{ |...| ... }') are not supported in gitlab.rb");
+			return STEP_STOP;
+		}
+	}
+	p->pos++;
+	scan_group(p, t->b, closer_of(t->c));
+	t->operand = false; /* a call, an index or a block after a value */
+	return STEP_TOKEN;
+}
+
+/* A string: '...', "..." or `...`. */
+static enum step scan_quoted(struct parser *p, struct tok *t)
+{
+	if (t->c == '\'') {
+		scan_sq(p, t->c);
+	} else {
+		p->pos++;
+		scan_interp(p, t->b, t->c, t->c, "string");
+	}
+	t->str = true;
+	return STEP_TOKEN;
+}
+
+/* ':': '::', a symbol (:name, :"..."), or an operator (the ternary's ':'). */
+static enum step scan_colon(struct parser *p, const struct scan *s, struct tok *t)
+{
+	if (peek1(p) == ':') {
+		p->pos += 2;
+		t->value = false;
+	} else if (peek1(p) == '"' || peek1(p) == '\'') {
+		p->pos++;
+		if (peek(p) == '"') {
+			p->pos++;
+			scan_interp(p, t->b, '"', '"', "string");
+		} else {
+			scan_sq(p, '\'');
+		}
+	} else if (is_ident_start(peek1(p)) && !(s->prev_value && !t->space_before)) {
+		p->pos = ident_end(p, t->b + 1);
+		if (peek(p) == '?' || peek(p) == '!')
+			p->pos++;
+	} else {
+		p->pos++;
+		t->value = false;
+	}
+	return STEP_TOKEN;
+}
+
+/* ?x, a character literal where a value may start. */
+static bool try_char_literal(struct parser *p, const struct scan *s)
+{
+	if (s->prev_value || peek1(p) <= 0x20)
+		return false;
+	p->pos += peek1(p) == '\\' ? 3 : 2;
+	while (at(p, p->pos) >= 0x80 && at(p, p->pos) < 0xc0)
+		p->pos++;
+	if (p->pos > p->len)
+		p->pos = p->len;
+	return true;
+}
+
+/* '<', '%', '/', '?': a literal where a value may start (heredoc, %w[], regexp, ?x), else an
+ * operator. */
+static enum step scan_ambiguous(struct parser *p, const struct scan *s, struct tok *t)
+{
+	bool literal;
+	if (t->c == '<')
+		literal = peek1(p) == '<' &&
+		          try_heredoc(p, s->prev_value, s->prev_ident, t->space_before);
+	else if (t->c == '%')
+		literal = try_percent(p, s->prev_value, t->space_before);
+	else if (t->c == '/')
+		literal = try_regexp(p, s->prev_value, s->prev_ident, t->space_before);
+	else
+		literal = try_char_literal(p, s);
+	if (!literal) {
+		p->pos++;
+		t->value = false;
+	}
+	return STEP_TOKEN;
+}
+
+/* $global, $0, @ivar, @@cvar. */
+static enum step scan_sigil(struct parser *p, const struct tok *t)
+{
+	p->pos++;
+	if (t->c == '@') {
+		if (peek(p) == '@')
+			p->pos++;
+		p->pos = ident_end(p, p->pos);
+	} else if (is_ident(peek(p))) {
+		p->pos = ident_end(p, p->pos);
+	} else if (peek(p) > 0x20) {
+		p->pos++;
+	}
+	return STEP_TOKEN;
+}
+
+/* A name: a hash label (key:), a method, a refused keyword, an operator word, or an identifier. */
+static enum step scan_name(struct parser *p, struct tok *t)
+{
+	size_t e = ident_end(p, t->b);
+	if ((at(p, e) == '?' || at(p, e) == '!') && at(p, e + 1) != '=')
+		e++;
+	p->pos = e;
+	if (at(p, e) == ':' && at(p, e + 1) != ':') {
+		p->pos++; /* label of a hash: key: value */
+		t->value = false;
+	} else if (after_dot(p, t->b)) {
+		t->ident = true;
+	} else if (word_in(p, t->b, e, forbidden_words)) {
+		fail_keyword(p, t->b, e);
+		return STEP_STOP;
+	} else if (word_in(p, t->b, e, (const char *const[]){"and", "or", "not", NULL})) {
+		t->value = false;
+	} else {
+		t->ident = true;
+	}
+	return STEP_TOKEN;
+}
+
+/* A number, a name, or a one-character operator; a control character is refused. */
+static enum step scan_word(struct parser *p, struct tok *t)
+{
+	if (is_digit(t->c)) {
+		while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
+			p->pos++;
+	} else if (is_ident_start(t->c)) {
+		return scan_name(p, t);
+	} else if (t->c < 0x20 || t->c == 0x7f) {
+		fail_at(p, t->b, "unexpected control character 0x%02x", (unsigned)t->c);
+		return STEP_STOP;
+	} else {
+		p->pos++;
+		t->value = false;
+	}
+	return STEP_TOKEN;
+}
+
+static enum step scan_token(struct parser *p, const struct scan *s, struct tok *t)
+{
+	switch (t->c) {
+	case ';':
+	case ',':
+		return scan_separator(p, s, t);
+	case ')':
+	case ']':
+	case '}':
+		return scan_closer(p, s, t);
+	case '(':
+	case '[':
+	case '{':
+		return scan_opener(p, t);
+	case '\'':
+	case '"':
+	case '`':
+		return scan_quoted(p, t);
+	case ':':
+		return scan_colon(p, s, t);
+	case '<':
+	case '%':
+	case '/':
+	case '?':
+		return scan_ambiguous(p, s, t);
+	case '$':
+	case '@':
+		return scan_sigil(p, t);
+	default:
+		return scan_word(p, t);
+	}
+}
+
+/* Check a token against the one before it and remember it; false after an error. */
+static bool token_done(struct parser *p, struct scan *s, const struct tok *t)
+{
+	if (p->pos > p->len)
+		p->pos = p->len;
+	if (s->closer == 0 && s->first && !t->value && strchr("<>=|^.?%&", t->c) != NULL) {
+		fail_at(p, t->b, "expected a value, found '%c'", t->c);
+		return false;
+	}
+	/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
+	if (t->value && t->operand && s->prev_value && !s->prev_ident && !(t->str && s->prev_str)) {
+		char what[40];
+		describe(p, t->b, what, sizeof what);
+		fail_at(p, t->b, "unexpected %s after value", what);
+		return false;
+	}
+	p->tok_end = p->pos;
+	s->first = false;
+	s->prev_value = t->value;
+	s->prev_ident = t->ident;
+	s->prev_str = t->str;
+	s->last_op = !t->value;
+	return true;
+}
+
 /*
  * Skip Ruby tokens. In a group (closer != 0, opened at `open`), stop after the
  * matching closer. At value level (closer == 0), stop before a ',' or a closer
@@ -613,220 +912,19 @@ static void value_stop(struct parser *p, size_t b, bool last_op)
  */
 static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
 {
-	bool group = closer != 0;
-	bool prev_value = false, prev_ident = false, prev_str = false, last_op = false;
-	bool first = true;
+	struct scan s = {.open = open, .closer = closer, .ctx = ctx, .first = true};
 	while (!p->failed) {
-		size_t b = p->pos;
-		int c = peek(p);
-		bool space_before = b > 0 && (p->s[b - 1] == ' ' || p->s[b - 1] == '\t');
-		bool value = true, ident = false, str = false, operand = true;
-		if (c < 0) {
-			if (group)
-				fail_unclosed(p, b, open, closer);
-			else
-				value_stop(p, b, last_op);
+		struct tok t = {.b = p->pos, .c = peek(p), .value = true, .operand = true};
+		t.space_before = t.b > 0 && (p->s[t.b - 1] == ' ' || p->s[t.b - 1] == '\t');
+		if (t.c < 0) {
+			scan_eof(p, &s, t.b);
 			return;
 		}
-		if (is_space(c)) {
-			p->pos++;
-			continue;
-		}
-		switch (c) {
-		case '\\':
-			if (peek1(p) != '\n') {
-				fail_at(p, b, "unexpected '\\'");
-				return;
-			}
-			p->pos++;
-			newline(p);
-			continue;
-		case '\n':
-			if (!group && ctx == 0 && !last_op && !continues_next_line(p))
-				return; /* the statement ends here */
-			newline(p);
-			continue;
-		case '#':
-			skip_comment(p);
-			continue;
-		case ';':
-			if (!group) {
-				value_stop(p, b, last_op);
-				return;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case ',':
-			if (!group && ctx != 0) {
-				value_stop(p, b, last_op);
-				return;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case ')':
-		case ']':
-		case '}':
-			if (!group) {
-				if (ctx == 0)
-					fail_at(p, b, "unexpected '%c'", c);
-				else
-					value_stop(p, b, last_op);
-				return;
-			}
-			if (c != closer) {
-				fail_unclosed(p, b, open, closer);
-				return;
-			}
-			p->pos++;
-			p->tok_end = p->pos;
+		enum step st = scan_layout(p, &s, &t);
+		if (st == STEP_TOKEN)
+			st = scan_token(p, &s, &t);
+		if (st == STEP_STOP || (st == STEP_TOKEN && !token_done(p, &s, &t)))
 			return;
-		case '(':
-		case '[':
-		case '{':
-			if (c == '{') {
-				size_t i = b + 1;
-				while (at(p, i) == ' ' || at(p, i) == '\t')
-					i++;
-				if (at(p, i) == '|') {
-					fail_at(p, b,
-					        "blocks ('{ |...| ... }') are not supported in "
-					        "gitlab.rb");
-					return;
-				}
-			}
-			p->pos++;
-			scan_group(p, b, closer_of(c));
-			operand = false; /* a call, an index or a block after a value */
-			break;
-		case '\'':
-			scan_sq(p, c);
-			str = true;
-			break;
-		case '"':
-		case '`':
-			p->pos++;
-			scan_interp(p, b, c, c, "string");
-			str = true;
-			break;
-		case ':':
-			if (peek1(p) == ':') {
-				p->pos += 2;
-				value = false;
-			} else if (peek1(p) == '"' || peek1(p) == '\'') {
-				p->pos++;
-				if (peek(p) == '"') {
-					p->pos++;
-					scan_interp(p, b, '"', '"', "string");
-				} else {
-					scan_sq(p, '\'');
-				}
-			} else if (is_ident_start(peek1(p)) && !(prev_value && !space_before)) {
-				p->pos = ident_end(p, b + 1);
-				if (peek(p) == '?' || peek(p) == '!')
-					p->pos++;
-			} else {
-				p->pos++;
-				value = false;
-			}
-			break;
-		case '<':
-			if (peek1(p) == '<' && try_heredoc(p, prev_value, prev_ident, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '%':
-			if (try_percent(p, prev_value, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '/':
-			if (try_regexp(p, prev_value, prev_ident, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '?':
-			/* ?x character literal, else the ternary operator */
-			if (!prev_value && peek1(p) > 0x20) {
-				p->pos += peek1(p) == '\\' ? 3 : 2;
-				while (at(p, p->pos) >= 0x80 && at(p, p->pos) < 0xc0)
-					p->pos++;
-				if (p->pos > p->len)
-					p->pos = p->len;
-				break;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case '$':
-			p->pos++;
-			if (is_ident(peek(p)))
-				p->pos = ident_end(p, p->pos);
-			else if (peek(p) > 0x20)
-				p->pos++;
-			break;
-		case '@':
-			p->pos++;
-			if (peek(p) == '@')
-				p->pos++;
-			p->pos = ident_end(p, p->pos);
-			break;
-		default:
-			if (is_digit(c)) {
-				while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
-					p->pos++;
-			} else if (is_ident_start(c)) {
-				size_t e = ident_end(p, b);
-				if ((at(p, e) == '?' || at(p, e) == '!') && at(p, e + 1) != '=')
-					e++;
-				p->pos = e;
-				if (at(p, e) == ':' && at(p, e + 1) != ':') {
-					p->pos++; /* label of a hash: key: value */
-					value = false;
-				} else if (after_dot(p, b)) {
-					ident = true;
-				} else if (word_in(p, b, e, forbidden_words)) {
-					fail_keyword(p, b, e);
-					return;
-				} else if (word_in(
-				               p, b, e,
-				               (const char *const[]){"and", "or", "not", NULL})) {
-					value = false;
-				} else {
-					ident = true;
-				}
-			} else if (c < 0x20 || c == 0x7f) {
-				fail_at(p, b, "unexpected control character 0x%02x", (unsigned)c);
-				return;
-			} else {
-				p->pos++;
-				value = false;
-			}
-			break;
-		}
-		if (p->pos > p->len)
-			p->pos = p->len;
-		if (!group && first && !value && strchr("<>=|^.?%&", c) != NULL) {
-			fail_at(p, b, "expected a value, found '%c'", c);
-			return;
-		}
-		/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
-		if (value && operand && prev_value && !prev_ident && !(str && prev_str)) {
-			char what[40];
-			describe(p, b, what, sizeof what);
-			fail_at(p, b, "unexpected %s after value", what);
-			return;
-		}
-		p->tok_end = p->pos;
-		first = false;
-		prev_value = value;
-		prev_ident = ident;
-		prev_str = str;
-		last_op = !value;
 	}
 }
 
