@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config/rbconf.h"
+#include "lib/alloc.h"
 
 /* Heredocs started on one line whose bodies are still to be read. */
 #define MAX_HEREDOCS 16
@@ -40,17 +41,15 @@ struct rb_chunk {
 struct rb_arena {
 	struct rb_chunk *head;
 	size_t total;
-	bool limit_hit; /* ARENA_LIMIT, as opposed to malloc failing */
 };
 
+/* NULL only past ARENA_LIMIT: out of memory dies (lib/alloc.h). */
 static void *arena_alloc(struct rb_arena *a, size_t n)
 {
 	/* Everything stored here (pointers, long long, double) needs at most 8. */
 	const size_t al = 8;
-	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT) {
-		a->limit_hit = true;
+	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT)
 		return NULL;
-	}
 	n = (n + al - 1) & ~(al - 1);
 	struct rb_chunk *c = a->head;
 	if (c != NULL && c->cap - c->used >= n) {
@@ -59,9 +58,7 @@ static void *arena_alloc(struct rb_arena *a, size_t n)
 		return ptr;
 	}
 	size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
-	struct rb_chunk *nc = malloc(sizeof *nc + cap);
-	if (nc == NULL)
-		return NULL;
+	struct rb_chunk *nc = xmalloc(sizeof *nc + cap);
 	nc->cap = cap;
 	nc->used = n;
 	a->total += sizeof *nc + cap;
@@ -187,11 +184,9 @@ static void fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
 static void *palloc(struct parser *p, size_t n)
 {
 	void *ptr = arena_alloc(p->arena, n);
-	if (ptr == NULL && p->arena->limit_hit)
+	if (ptr == NULL)
 		fail_at(p, p->pos, "configuration too large: its values need more than %zu MiB",
 		        ARENA_LIMIT >> 20);
-	else if (ptr == NULL)
-		fail_at(p, p->pos, "out of memory");
 	return ptr;
 }
 
@@ -223,8 +218,12 @@ struct vec {
 static bool vec_push(struct parser *p, struct vec *vec, const void *elem, size_t size)
 {
 	if (vec->n == vec->cap) {
-		size_t cap = vec->cap ? vec->cap * 2 : 4;
-		void *nv = palloc(p, cap * size);
+		size_t cap = 4, bytes;
+		/* An overflow is past the arena's limit too: palloc refuses SIZE_MAX. */
+		if ((vec->cap && __builtin_mul_overflow(vec->cap, 2, &cap)) ||
+		    __builtin_mul_overflow(cap, size, &bytes))
+			bytes = SIZE_MAX;
+		void *nv = palloc(p, bytes);
 		if (nv == NULL)
 			return false;
 		if (vec->n > 0)
@@ -1998,16 +1997,12 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 		fail_at(&tmp, RB_MAX_FILE, "file larger than %u bytes", RB_MAX_FILE);
 		return -1;
 	}
-	out->arena = calloc(1, sizeof *out->arena);
-	if (out->arena == NULL) {
-		diag_file(d, DIAG_ERR, name, 0, "out of memory");
-		return -1;
-	}
+	out->arena = xcalloc(1, sizeof *out->arena);
 	struct src *src = arena_alloc(out->arena, sizeof *src);
 	char *copy = arena_alloc(out->arena, len + 1);
 	char *ncopy = arena_alloc(out->arena, strlen(name) + 1);
-	if (src == NULL || copy == NULL || ncopy == NULL) {
-		diag_file(d, DIAG_ERR, name, 0, "out of memory");
+	if (src == NULL || copy == NULL || ncopy == NULL) { /* a name of 100 MiB */
+		diag_file(d, DIAG_ERR, name, 0, "configuration too large");
 		return -1;
 	}
 	if (len > 0)
@@ -2046,19 +2041,12 @@ int rb_load(const char *path, struct rb_file *out, struct diags *d)
 	char *buf = NULL;
 	for (;;) {
 		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16384;
+			size_t ncap = cap ? cap * 2 : 16384; /* cap <= max (16 MiB): no overflow */
 			if (ncap > max)
 				ncap = max;
 			if (ncap == cap)
 				break;
-			char *nb = realloc(buf, ncap);
-			if (nb == NULL) {
-				free(buf);
-				close(fd);
-				diag_file(d, DIAG_ERR, path, 0, "out of memory");
-				return -1;
-			}
-			buf = nb;
+			buf = xreallocarray(buf, ncap, 1);
 			cap = ncap;
 		}
 		ssize_t r = read(fd, buf + len, cap - len);
