@@ -588,29 +588,36 @@ static size_t failed_dep(const struct converge *cv, size_t k)
 
 /* ---- pending work (pending.h) ---------------------------------------------------------- */
 
+/* Each reason for a restart and its record on disk. */
+static const struct {
+	unsigned why, owed;
+} reasons[] = {
+    {CV_WHY_RUN, PENDING_RUN},
+    {CV_WHY_ENV, PENDING_ENV},
+    {CV_WHY_CONFIG, PENDING_CONFIG},
+    {CV_WHY_LOGRUN, PENDING_LOG_RESTART},
+    {CV_WHY_LOGCONF, PENDING_LOG_RELOAD},
+};
+
+/* The record of why: a restart with its reasons; a log restart supersedes a log reload. */
 static unsigned owed_of(unsigned why)
 {
-	unsigned what = (why & CV_WHY_RUN ? PENDING_RUN : 0) |
-	                (why & CV_WHY_ENV ? PENDING_ENV : 0) |
-	                (why & CV_WHY_CONFIG ? PENDING_CONFIG : 0);
-	if (what != 0)
-		what |= PENDING_RESTART;
+	unsigned what = 0;
 	if (why & CV_WHY_LOGRUN)
-		what |= PENDING_LOG_RESTART;
-	else if (why & CV_WHY_LOGCONF)
-		what |= PENDING_LOG_RELOAD;
-	return what;
+		why &= ~CV_WHY_LOGCONF;
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		what |= why & reasons[i].why ? reasons[i].owed : 0;
+	return what | (why & CV_WHY_RESTART ? PENDING_RESTART : 0);
 }
 
 static unsigned why_of_owed(unsigned what)
 {
-	unsigned why = (what & PENDING_RUN ? CV_WHY_RUN : 0) |
-	               (what & PENDING_ENV ? CV_WHY_ENV : 0) |
-	               (what & PENDING_CONFIG ? CV_WHY_CONFIG : 0);
-	if ((what & PENDING_RESTART) && why == 0)
-		why = CV_WHY_RESTART; /* a record without reasons */
-	return why | (what & PENDING_LOG_RESTART ? CV_WHY_LOGRUN : 0) |
-	       (what & PENDING_LOG_RELOAD ? CV_WHY_LOGCONF : 0);
+	unsigned why = 0;
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		why |= what & reasons[i].owed ? reasons[i].why : 0;
+	if ((what & PENDING_RESTART) && !(why & CV_WHY_RESTART))
+		why |= CV_WHY_RESTART; /* a record without reasons */
+	return why;
 }
 
 /* Take over what an earlier run left owed for service k; record what this run will owe. */

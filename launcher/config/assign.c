@@ -372,15 +372,21 @@ static bool no_nesting(struct walk *b, const struct rb_stmt *st, const char *wha
 	return true;
 }
 
+/* The catalog service gitlab.rb calls name (its config name), or NULL. */
+static const struct cat_service *service_of(const struct walk *b, const char *name)
+{
+	for (size_t j = 0; j < b->cat->n; j++)
+		if (strcmp(b->cat->v[j].config_name, name) == 0)
+			return &b->cat->v[j];
+	return NULL;
+}
+
 /* The known key of st's service (or global) closest to its mistyped one, or NULL. */
 static const char *key_hint(const struct walk *b, const struct rb_stmt *st)
 {
 	const char *v[64];
 	size_t n = 0;
-	const struct cat_service *def = NULL;
-	for (size_t j = 0; j < b->cat->n && def == NULL; j++)
-		if (strcmp(b->cat->v[j].config_name, st->name) == 0)
-			def = &b->cat->v[j];
+	const struct cat_service *def = service_of(b, st->name);
 	for (size_t k = 0; def != NULL && k < def->nsettings && n < 64 - SVLOG_N; k++)
 		v[n++] = def->settings[k].name;
 	if (strcmp(st->name, "user") == 0)
@@ -536,10 +542,7 @@ static void walk(struct walk *b, const struct rb_file *f)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		const struct rb_stmt *st = &f->v[i];
-		const struct cat_service *def = NULL;
-		for (size_t j = 0; j < b->cat->n && def == NULL; j++)
-			if (strcmp(b->cat->v[j].config_name, st->name) == 0)
-				def = &b->cat->v[j];
+		const struct cat_service *def = service_of(b, st->name);
 		if (def != NULL)
 			handle_service(b, &b->as->svc[def - b->cat->v], st);
 		else if (is_global(st->name))

@@ -629,6 +629,14 @@ enum step {
 	STEP_STOP,  /* the group or value ends here (or failed) */
 };
 
+/* A one-character operator (or the last of a longer one). */
+static enum step scan_operator(struct parser *p, struct tok *t)
+{
+	p->pos++;
+	t->value = false;
+	return STEP_TOKEN;
+}
+
 /* The input ended: fine for a value, not inside a group. */
 static void scan_eof(struct parser *p, const struct scan *s, size_t b)
 {
@@ -674,9 +682,7 @@ static enum step scan_separator(struct parser *p, const struct scan *s, struct t
 		value_stop(p, t->b, s->last_op);
 		return STEP_STOP;
 	}
-	p->pos++;
-	t->value = false;
-	return STEP_TOKEN;
+	return scan_operator(p, t);
 }
 
 /* ')', ']' or '}': the end of the group (it must be its closer), or of a value. */
@@ -733,8 +739,8 @@ static enum step scan_quoted(struct parser *p, struct tok *t)
 static enum step scan_colon(struct parser *p, const struct scan *s, struct tok *t)
 {
 	if (peek1(p) == ':') {
-		p->pos += 2;
-		t->value = false;
+		p->pos++;
+		return scan_operator(p, t);
 	} else if (peek1(p) == '"' || peek1(p) == '\'') {
 		p->pos++;
 		if (peek(p) == '"') {
@@ -748,8 +754,7 @@ static enum step scan_colon(struct parser *p, const struct scan *s, struct tok *
 		if (peek(p) == '?' || peek(p) == '!')
 			p->pos++;
 	} else {
-		p->pos++;
-		t->value = false;
+		return scan_operator(p, t);
 	}
 	return STEP_TOKEN;
 }
@@ -781,11 +786,7 @@ static enum step scan_ambiguous(struct parser *p, const struct scan *s, struct t
 		literal = try_regexp(p, s->prev_value, s->prev_ident, t->space_before);
 	else
 		literal = try_char_literal(p, s);
-	if (!literal) {
-		p->pos++;
-		t->value = false;
-	}
-	return STEP_TOKEN;
+	return literal ? STEP_TOKEN : scan_operator(p, t);
 }
 
 /* $global, $0, @ivar, @@cvar. */
@@ -839,8 +840,7 @@ static enum step scan_word(struct parser *p, struct tok *t)
 		fail_at(p, t->b, "unexpected control character 0x%02x", (unsigned)t->c);
 		return STEP_STOP;
 	} else {
-		p->pos++;
-		t->value = false;
+		return scan_operator(p, t);
 	}
 	return STEP_TOKEN;
 }
