@@ -606,15 +606,15 @@ static unsigned owed_of(unsigned why)
 	if (why & CV_WHY_LOGRUN)
 		why &= ~CV_WHY_LOGCONF;
 	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-		what |= why & reasons[i].why ? reasons[i].owed : 0;
-	return what | (why & CV_WHY_RESTART ? PENDING_RESTART : 0);
+		what |= (why & reasons[i].why) ? reasons[i].owed : 0;
+	return what | ((why & CV_WHY_RESTART) ? PENDING_RESTART : 0);
 }
 
 static unsigned why_of_owed(unsigned what)
 {
 	unsigned why = 0;
 	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-		why |= what & reasons[i].owed ? reasons[i].why : 0;
+		why |= (what & reasons[i].owed) ? reasons[i].why : 0;
 	if ((what & PENDING_RESTART) && !(why & CV_WHY_RESTART))
 		why |= CV_WHY_RESTART; /* a record without reasons */
 	return why;
