@@ -407,13 +407,61 @@ static void unknown_key(struct walk *b, const struct rb_stmt *st)
 	        hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
 }
 
+/* A user or group name useradd accepts; else an error at loc. */
+static bool account_ok(struct walk *b, struct loc loc, const char *path, const char *text)
+{
+	if (name_account_ok(text))
+		return true;
+	diag_at(b->d, DIAG_ERR, loc,
+	        "%s must be a user or group name (letters, digits, '_', '-', '.'; at most 32), "
+	        "not \"%s\"",
+	        path, text);
+	return false;
+}
+
+static bool is_account_setting(const char *name)
+{
+	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
+}
+
+/* The text of a non-nil scalar setting, checked as its type says; false after an error. */
+static bool scalar_setting(struct walk *b, const struct cat_setting *cs, const struct rb_stmt *st,
+                           char **text)
+{
+	char *path = stmt_path(st, 1);
+	/* A secret's source line never goes into a diagnostic: its location only. */
+	struct rb_value quiet = *st->value;
+	struct src nosrc;
+	if (cs->secret)
+		quiet.loc = secret_loc(quiet.loc, &nosrc);
+	bool ok = setting_text(b, cs->type, path, &quiet, text) == 0 &&
+	          (!is_account_setting(cs->name) || account_ok(b, st->value->loc, path, *text)) &&
+	          path_policy(b, cs, path, &quiet, text) == 0;
+	if (!ok) {
+		free(*text);
+		*text = NULL;
+	}
+	free(path);
+	return ok;
+}
+
+/* <service>['svlogd_*']: overrides logging['svlogd_*'] for this service. */
+static void assign_log(struct walk *b, struct assign_svc *w, const struct rb_stmt *st, int lk)
+{
+	char *text;
+	if (no_nesting(b, st, "a logging setting") && log_value(b, st, lk, &text) == 0) {
+		free(w->log[lk]);
+		w->log[lk] = text;
+		w->log_set[lk] = text != NULL;
+	}
+}
+
 static void handle_service(struct walk *b, struct assign_svc *w, const struct rb_stmt *st)
 {
 	if (!need_subscript(b, st))
 		return;
-	const struct cat_service *def = w->def;
 	int lk = svlog_key(st->keys[0]);
-	const struct cat_setting *cs = cat_setting_find(def, st->keys[0]);
+	const struct cat_setting *cs = cat_setting_find(w->def, st->keys[0]);
 	if (cs == NULL && lk < 0) {
 		unknown_key(b, st);
 		return;
@@ -421,42 +469,59 @@ static void handle_service(struct walk *b, struct assign_svc *w, const struct rb
 	if (reject_opaque(b, st))
 		return;
 	if (cs == NULL) {
-		char *text;
-		if (no_nesting(b, st, "a logging setting") && log_value(b, st, lk, &text) == 0) {
-			free(w->log[lk]);
-			w->log[lk] = text;
-			w->log_set[lk] = text != NULL;
-		}
+		assign_log(b, w, st, lk);
 		return;
 	}
-	size_t i = (size_t)(cs - def->settings);
+	size_t i = (size_t)(cs - w->def->settings);
 	if (cs->type == ST_ENV || cs->type == ST_FLAGS) {
 		assign_hash(b, st, &w->hash[i]);
 		return;
 	}
-	if (!no_nesting(b, st, stype_name(cs->type)))
+	char *text = NULL;
+	if (!no_nesting(b, st, stype_name(cs->type)) ||
+	    (st->value->kind != RB_NIL && !scalar_setting(b, cs, st, &text)))
 		return;
-	char *path = stmt_path(st, 1), *text = NULL;
-	/* A secret's source line never goes into a diagnostic: its location only. */
-	struct rb_value quiet = *st->value;
-	struct src nosrc;
-	if (cs->secret)
-		quiet.loc = secret_loc(quiet.loc, &nosrc);
-	if (st->value->kind != RB_NIL && setting_text(b, cs->type, path, &quiet, &text) == 0 &&
-	    (strcmp(cs->name, "username") == 0 || strcmp(cs->name, "group") == 0) &&
-	    !name_account_ok(text)) {
-		diag_at(b->d, DIAG_ERR, st->value->loc,
-		        "%s must be a user or group name (letters, digits, '_', '-', '.'; at most "
-		        "32), not \"%s\"",
-		        path, text);
+	free(w->val[i]);
+	w->val[i] = text; /* nil restores the default */
+	w->vloc[i] = st->value->loc;
+}
+
+/* user['username'|'group']; nil restores git. */
+static void set_user(struct walk *b, const struct rb_stmt *st, const char *path)
+{
+	bool is_name = strcmp(st->keys[0], "username") == 0;
+	char **dst = is_name ? &b->as->user : &b->as->group;
+	char *text = NULL;
+	if (st->value->kind == RB_NIL) {
+		text = xstrdup(is_name ? DEFAULT_USER : DEFAULT_GROUP);
+	} else if (setting_text(b, ST_STRING, path, st->value, &text) == -1 ||
+	           !account_ok(b, st->value->loc, path, text)) {
 		free(text);
-	} else if (st->value->kind == RB_NIL ||
-	           (text != NULL && path_policy(b, cs, path, &quiet, &text) == 0)) {
-		free(w->val[i]);
-		w->val[i] = text; /* nil restores the default */
-		w->vloc[i] = st->value->loc;
+		return;
 	}
-	free(path);
+	free(*dst);
+	*dst = text;
+}
+
+/* manage_accounts['enable']; nil restores true. */
+static void set_manage(struct walk *b, const struct rb_stmt *st, const char *path)
+{
+	char *text = NULL;
+	if (st->value->kind == RB_NIL)
+		b->as->manage_accounts = true;
+	else if (setting_text(b, ST_BOOL, path, st->value, &text) == 0)
+		b->as->manage_accounts = strcmp(text, "true") == 0;
+	free(text);
+}
+
+static bool global_key_known(const struct rb_stmt *st, int lk)
+{
+	const char *key = st->keys[0];
+	if (strcmp(st->name, "user") == 0)
+		return strcmp(key, "username") == 0 || strcmp(key, "group") == 0;
+	if (strcmp(st->name, "manage_accounts") == 0)
+		return strcmp(key, "enable") == 0;
+	return lk >= 0;
 }
 
 /* user[...], manage_accounts[...], logging[...]: settings of gitlab-ctl itself. */
@@ -464,46 +529,20 @@ static void handle_global(struct walk *b, const struct rb_stmt *st)
 {
 	if (!need_subscript(b, st))
 		return;
-	struct assigns *a = b->as;
-	const char *key = st->keys[0];
-	bool is_user = strcmp(st->name, "user") == 0;
-	bool is_manage = strcmp(st->name, "manage_accounts") == 0;
-	int lk = svlog_key(key);
-	if ((is_user && strcmp(key, "username") != 0 && strcmp(key, "group") != 0) ||
-	    (is_manage && strcmp(key, "enable") != 0) || (!is_user && !is_manage && lk < 0)) {
+	int lk = svlog_key(st->keys[0]);
+	if (!global_key_known(st, lk)) {
 		unknown_key(b, st);
 		return;
 	}
 	if (reject_opaque(b, st) || !no_nesting(b, st, "a setting"))
 		return;
 	char *path = stmt_path(st, 1), *text = NULL;
-	if (is_user) {
-		char **dst = strcmp(key, "username") == 0 ? &a->user : &a->group;
-		const char *def = strcmp(key, "username") == 0 ? DEFAULT_USER : DEFAULT_GROUP;
-		if (st->value->kind == RB_NIL) {
-			free(*dst);
-			*dst = xstrdup(def);
-		} else if (setting_text(b, ST_STRING, path, st->value, &text) == 0) {
-			if (!name_account_ok(text)) {
-				diag_at(
-				    b->d, DIAG_ERR, st->value->loc,
-				    "%s must be a user or group name (letters, digits, '_', '-', "
-				    "'.'; at most 32), not \"%s\"",
-				    path, text);
-				free(text);
-			} else {
-				free(*dst);
-				*dst = text;
-			}
-		}
-	} else if (is_manage) {
-		if (st->value->kind == RB_NIL)
-			a->manage_accounts = true;
-		else if (setting_text(b, ST_BOOL, path, st->value, &text) == 0)
-			a->manage_accounts = strcmp(text, "true") == 0;
-		free(text);
+	if (strcmp(st->name, "user") == 0) {
+		set_user(b, st, path);
+	} else if (strcmp(st->name, "manage_accounts") == 0) {
+		set_manage(b, st, path);
 	} else if (log_value(b, st, lk, &text) == 0) {
-		svlog_set(&a->logging, lk, text);
+		svlog_set(&b->as->logging, lk, text);
 		free(text);
 	}
 	free(path);

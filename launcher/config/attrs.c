@@ -425,6 +425,52 @@ static int env_entry_cmp(const void *a, const void *b)
 	return strcmp(((const struct kv *)a)->name, ((const struct kv *)b)->name);
 }
 
+/* An env being built: names, values and where each came from, in parallel. */
+struct envb {
+	struct kv *v;
+	struct loc *locs;
+	size_t n;
+};
+
+/* One gitlab.rb env entry over what is there: set, replace, or (nil) remove. */
+static void env_merge(struct envb *e, const struct assign_ent *ent)
+{
+	size_t j = 0;
+	while (j < e->n && strcmp(e->v[j].name, ent->key) != 0)
+		j++;
+	if (j == e->n && ent->val == NULL)
+		return;
+	if (j == e->n) {
+		e->v[j].name = xstrdup(ent->key);
+		e->n++;
+	} else {
+		free(e->v[j].value);
+	}
+	if (ent->val == NULL) { /* nil removes a default */
+		free(e->v[j].name);
+		e->v[j] = e->v[e->n - 1];
+		e->locs[j] = e->locs[e->n - 1];
+		e->n--;
+		return;
+	}
+	e->v[j].value = xstrdup(ent->val);
+	e->locs[j] = ent->loc;
+}
+
+/* Sort names and locations together (few entries: insertion sort). */
+static void env_sort(struct envb *e)
+{
+	for (size_t i = 1; i < e->n; i++)
+		for (size_t j = i; j > 0 && env_entry_cmp(&e->v[j - 1], &e->v[j]) > 0; j--) {
+			struct kv tv = e->v[j];
+			struct loc tl = e->locs[j];
+			e->v[j] = e->v[j - 1];
+			e->locs[j] = e->locs[j - 1];
+			e->v[j - 1] = tv;
+			e->locs[j - 1] = tl;
+		}
+}
+
 /* Catalog env, then the user's env settings merged over it; validated at the source. */
 static void compute_env(struct comp *c, struct svc *out)
 {
@@ -433,60 +479,25 @@ static void compute_env(struct comp *c, struct svc *out)
 	for (size_t i = 0; i < def->nsettings; i++)
 		if (def->settings[i].type == ST_ENV)
 			cap += c->w->hash[i].n;
-	struct kv *v = xcalloc(cap, sizeof *v);
-	struct loc *locs = xcalloc(cap, sizeof *locs);
-	size_t n = 0;
+	struct envb e = {xcalloc(cap, sizeof *e.v), xcalloc(cap, sizeof *e.locs), 0};
 	for (size_t i = 0; i < def->nenv; i++) {
 		char *val = comp_expand(c, def->env[i].value, def->env[i].line);
 		if (val == NULL)
 			continue;
-		v[n] = (struct kv){xstrdup(def->env[i].name), val};
-		locs[n++] = cat_loc(def, def->env[i].line);
+		e.v[e.n] = (struct kv){xstrdup(def->env[i].name), val};
+		e.locs[e.n++] = cat_loc(def, def->env[i].line);
 	}
-	for (size_t si = 0; si < def->nsettings; si++) {
-		if (def->settings[si].type != ST_ENV)
-			continue;
-		const struct assign_hash *h = &c->w->hash[si];
-		for (size_t i = 0; i < h->n; i++) {
-			size_t j = 0;
-			while (j < n && strcmp(v[j].name, h->v[i].key) != 0)
-				j++;
-			if (j == n && h->v[i].val == NULL)
-				continue;
-			if (j == n) {
-				v[j].name = xstrdup(h->v[i].key);
-				n++;
-			} else {
-				free(v[j].value);
-			}
-			if (h->v[i].val == NULL) { /* nil removes a default */
-				free(v[j].name);
-				v[j] = v[n - 1];
-				locs[j] = locs[n - 1];
-				n--;
-				continue;
-			}
-			v[j].value = xstrdup(h->v[i].val);
-			locs[j] = h->v[i].loc;
-		}
-	}
-	/* Sort names and locations together. */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && env_entry_cmp(&v[j - 1], &v[j]) > 0; j--) {
-			struct kv tv = v[j];
-			struct loc tl = locs[j];
-			v[j] = v[j - 1];
-			locs[j] = locs[j - 1];
-			v[j - 1] = tv;
-			locs[j - 1] = tl;
-		}
-	out->env.v = v;
-	out->env.n = n;
-	for (size_t i = 0; i < n; i++)
-		envcheck_var(v[i].name, v[i].value, locs[i], c->b->d);
-	struct envloc el = {&out->env, locs};
+	for (size_t si = 0; si < def->nsettings; si++)
+		for (size_t i = 0; def->settings[si].type == ST_ENV && i < c->w->hash[si].n; i++)
+			env_merge(&e, &c->w->hash[si].v[i]);
+	env_sort(&e);
+	out->env.v = e.v;
+	out->env.n = e.n;
+	for (size_t i = 0; i < e.n; i++)
+		envcheck_var(e.v[i].name, e.v[i].value, e.locs[i], c->b->d);
+	struct envloc el = {&out->env, e.locs};
 	envcheck_env_at(&out->env, env_where, &el, c->b->d);
-	free(locs);
+	free(e.locs);
 }
 
 static void compute_base_env(struct comp *c, struct svc *out)
