@@ -1068,6 +1068,67 @@ static bool interpolates(const struct parser *p, size_t i)
 	return is_ident(n) || (n > 0 && strchr("~*$?!@/\\;,.=:<>\"&`'+", n) != NULL);
 }
 
+/* The byte of a one-letter escape (\n, \t, ...), or -1. */
+static int letter_escape(int c)
+{
+	static const char from[] = "ntresabfv", to[] = "\n\t\r\x1b \a\b\f\v";
+	const char *f = c > 0 ? strchr(from, c) : NULL;
+	return f != NULL ? (unsigned char)to[f - from] : -1;
+}
+
+/* \uXXXX or \u{X...}; i is after the 'u'. false after an error. */
+static bool decode_unicode(struct parser *p, size_t esc, size_t *i, size_t e, char *out, size_t *o)
+{
+	if (*i < e && at(p, *i) == '{') {
+		(*i)++;
+		return decode_ubrace(p, esc, i, e, out, o);
+	}
+	size_t h = *i;
+	long cp = read_hex(p, i, e, 4);
+	if (cp < 0 || *i - h != 4) {
+		fail_at(p, esc, "invalid Unicode escape");
+		return false;
+	}
+	return put_codepoint(p, esc, cp, out, o);
+}
+
+/* \0 to \377: up to three octal digits, the first already read as c. */
+static char decode_octal(const struct parser *p, int c, size_t *i, size_t e)
+{
+	int v = c - '0';
+	for (int k = 0; k < 2 && *i < e && at(p, *i) >= '0' && at(p, *i) <= '7'; k++)
+		v = v * 8 + (at(p, (*i)++) - '0');
+	return (char)(v & 0xff);
+}
+
+/* The escape at esc (a backslash); *i moves past it. 1, 0 when it needs Ruby, -1 on error. */
+static int decode_escape(struct parser *p, size_t esc, size_t *i, size_t e, char *out, size_t *o)
+{
+	*i = esc + 1;
+	int c = at(p, (*i)++);
+	if (letter_escape(c) >= 0) {
+		out[(*o)++] = (char)letter_escape(c);
+	} else if (c == '\n') {
+		/* a line continuation */
+	} else if (c == 'x') {
+		long v = read_hex(p, i, e, 2);
+		if (v < 0) {
+			fail_at(p, esc, "invalid hex escape");
+			return -1;
+		}
+		out[(*o)++] = (char)v;
+	} else if (c == 'u') {
+		return decode_unicode(p, esc, i, e, out, o) ? 1 : -1;
+	} else if (c == 'c' || c == 'C' || c == 'M') {
+		return 0;
+	} else if (c >= '0' && c <= '7') {
+		out[(*o)++] = decode_octal(p, c, i, e);
+	} else {
+		out[(*o)++] = (char)c; /* \\ \" and unknown escapes: the character */
+	}
+	return 1;
+}
+
 /*
  * Decode a double-quoted body [b, e) into out (which has e - b + 1 bytes).
  * Returns 1, 0 when the string needs Ruby (interpolation, \M- \c escapes), -1 on error.
@@ -1084,82 +1145,9 @@ static int decode_dq(struct parser *p, size_t b, size_t e, char *out, size_t *ou
 			i++;
 			continue;
 		}
-		size_t esc = i;
-		i++;
-		c = at(p, i++);
-		switch (c) {
-		case 'n':
-			out[o++] = '\n';
-			break;
-		case 't':
-			out[o++] = '\t';
-			break;
-		case 'r':
-			out[o++] = '\r';
-			break;
-		case 'e':
-			out[o++] = 0x1b;
-			break;
-		case 's':
-			out[o++] = ' ';
-			break;
-		case 'a':
-			out[o++] = '\a';
-			break;
-		case 'b':
-			out[o++] = '\b';
-			break;
-		case 'f':
-			out[o++] = '\f';
-			break;
-		case 'v':
-			out[o++] = '\v';
-			break;
-		case '\n':
-			break; /* line continuation */
-		case 'x': {
-			long v = read_hex(p, &i, e, 2);
-			if (v < 0) {
-				fail_at(p, esc, "invalid hex escape");
-				return -1;
-			}
-			out[o++] = (char)v;
-			break;
-		}
-		case 'u':
-			if (i < e && at(p, i) == '{') {
-				i++;
-				if (!decode_ubrace(p, esc, &i, e, out, &o))
-					return -1;
-				break;
-			}
-			{
-				size_t h = i;
-				long cp = read_hex(p, &i, e, 4);
-				if (cp < 0 || i - h != 4) {
-					fail_at(p, esc, "invalid Unicode escape");
-					return -1;
-				}
-				if (!put_codepoint(p, esc, cp, out, &o))
-					return -1;
-			}
-			break;
-		case 'c':
-		case 'C':
-		case 'M':
-			return 0;
-		default:
-			if (c >= '0' && c <= '7') {
-				int v = c - '0';
-				for (int k = 0;
-				     k < 2 && i < e && at(p, i) >= '0' && at(p, i) <= '7'; k++)
-					v = v * 8 + (at(p, i++) - '0');
-				out[o++] = (char)(v & 0xff);
-			} else {
-				out[o++] = (char)c; /* \\ \" and unknown escapes: the character */
-			}
-			break;
-		}
+		int rc = decode_escape(p, i, &i, e, out, &o);
+		if (rc <= 0)
+			return rc;
 	}
 	out[o] = '\0';
 	*outlen = o;
