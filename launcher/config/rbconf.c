@@ -1844,7 +1844,8 @@ static bool end_statement(struct parser *p)
 	return true;
 }
 
-static bool parse_statement(struct parser *p, struct vec *stmts)
+/* The setting name a statement starts with; false after an error. */
+static bool statement_name(struct parser *p, struct rb_stmt *st)
 {
 	size_t start = p->pos;
 	int c = peek(p);
@@ -1859,58 +1860,78 @@ static bool parse_statement(struct parser *p, struct vec *stmts)
 		fail_keyword(p, start, e);
 		return false;
 	}
-	struct rb_stmt st = {.loc = loc_at(p, start)};
-	st.name = pstrndup(p, p->s + start, e - start);
-	if (st.name == NULL)
-		return false;
+	st->loc = loc_at(p, start);
+	st->name = pstrndup(p, p->s + start, e - start);
 	p->pos = e;
-	struct stmt_builder sb;
-	sb.nkeys = 0;
-	if (!parse_subscripts(p, &sb))
+	return st->name != NULL;
+}
+
+/* After "= ": the value, here or (after a comment or a line end that continues) below. */
+static bool after_equals(struct parser *p)
+{
+	p->pos++;
+	skip_sp(p);
+	int c = peek(p);
+	if ((c == '\n' || c == '#') && value_on_next_line(p)) {
+		skip_ws_nl(p);
+	} else if (c < 0 || c == '\n' || c == '#' || c == ';') {
+		fail_at(p, p->pos, "missing value after '='");
 		return false;
+	}
+	return true;
+}
+
+/* What follows the name (and subscripts): '=', or a call's argument (name value). */
+static bool statement_operator(struct parser *p, struct rb_stmt *st, size_t nkeys)
+{
 	bool space = skip_sp(p);
-	c = peek(p);
-	int n = peek1(p);
+	int c = peek(p), n = peek1(p);
+	char what[40];
 	if (is_op_assign(p)) {
 		fail_at(p, p->pos, "only '=' assignments are supported in gitlab.rb");
 		return false;
 	}
-	if (c == '=' && n != '=' && n != '~' && n != '>') {
-		p->pos++;
-		skip_sp(p);
-		c = peek(p);
-		if ((c == '\n' || c == '#') && value_on_next_line(p))
-			skip_ws_nl(p);
-		else if (c < 0 || c == '\n' || c == '#' || c == ';') {
-			fail_at(p, p->pos, "missing value after '='");
-			return false;
-		}
-	} else if (sb.nkeys == 0 && ((c == '(' && !space) || (space && c >= 0 && c != '\n' &&
-	                                                      c != '#' && c != ';' && c != '='))) {
-		st.call = true;
-	} else if (sb.nkeys == 0) {
-		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st.name, what);
-		return false;
-	} else {
-		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st.name, what);
-		return false;
+	if (c == '=' && n != '=' && n != '~' && n != '>')
+		return after_equals(p);
+	if (nkeys == 0 && ((c == '(' && !space) ||
+	                   (space && c >= 0 && c != '\n' && c != '#' && c != ';' && c != '='))) {
+		st->call = true;
+		return true;
 	}
+	describe(p, p->pos, what, sizeof what);
+	if (nkeys == 0)
+		fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st->name, what);
+	else
+		fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st->name, what);
+	return false;
+}
+
+/* The subscripts, copied into the arena with the statement. */
+static bool statement_keys(struct parser *p, struct rb_stmt *st, const struct stmt_builder *sb)
+{
+	st->nkeys = sb->nkeys;
+	if (sb->nkeys == 0)
+		return true;
+	st->keys = palloc(p, sb->nkeys * sizeof *st->keys);
+	st->key_locs = palloc(p, sb->nkeys * sizeof *st->key_locs);
+	if (st->keys == NULL || st->key_locs == NULL)
+		return false;
+	memcpy(st->keys, sb->keys, sb->nkeys * sizeof *st->keys);
+	memcpy(st->key_locs, sb->key_locs, sb->nkeys * sizeof *st->key_locs);
+	return true;
+}
+
+static bool parse_statement(struct parser *p, struct vec *stmts)
+{
+	struct rb_stmt st = {0};
+	struct stmt_builder sb;
+	sb.nkeys = 0;
+	if (!statement_name(p, &st) || !parse_subscripts(p, &sb) ||
+	    !statement_operator(p, &st, sb.nkeys))
+		return false;
 	st.value = parse_value(p, 0, 0);
-	if (st.value == NULL || !end_statement(p))
+	if (st.value == NULL || !end_statement(p) || !statement_keys(p, &st, &sb))
 		return false;
-	st.nkeys = sb.nkeys;
-	if (sb.nkeys > 0) {
-		st.keys = palloc(p, sb.nkeys * sizeof *st.keys);
-		st.key_locs = palloc(p, sb.nkeys * sizeof *st.key_locs);
-		if (st.keys == NULL || st.key_locs == NULL)
-			return false;
-		memcpy(st.keys, sb.keys, sb.nkeys * sizeof *st.keys);
-		memcpy(st.key_locs, sb.key_locs, sb.nkeys * sizeof *st.key_locs);
-	}
 	return vec_push(p, stmts, &st, sizeof st);
 }
 
