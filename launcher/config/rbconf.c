@@ -1285,57 +1285,55 @@ static bool skip_digits(struct parser *p, int base, bool prev_digit)
  * Integer (0x 0o 0b 0d prefixes, leading-0 octal as in Ruby) or float at pos.
  * `start` is where the value starts (its '-' when neg).
  */
-static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
+/* A 0x, 0o, 0b, 0d prefix or a leading 0 (octal): the base, -1 after an error. */
+static int number_base(struct parser *p, bool *implicit_octal)
 {
 	size_t b = p->pos;
-	int base = 10;
-	bool implicit_octal = false;
-	if (at(p, b) == '0') {
-		int x = at(p, b + 1) | 0x20;
-		if (x == 'x' || x == 'o' || x == 'b' || x == 'd') {
-			base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
-			p->pos += 2;
-			if (!base_digit(peek(p), base)) {
-				fail_at(p, p->pos, "malformed number");
-				return NULL;
-			}
-		} else if (is_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
-			base = 8;
-			implicit_octal = true;
-			p->pos++;
+	*implicit_octal = false;
+	if (at(p, b) != '0')
+		return 10;
+	int x = at(p, b + 1) | 0x20;
+	if (x == 'x' || x == 'o' || x == 'b' || x == 'd') {
+		int base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
+		p->pos += 2;
+		if (!base_digit(peek(p), base)) {
+			fail_at(p, p->pos, "malformed number");
+			return -1;
 		}
+		return base;
 	}
-	size_t ds = p->pos;
-	if (!skip_digits(p, base, implicit_octal))
-		return NULL;
-	if (base == 10 && ds == b) {
-		bool isfloat = false;
-		if (peek(p) == '.' && is_digit(peek1(p))) {
-			p->pos++;
-			if (!skip_digits(p, 10, false))
-				return NULL;
-			isfloat = true;
-		}
-		int e1 = peek1(p), e2 = at(p, p->pos + 2);
-		if ((peek(p) | 0x20) == 'e' &&
-		    (is_digit(e1) || ((e1 == '+' || e1 == '-') && is_digit(e2)))) {
-			p->pos += is_digit(e1) ? 1 : 2;
-			if (!skip_digits(p, 10, false))
-				return NULL;
-			isfloat = true;
-		}
-		if (isfloat) {
-			if (is_ident(peek(p))) {
-				fail_at(p, p->pos, "malformed number");
-				return NULL;
-			}
-			return make_float(p, start, b, p->pos, neg);
-		}
+	if (is_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
+		*implicit_octal = true;
+		p->pos++;
+		return 8;
 	}
-	if (is_ident(peek(p))) {
-		fail_at(p, p->pos, "malformed number");
-		return NULL;
+	return 10;
+}
+
+/* A fraction and/or exponent after decimal digits: 1 a float, 0 none, -1 after an error. */
+static int float_part(struct parser *p)
+{
+	bool isfloat = false;
+	if (peek(p) == '.' && is_digit(peek1(p))) {
+		p->pos++;
+		if (!skip_digits(p, 10, false))
+			return -1;
+		isfloat = true;
 	}
+	int e1 = peek1(p), e2 = at(p, p->pos + 2);
+	if ((peek(p) | 0x20) == 'e' &&
+	    (is_digit(e1) || ((e1 == '+' || e1 == '-') && is_digit(e2)))) {
+		p->pos += is_digit(e1) ? 1 : 2;
+		if (!skip_digits(p, 10, false))
+			return -1;
+		isfloat = true;
+	}
+	return isfloat ? 1 : 0;
+}
+
+/* The digits [ds, p->pos) in base as an integer, range-checked (-2^63 fits when neg). */
+static struct rb_value *make_int(struct parser *p, size_t start, size_t ds, int base, bool neg)
+{
 	unsigned long long mag = 0, limit = neg ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
 	for (size_t i = ds; i < p->pos; i++) {
 		if (p->s[i] == '_')
@@ -1351,6 +1349,26 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 	if (v != NULL)
 		v->u.i = !neg ? (long long)mag : mag == limit ? LLONG_MIN : -(long long)mag;
 	return v;
+}
+
+static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
+{
+	size_t b = p->pos;
+	bool implicit_octal;
+	int base = number_base(p, &implicit_octal);
+	if (base == -1)
+		return NULL;
+	size_t ds = p->pos;
+	if (!skip_digits(p, base, implicit_octal))
+		return NULL;
+	int isfloat = base == 10 && ds == b ? float_part(p) : 0;
+	if (isfloat == -1)
+		return NULL;
+	if (is_ident(peek(p))) {
+		fail_at(p, p->pos, "malformed number");
+		return NULL;
+	}
+	return isfloat ? make_float(p, start, b, p->pos, neg) : make_int(p, start, ds, base, neg);
 }
 
 static struct rb_value *parse_value(struct parser *p, int ctx, size_t open);
