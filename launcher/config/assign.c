@@ -182,12 +182,40 @@ bool assign_address(const char *s, char **host, long long *port)
 	return true;
 }
 
+/* A string, an absolute path or a host:port. Returns -1 after an error. */
+static int string_setting(struct walk *b, enum stype type, const char *path,
+                          const struct rb_value *v, char **out)
+{
+	char *host;
+	long long port;
+	if ((v->kind != RB_STR && v->kind != RB_SYM) || has_nul(v)) {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, not %s", path,
+		        rb_kind_name(v->kind));
+		return -1;
+	}
+	if (type == ST_PATH && v->u.s.ptr[0] != '/') {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be an absolute path, not \"%s\"", path,
+		        v->u.s.ptr);
+		return -1;
+	}
+	if (type == ST_ADDRESS) {
+		if (!assign_address(v->u.s.ptr, &host, &port)) {
+			diag_at(b->d, DIAG_ERR, v->loc,
+			        "%s must be \"host:port\" with a port 1..65535, not \"%s\"", path,
+			        v->u.s.ptr);
+			return -1;
+		}
+		free(host);
+	}
+	*out = xstrdup(v->u.s.ptr);
+	return 0;
+}
+
 /* A user value for a scalar setting, as text. Returns -1 after an error. */
 static int setting_text(struct walk *b, enum stype type, const char *path, const struct rb_value *v,
                         char **out)
 {
 	long long n;
-	char *host;
 	*out = NULL;
 	switch (type) {
 	case ST_BOOL:
@@ -211,27 +239,7 @@ static int setting_text(struct walk *b, enum stype type, const char *path, const
 	case ST_STRING:
 	case ST_PATH:
 	case ST_ADDRESS:
-		if ((v->kind != RB_STR && v->kind != RB_SYM) || has_nul(v)) {
-			diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, not %s", path,
-			        rb_kind_name(v->kind));
-			return -1;
-		}
-		if (type == ST_PATH && v->u.s.ptr[0] != '/') {
-			diag_at(b->d, DIAG_ERR, v->loc, "%s must be an absolute path, not \"%s\"",
-			        path, v->u.s.ptr);
-			return -1;
-		}
-		if (type == ST_ADDRESS) {
-			if (!assign_address(v->u.s.ptr, &host, &n)) {
-				diag_at(b->d, DIAG_ERR, v->loc,
-				        "%s must be \"host:port\" with a port 1..65535, not \"%s\"",
-				        path, v->u.s.ptr);
-				return -1;
-			}
-			free(host);
-		}
-		*out = xstrdup(v->u.s.ptr);
-		return 0;
+		return string_setting(b, type, path, v, out);
 	default:
 		return -1;
 	}
