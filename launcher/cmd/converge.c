@@ -37,8 +37,7 @@
 #include "runit/runit.h"
 #include "runit/svdir.h"
 #include "runit/svtail.h"
-
-#define POLL_MS 100 /* at most, between looks: waits wake on supervise/ changes */
+#include "runit/svwait.h"
 
 /* Why a service is restarted: its run script, env or config changed. */
 #define CV_WHY_RUN     0x1u
@@ -104,86 +103,35 @@ static const char *why_text(unsigned why, char *buf, size_t len)
 	return buf[0] ? buf + 2 : buf;
 }
 
-static void status_text(const char *dir, const char *name, char *buf, size_t len)
-{
-	struct sv_status st;
-	if (sv_read_status(dir, &st) == -1) {
-		snprintf(buf, len, "no status: %s", sv_strerror(errno));
-		return;
-	}
-	sv_status_format(buf, len, name, &st, !sv_normally_down(dir), time(NULL));
-}
-
 /* ---- waits ------------------------------------------------------------------------------- */
 
-/* Why runsv does not supervise service k yet, at the deadline. */
-static void explain_unsupervised(const struct converge *cv, size_t k, int live)
-{
-	const struct plan *p = &cv->ps->p[k];
-	const char *name = name_of(cv, k);
-	pid_t pid;
-	if (svdir_running(cv->ctl, &pid) != 1)
-		warnx("%s: runsvdir is not running for this root", name);
-	else if (live == SV_LIVE_NO_SUPERVISE)
-		warnx("%s: runsv was not started: runsvdir (wrapper pid %ld) has not picked up %s",
-		      name, (long)pid, p->link);
-	else
-		warnx("%s: runsv is not running for %s", name, p->sv_dir);
-}
-
-/* Wait until runsv supervises service k (supervise/ok has a reader). */
+/* Wait until runsv supervises service k. */
 static int wait_supervised(const struct converge *cv, size_t k, bool nudge)
 {
 	const struct plan *p = &cv->ps->p[k];
-	long next_nudge = 0, t0 = mono_ms();
-	int nudges = 0;
-	for (;;) {
-		int live = sv_live(p->sv_dir);
-		if (live == SV_LIVE_OK) {
-			if (cv->ctl->verbose)
-				fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n",
-				        name_of(cv, k), mono_ms() - t0, nudges);
-			return 0;
-		}
-		long now = mono_ms();
-		if (now > cv->deadline) {
-			explain_unsupervised(cv, k, live);
-			return -1;
-		}
-		if (nudge && now >= next_nudge) {
-			nudges++;
-			svdir_nudge(cv->ctl);
-			next_nudge = now + 100;
-		}
-		sv_wait_change(p->sv_dir, POLL_MS);
-	}
+	long t0 = mono_ms();
+	int nudges;
+	if (svwait_supervised(cv->ctl, p->sv_dir, p->link, name_of(cv, k), nudge, cv->deadline,
+	                      &nudges) == -1)
+		return -1;
+	if (cv->ctl->verbose)
+		fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n", name_of(cv, k),
+		        mono_ms() - t0, nudges);
+	return 0;
 }
 
 /* Wait for a run state with a pid other than old (0: any). */
 static int wait_run(const struct converge *cv, size_t k, pid_t old, const char *what)
 {
 	const struct plan *p = &cv->ps->p[k];
-	const char *name = name_of(cv, k);
-	for (;;) {
-		struct sv_status st;
-		if (sv_read_status(p->sv_dir, &st) == 0 && st.state == SV_RUN && st.pid != 0 &&
-		    st.pid != old) {
-			if (cv->ctl->verbose)
-				fprintf(stderr,
-				        "%s: run: (pid %ld) %ld ms after reconfigure started\n",
-				        name, (long)st.pid, mono_ms() - cv->t0);
-			return 0;
-		}
-		if (mono_ms() > cv->deadline) {
-			char buf[256];
-			status_text(p->sv_dir, name, buf, sizeof buf);
-			warnx("%s: %s within SVWAIT (last status: %s); see %s/current", name, what,
-			      buf, p->svc->log_dir);
-			svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
-			return -1;
-		}
-		sv_wait_change(p->sv_dir, POLL_MS);
-	}
+	pid_t pid;
+	if (svwait_run(p->sv_dir, name_of(cv, k), p->svc->log_dir, old, cv->deadline, what, &pid) ==
+	    -1)
+		return -1;
+	if (cv->ctl->verbose)
+		fprintf(stderr, "%s: run: (pid %ld) %ld ms after reconfigure started\n",
+		        name_of(cv, k), (long)pid, mono_ms() - cv->t0);
+	return 0;
 }
 
 /* Someone else on the service's TCP port, for the message of a service that keeps exiting. */
@@ -207,7 +155,7 @@ static bool exited(const struct converge *cv, size_t k, const struct sv_status *
 	if (sv_read_status(p->sv_dir, &st) != 0 || (st.pid == st0->pid && st.state == SV_RUN))
 		return false;
 	char buf[256], note[256];
-	status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
+	svwait_status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
 	port_note(p->svc, note, sizeof note);
 	snprintf(v->notready, sizeof v->notready,
 	         "%sit exits right after it starts (status: %s); see %s/current", note, buf,
@@ -249,24 +197,6 @@ static int wait_ready(const struct converge *cv, size_t k)
 		if (mono_ms() > cv->deadline) {
 			warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
 			      (long)st0.pid, v->notready);
-			return -1;
-		}
-		sleep_ms(ms);
-	}
-}
-
-/* Wait for runsv to report the service down (before a before_start step). */
-static int wait_down(const struct converge *cv, size_t k)
-{
-	const struct plan *p = &cv->ps->p[k];
-	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
-		struct sv_status st;
-		if (sv_read_status(p->sv_dir, &st) == 0 && st.pid == 0 && st.state == SV_DOWN)
-			return 0;
-		if (mono_ms() > cv->deadline) {
-			char buf[256];
-			status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
-			warnx("%s: did not stop within SVWAIT (%s)", name_of(cv, k), buf);
 			return -1;
 		}
 		sleep_ms(ms);
@@ -343,7 +273,9 @@ static int step_before(struct converge *cv, size_t k, const struct plan_step *st
 		return 0;
 	if (v->was_live && !v->setup_stop) {
 		v->setup_stop = true;
-		if (sv_control(cv->ps->p[k].sv_dir, 'd') == -1 || wait_down(cv, k) == -1)
+		const char *dir = cv->ps->p[k].sv_dir;
+		if (sv_control(dir, 'd') == -1 ||
+		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
 			return -1;
 	}
 	struct tbuf out;
@@ -412,21 +344,6 @@ static int steps_after(struct converge *cv, size_t k)
 
 /* ---- disabling ---------------------------------------------------------------------------- */
 
-/* Wait until the runsv of a disabled service has exited. */
-static int wait_gone(const struct converge *cv, const char *dir, const char *name)
-{
-	while (sv_live(dir) == SV_LIVE_OK) {
-		if (mono_ms() > cv->deadline) {
-			char buf[256];
-			status_text(dir, name, buf, sizeof buf);
-			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
-			return -1;
-		}
-		sv_wait_change(dir, POLL_MS);
-	}
-	return 0;
-}
-
 static int disable_one(struct converge *cv, const char *link)
 {
 	const char *name = strrchr(link, '/') + 1;
@@ -454,7 +371,7 @@ static int disable_one(struct converge *cv, const char *link)
 		warn("%s: cannot control runsv", name);
 		return -1;
 	}
-	return wait_gone(cv, target, name);
+	return svwait_gone(target, name, cv->deadline);
 }
 
 /* ---- bringing services up ----------------------------------------------------------------- */
