@@ -7,11 +7,17 @@
 #ifndef GITLAB_CTL_BUF_H
 #define GITLAB_CTL_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct buf {
 	char *p; /* NULL until the first append */
 	size_t len, cap;
+	/*
+	 * Never set: appends cannot fail. Remains only because cmd_reconfigure.c
+	 * (owned by the split) still tests it; delete with that test.
+	 */
+	bool oom;
 };
 
 void buf_init(struct buf *b);

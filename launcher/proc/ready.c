@@ -443,8 +443,8 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 	char **argv = expand_argv(a, s, def->check_command, def->ncheck_command, why, len);
 	if (argv == NULL)
 		return 0;
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	int rc = svrun(ctl, s, argv, deadline, &out);
 	if (rc == -1)
 		snprintf(why, len, "%s: %s", argv[0],
@@ -455,7 +455,7 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
 		         n > 160 ? 160 : n, p);
 	}
-	tbuf_free(&out);
+	buf_free(&out);
 	for (size_t i = 0; argv[i]; i++)
 		free(argv[i]);
 	free(argv);

@@ -30,8 +30,8 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 		const struct cat_template *ct = &def->templates[i];
 		char src[PATH_MAX];
 		char *dest = svc_expand(s, ct->dest);
-		struct tbuf body;
-		tbuf_init(&body);
+		struct buf body;
+		buf_init(&body);
 		if (dest == NULL || dest[0] != '/') {
 			diag_file(d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
@@ -48,7 +48,7 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 			err(1, "out of memory");
 		}
 		free(dest);
-		tbuf_free(&body);
+		buf_free(&body);
 	}
 	return rc;
 }

@@ -96,10 +96,8 @@ static void test_size_overflow_dies_111(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_empty_is_empty_string),
-	    cmocka_unit_test(test_appends),
-	    cmocka_unit_test(test_grows_across_doublings),
-	    cmocka_unit_test(test_room_commit),
+	    cmocka_unit_test(test_empty_is_empty_string),  cmocka_unit_test(test_appends),
+	    cmocka_unit_test(test_grows_across_doublings), cmocka_unit_test(test_room_commit),
 	    cmocka_unit_test(test_size_overflow_dies_111),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

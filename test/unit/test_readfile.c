@@ -59,7 +59,8 @@ static void test_short_reads(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	const char *parts[] = {"ab", "cde", "f", "ghij"};
 	for (size_t i = 0; i < 4; i++)
-		assert_int_equal(write(sv[1], parts[i], strlen(parts[i])), (ssize_t)strlen(parts[i]));
+		assert_int_equal(write(sv[1], parts[i], strlen(parts[i])),
+		                 (ssize_t)strlen(parts[i]));
 	shutdown(sv[1], SHUT_WR);
 	struct buf b;
 	buf_init(&b);
@@ -167,7 +168,8 @@ static void test_refuses_link_fifo_dir(void **state)
 	(void)state;
 	put("f", "secret", 6);
 	assert_int_equal(symlinkat("f", dfd, "link"), 0);
-	assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0); /* no writer: a blocking open would hang */
+	assert_int_equal(mkfifoat(dfd, "fifo", 0600),
+	                 0); /* no writer: a blocking open would hang */
 	assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
 	struct buf b;
 	buf_init(&b);
