@@ -13,6 +13,7 @@
 
 struct pstat {
 	pid_t pid, ppid, pgrp, sid;
+	char state;               /* R, S, D, Z (zombie), X (dead), ... */
 	unsigned long long start; /* clock ticks after boot: with pid, names a process */
 	char comm[32];
 };

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "runit/runit.h"
 #include "runit/svtail.h"
 
@@ -160,11 +161,7 @@ static int reopen(struct tail *t, struct tfile *f, long lines, bool initial)
 int svtail_files(char **paths, size_t n, long lines, long max_rounds)
 {
 	struct tail t = {.n = n};
-	t.f = calloc(n ? n : 1, sizeof *t.f);
-	if (t.f == NULL) {
-		warn("out of memory");
-		return 1;
-	}
+	t.f = xcalloc(n, sizeof *t.f);
 	t.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	for (size_t i = 0; i < n; i++) {
 		t.f[i] = (struct tfile){.path = paths[i], .fd = -1, .wd = -1};
@@ -254,8 +251,8 @@ int svtail_last(const char *log_dir, long lines, FILE *fp)
 		return -1;
 	off_t size = settled_size(fd);
 	off_t from = size > LAST_MAX ? size - LAST_MAX : 0;
-	char *buf = malloc(LAST_MAX);
-	ssize_t n = buf != NULL && size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
+	char *buf = xmalloc(LAST_MAX);
+	ssize_t n = size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
 	close(fd);
 	if (n <= 0) {
 		free(buf);
