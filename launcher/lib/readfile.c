@@ -44,6 +44,14 @@ int readfile_fd(int fd, struct buf *b, size_t max)
 	}
 }
 
+/* close() keeping the errno of what failed before it. */
+static void close_keep_errno(int fd)
+{
+	int e = errno;
+	close(fd);
+	errno = e;
+}
+
 /*
  * O_NONBLOCK: opening a fifo must not wait for a writer. It changes nothing
  * for the regular file that is then required.
@@ -54,14 +62,13 @@ static int open_regular(int dirfd, const char *name)
 	if (fd == -1)
 		return -1;
 	struct stat st;
-	int e = 0;
-	if (fstat(fd, &st) == -1)
-		e = errno;
-	else if (!S_ISREG(st.st_mode))
-		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-	if (e != 0) {
+	if (fstat(fd, &st) == -1) {
+		close_keep_errno(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		errno = e;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return -1;
 	}
 	return fd;
@@ -73,9 +80,7 @@ int readfile_at(int dirfd, const char *name, struct buf *b, size_t max)
 	if (fd == -1)
 		return -1;
 	int r = readfile_fd(fd, b, max);
-	int e = errno;
-	close(fd);
-	errno = e;
+	close_keep_errno(fd);
 	return r;
 }
 
@@ -90,16 +95,12 @@ ssize_t readfile_small_at(int dirfd, const char *name, char *out, size_t len)
 	if (fd == -1)
 		return -1;
 	ssize_t n = read_full(fd, out, len);
-	int e = errno;
-	close(fd);
+	close_keep_errno(fd);
 	if (n == (ssize_t)len) {
-		n = -1;
-		e = EFBIG;
-	}
-	if (n == -1) {
-		errno = e;
+		errno = EFBIG;
 		return -1;
 	}
-	out[n] = '\0';
+	if (n >= 0)
+		out[n] = '\0';
 	return n;
 }

@@ -47,25 +47,31 @@ static bool is_service(int dfd, const char *name, unsigned char type)
 	       (S_ISLNK(sb.st_mode) || S_ISDIR(sb.st_mode));
 }
 
-/* getdents64 straight into a stack buffer: no opendir allocation on the status path. */
+/* A dup of sel->fd for readdir: closedir closes it, sel->fd stays open for the *at calls. */
 static int load_all(struct svsel *sel)
 {
-	char buf[8192] __attribute__((aligned(8)));
+	int fd = fcntl(sel->fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd == -1 ? NULL : fdopendir(fd);
+	if (d == NULL) {
+		int e = errno;
+		if (fd != -1)
+			close(fd);
+		errno = e;
+		return -1;
+	}
 	size_t cap = 0;
-	for (;;) {
-		ssize_t n = getdents64(sel->fd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			const struct dirent64 *e = (const struct dirent64 *)(buf + off);
-			if (is_service(sel->fd, e->d_name, e->d_type))
-				push(sel, &cap, e->d_name);
-			off += e->d_reclen;
-		}
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (is_service(sel->fd, de->d_name, de->d_type))
+			push(sel, &cap, de->d_name);
+		errno = 0;
+	}
+	int e = errno;
+	closedir(d);
+	if (e != 0) {
+		errno = e;
+		return -1;
 	}
 	if (sel->n > 1)
 		qsort(sel->names, sel->n, sizeof *sel->names, cmp_names);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/clock.h"
 #include "runit/runit.h"
 #include "runit/svtail.h"
 
@@ -176,7 +177,7 @@ int svtail_files(char **paths, size_t n, long lines, long max_rounds)
 			while (read(t.ifd, ev, sizeof ev) > 0)
 				; /* which file changed does not matter: checking all is cheap */
 		} else if (t.ifd == -1) {
-			usleep(250 * 1000);
+			sleep_ms(250);
 		}
 		for (size_t i = 0; i < n; i++) {
 			struct tfile *f = &t.f[i];
@@ -224,15 +225,15 @@ static off_t settled_size(int fd)
 {
 	struct stat st;
 	off_t last = -1;
-	for (int waited = 0; waited <= SETTLE_LIMIT; waited += SETTLE_MS) {
+	long deadline = mono_ms() + SETTLE_LIMIT;
+	for (;;) {
 		if (fstat(fd, &st) == -1)
 			return -1;
-		if (st.st_size == last && st.st_size > 0)
-			break;
+		if ((st.st_size == last && st.st_size > 0) || mono_ms() > deadline)
+			return st.st_size;
 		last = st.st_size;
-		usleep(SETTLE_MS * 1000);
+		sleep_ms(SETTLE_MS);
 	}
-	return last;
 }
 
 /* Service output is untrusted: control characters are shown as '?'. */
