@@ -13,6 +13,9 @@
 #include "lib/proctree.h"
 #include "lib/readfile.h"
 
+/* Seven digits and a space for each of the at most 2^22 pids: no real list comes near. */
+#define CHILDREN_MAX (8 * 4194304)
+
 int proc_stat_parse(const char *text, struct pstat *ps)
 {
 	/* comm may hold spaces and parentheses: it ends at the last ')'. */
@@ -70,8 +73,7 @@ int proc_children(pid_t pid, pid_t *out, size_t cap)
 	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
 	struct buf b;
 	buf_init(&b);
-	/* 8 bytes a pid at most: a bound no real child list reaches. */
-	if (readfile(path, &b, 8 * 4194304) == -1) {
+	if (readfile(path, &b, CHILDREN_MAX) == -1) {
 		int e = errno;
 		buf_free(&b);
 		errno = e;
