@@ -16,6 +16,7 @@
 #include <bsd/libutil.h>
 
 #include "lib/clock.h"
+#include "lib/readfile.h"
 #include "lib/gcovflush.h"
 #include "lib/proctree.h"
 #include "lib/rlimits.h"
@@ -59,7 +60,7 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 		return -1;
 	}
 	char buf[64];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read_full(fd, buf, sizeof buf - 1);
 	close(fd);
 	bool stopping = false;
 	if (n > 0) {
