@@ -245,7 +245,7 @@ static int exists_nofollow(const char *path)
 
 /* Run one step as the service user; its output is shown when it fails. */
 static int run_step(const struct converge *cv, size_t k, const struct plan_step *st,
-                    struct tbuf *out)
+                    struct buf *out)
 {
 	const char *name = name_of(cv, k);
 	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out);
@@ -278,10 +278,10 @@ static int step_before(struct converge *cv, size_t k, const struct plan_step *st
 		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
 			return -1;
 	}
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	int rc = run_step(cv, k, st, &out);
-	tbuf_free(&out);
+	buf_free(&out);
 	return rc;
 }
 
@@ -305,7 +305,7 @@ static int steps_before(struct converge *cv, size_t k)
 }
 
 /* A step's output on one line: it is what the step changed. */
-static void print_step_output(const char *name, const char *step, struct tbuf *out)
+static void print_step_output(const char *name, const char *step, struct buf *out)
 {
 	for (char *c = out->p; *c; c++)
 		if (*c == '\n' && c[1] != '\0')
@@ -325,8 +325,8 @@ static int steps_after(struct converge *cv, size_t k)
 		const struct plan_step *st = &p->steps[i];
 		if (st->def->when != STEP_AFTER_READY)
 			continue;
-		struct tbuf out;
-		tbuf_init(&out);
+		struct buf out;
+		buf_init(&out);
 		int rc = run_step(cv, k, st, &out);
 		if (rc == 0 && out.len > 0) {
 			print_step_output(name_of(cv, k), st->def->name, &out);
@@ -335,7 +335,7 @@ static int steps_after(struct converge *cv, size_t k)
 			fprintf(stderr, "%s setup %s: nothing to do\n", name_of(cv, k),
 			        st->def->name);
 		}
-		tbuf_free(&out);
+		buf_free(&out);
 		if (rc == -1)
 			return -1;
 	}

@@ -59,8 +59,7 @@ static void hash_set(struct assign_hash *h, const char *key, char *val, struct l
 			h->v[i].loc = loc;
 			return;
 		}
-	if (grow(&h->v, &h->cap, h->n + 1, sizeof *h->v, 8) == -1)
-		die_nomem();
+	grow(&h->v, &h->cap, h->n + 1, sizeof *h->v, 8);
 	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, loc};
 }
 
@@ -85,14 +84,6 @@ static char *stmt_path(const struct rb_stmt *st, size_t nkeys)
 static bool has_nul(const struct rb_value *v)
 {
 	return strlen(v->u.s.ptr) != v->u.s.len;
-}
-
-static bool has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
 }
 
 /*
@@ -346,7 +337,7 @@ static int log_value(struct walk *b, const struct rb_stmt *st, int k, char **out
 	else
 		rc = setting_text(b, ST_STRING, path, st->value, out);
 	/* svlogd's config is one directive per line: say so here, not at render time. */
-	if (rc == 0 && *out != NULL && has_control(*out)) {
+	if (rc == 0 && *out != NULL && text_has_control(*out)) {
 		diag_at(b->d, DIAG_ERR, st->value->loc,
 		        "%s must not contain a newline or control character", path);
 		free(*out);

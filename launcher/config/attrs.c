@@ -23,6 +23,7 @@
 #include "config/envcheck.h"
 #include "config/placeholder.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/grow.h"
 #include "lib/pathsafe.h"
 
@@ -67,8 +68,7 @@ static struct var *var_find(struct comp *c, const char *name, size_t len)
 
 static void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 {
-	if (grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32) == -1)
-		die_nomem();
+	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32);
 	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO};
 }
 
@@ -309,19 +309,16 @@ static char *flag_arg(const struct kv *kv)
 /* The flags joined by spaces: the setting's placeholder value. */
 static char *flags_text(const struct kvlist *l)
 {
-	char **args = xcalloc(l->n, sizeof *args);
-	size_t len = 1;
-	for (size_t i = 0; i < l->n; i++)
-		len += strlen(args[i] = flag_arg(&l->v[i])) + 1;
-	char *s = xcalloc(len, 1);
+	struct buf b;
+	buf_init(&b);
 	for (size_t i = 0; i < l->n; i++) {
+		char *a = flag_arg(&l->v[i]);
 		if (i)
-			strlcat(s, " ", len);
-		strlcat(s, args[i], len);
-		free(args[i]);
+			buf_addc(&b, ' ');
+		buf_adds(&b, a);
+		free(a);
 	}
-	free(args);
-	return s;
+	return buf_take(&b);
 }
 
 static void add_settings(struct comp *c)

@@ -23,6 +23,8 @@
 
 #include "config/rbconf.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/readfile.h"
 
 /* Heredocs started on one line whose bodies are still to be read. */
 #define MAX_HEREDOCS 16
@@ -2063,36 +2065,19 @@ int rb_load(const char *path, struct rb_file *out, struct diags *d)
 		diag_file(d, DIAG_ERR, path, 0, "%s", strerror(errno));
 		return -1;
 	}
-	/* Read at most one byte more than the limit so that rb_parse reports it. */
-	size_t cap = 0, len = 0, max = (size_t)RB_MAX_FILE + 1;
-	char *buf = NULL;
-	for (;;) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16384; /* cap <= max (16 MiB): no overflow */
-			if (ncap > max)
-				ncap = max;
-			if (ncap == cap)
-				break;
-			buf = xreallocarray(buf, ncap, 1);
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			diag_file(d, DIAG_ERR, path, 0, "%s", strerror(e));
-			return -1;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
+	/* Past the limit it holds one byte more, so that rb_parse reports where. */
+	struct buf b;
+	buf_init(&b);
+	int rc = readfile_fd(fd, &b, RB_MAX_FILE);
+	int e = errno;
 	close(fd);
-	int rc = rb_parse(path, buf ? buf : "", len, out, d);
-	free(buf);
+	if (rc == -1 && e != EFBIG) {
+		diag_file(d, DIAG_ERR, path, 0, "%s", strerror(e));
+		buf_free(&b);
+		return -1;
+	}
+	rc = rb_parse(path, buf_str(&b), b.len, out, d);
+	buf_free(&b);
 	return rc;
 }
 

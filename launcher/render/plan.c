@@ -44,15 +44,15 @@ static void plan_free(struct plan *p)
 		free(p->steps[i].creates);
 	}
 	free(p->steps);
-	tbuf_free(&p->after);
-	tbuf_free(&p->run);
-	tbuf_free(&p->logrun);
-	tbuf_free(&p->logconf);
-	tbuf_free(&p->check);
-	tbuf_free(&p->control_t);
+	buf_free(&p->after);
+	buf_free(&p->run);
+	buf_free(&p->logrun);
+	buf_free(&p->logconf);
+	buf_free(&p->check);
+	buf_free(&p->control_t);
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
-		tbuf_free(&p->extra[i].body);
+		buf_free(&p->extra[i].body);
 	}
 	free(p->extra);
 }
@@ -71,7 +71,7 @@ void plans_free(struct plans *ps)
 /* ---- rendering ------------------------------------------------------------------------- */
 
 static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
-                  struct tbuf *out)
+                  struct buf *out)
 {
 	char path[PATH_MAX];
 	if ((size_t)snprintf(path, sizeof path, "%s/templates/%s", x->ctl->datadir, tpl) >=
@@ -151,7 +151,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
 		struct plan_extra *e = &p->extra[p->nextra++];
-		tbuf_init(&e->body);
+		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
@@ -205,19 +205,17 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 static void plan_after(struct plans *ps, struct plan *p)
 {
 	const struct cat_service *def = p->svc->def;
-	tbuf_init(&p->after);
+	buf_init(&p->after);
 	for (size_t i = 0; i < def->nafter; i++)
 		for (size_t k = 0; k + 1 < ps->np; k++) {
 			const struct plan *d = &ps->p[k];
 			if (strcmp(d->svc->def->name, def->after[i]) != 0)
 				continue;
-			tbuf_adds(&p->after, d->svc->def->name);
-			tbuf_addc(&p->after, '\n');
+			buf_adds(&p->after, d->svc->def->name);
+			buf_addc(&p->after, '\n');
 			if (d->wave + 1 > p->wave)
 				p->wave = d->wave + 1;
 		}
-	if (p->after.oom)
-		die_nomem();
 }
 
 int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
@@ -388,7 +386,7 @@ static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
 	return rc;
 }
 
-static int add_file(struct tree *t, const char *dir, const char *name, const struct tbuf *b,
+static int add_file(struct tree *t, const char *dir, const char *name, const struct buf *b,
                     mode_t mode, struct owner o, int i, enum tnode_role role)
 {
 	char path[PATH_MAX];

@@ -16,6 +16,7 @@
 
 #include "config/attrs.h"
 #include "config/catalog.h"
+#include "lib/buf.h"
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "render/template.h"
@@ -24,7 +25,7 @@
 /* A catalog template rendered to its destination (catalog: templates). */
 struct plan_extra {
 	char *dest;
-	struct tbuf body;
+	struct buf body;
 	mode_t mode;
 	bool service_owned;
 };
@@ -41,12 +42,12 @@ struct plan {
 	const struct svc *svc;
 	struct plan_step *steps;
 	size_t nsteps;
-	struct tbuf after; /* sv/<svc>/after: the enabled services it needs, one per line */
-	int wave;          /* 0: needs nothing; else 1 + the highest wave it needs */
+	struct buf after; /* sv/<svc>/after: the enabled services it needs, one per line */
+	int wave;         /* 0: needs nothing; else 1 + the highest wave it needs */
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX]; /* service/<svc> */
-	struct tbuf run, logrun, logconf, check, control_t;
+	struct buf run, logrun, logconf, check, control_t;
 	bool has_check;
 	struct plan_extra *extra;
 	size_t nextra;
