@@ -93,7 +93,7 @@ const char *svc_var(const struct svc *s, const char *name);
 /*
  * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,
  * e.g. a template's dest. Returns a malloc'ed string, or NULL with errno
- * EINVAL for an unknown placeholder (ENOMEM when out of memory).
+ * EINVAL for an unknown placeholder.
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
 
