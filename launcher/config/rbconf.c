@@ -1,5 +1,7 @@
 /*
- * rbconf: lexer and parser for the gitlab.rb subset of SPEC section 5.
+ * rbconf: the parser of the gitlab.rb subset of SPEC section 5: literals,
+ * statements and the public API; its cursor is rblex, its scanner of Ruby it
+ * cannot evaluate is rbscan.
  *
  * Values are parsed as literals first. When a value turns out to be any other
  * Ruby (an identifier, an operator on non-integers, an interpolated string,
@@ -13,931 +15,32 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/rbconf.h"
+#include "config/rblex.h"
+#include "config/rbscan.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/readfile.h"
 
-/* Heredocs started on one line whose bodies are still to be read. */
-#define MAX_HEREDOCS 16
 /* Failed literal attempts and opaque copies may re-copy text; bound the total. */
 #define ARENA_LIMIT ((size_t)RB_MAX_FILE * 8u)
-#define CHUNK_SIZE  ((size_t)64 * 1024)
 
-/* ---------------------------------------------------------------- arena */
-
-struct rb_chunk {
-	struct rb_chunk *next;
-	size_t used, cap;
-	long long data[]; /* 8-aligned, see arena_alloc() */
-};
-
-struct rb_arena {
-	struct rb_chunk *head;
-	size_t total;
-};
-
-/* NULL only past ARENA_LIMIT: out of memory dies (lib/alloc.h). */
-static void *arena_alloc(struct rb_arena *a, size_t n)
-{
-	/* Everything stored here (pointers, long long, double) needs at most 8. */
-	const size_t al = 8;
-	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT)
-		return NULL;
-	n = (n + al - 1) & ~(al - 1);
-	struct rb_chunk *c = a->head;
-	if (c != NULL && c->cap - c->used >= n) {
-		void *ptr = (char *)c->data + c->used;
-		c->used += n;
-		return ptr;
-	}
-	size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
-	struct rb_chunk *nc = xmalloc(sizeof *nc + cap);
-	nc->cap = cap;
-	nc->used = n;
-	a->total += sizeof *nc + cap;
-	/* A big dedicated chunk goes behind the current one, which keeps its free space. */
-	if (c != NULL && cap != CHUNK_SIZE) {
-		nc->next = c->next;
-		c->next = nc;
-	} else {
-		nc->next = c;
-		a->head = nc;
-	}
-	return nc->data;
-}
-
-static void arena_free(struct rb_arena *a)
-{
-	if (a == NULL)
-		return;
-	for (struct rb_chunk *c = a->head, *next; c != NULL; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(a);
-}
-
-/* --------------------------------------------------------------- parser */
-
-struct heredoc {
-	size_t start;     /* of "<<", for errors */
-	size_t id, idlen; /* terminator word */
-	bool indent;      /* <<- or <<~: the terminator may be indented */
-};
-
-struct parser {
-	const struct src *src;
-	const char *s;
-	size_t len, pos;
-	struct rb_arena *arena;
-	struct diags *d;
-	bool failed;
-	int depth;
-	struct heredoc pend[MAX_HEREDOCS];
-	size_t npend;
-	size_t hd_end;          /* end of the last heredoc terminator line read */
-	bool stmt_done;         /* the value consumed its statement's newline */
-	size_t tok_end;         /* end of the last token skipped by scan_tokens() */
-	struct rb_value *spare; /* a node arithmetic consumed, for reuse */
-	size_t lc_pos;          /* location cache: lc_line and line start lc_ls of lc_pos */
-	size_t lc_ls;
-	int lc_line;
-};
-
-/* A rewind point for a failed literal attempt. */
-struct mark {
-	size_t pos;
-	int depth;
-	size_t npend;
-	struct heredoc pend[MAX_HEREDOCS];
-};
-
-static void mark(const struct parser *p, struct mark *m)
-{
-	m->pos = p->pos;
-	m->depth = p->depth;
-	m->npend = p->npend;
-	memcpy(m->pend, p->pend, p->npend * sizeof *p->pend);
-}
-
-static void restore(struct parser *p, const struct mark *m)
-{
-	p->pos = m->pos;
-	p->depth = m->depth;
-	p->npend = m->npend;
-	memcpy(p->pend, m->pend, m->npend * sizeof *m->pend);
-}
-
-/* Locations are computed lazily from a cache, as they are asked for mostly in order. */
-static struct loc loc_at(struct parser *p, size_t pos)
-{
-	if (pos > p->len)
-		pos = p->len;
-	if (pos >= p->lc_pos) {
-		const char *q = p->s + p->lc_pos, *end = p->s + pos, *nl;
-		while (q < end && (nl = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-			p->lc_line++;
-			q = nl + 1;
-			p->lc_ls = (size_t)(q - p->s);
-		}
-	} else {
-		for (size_t i = pos; i < p->lc_pos; i++)
-			if (p->s[i] == '\n')
-				p->lc_line--;
-		const char *nl = memrchr(p->s, '\n', pos);
-		p->lc_ls = nl ? (size_t)(nl - p->s) + 1 : 0;
-	}
-	p->lc_pos = pos;
-	return (struct loc){.src = p->src, .line = p->lc_line, .col = (int)(pos - p->lc_ls) + 1};
-}
-
-static void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
-{
-	if (p->failed)
-		return;
-	p->failed = true;
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_at(p->d, DIAG_ERR, loc_at(p, pos), "%s", msg);
-}
-
-/* "expected ']' to close '[' at 3:14" */
-static void fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
-{
-	struct loc o = loc_at(p, open);
-	fail_at(p, at, "expected '%c' to close '%c' at %d:%d", closer, p->s[open], o.line, o.col);
-}
-
-static void *palloc(struct parser *p, size_t n)
-{
-	void *ptr = arena_alloc(p->arena, n);
-	if (ptr == NULL)
-		fail_at(p, p->pos, "configuration too large: its values need more than %zu MiB",
-		        ARENA_LIMIT >> 20);
-	return ptr;
-}
-
-static char *pstrndup(struct parser *p, const char *s, size_t n)
-{
-	char *d = palloc(p, n + 1);
-	if (d != NULL) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
-static bool enter(struct parser *p, size_t at)
-{
-	if (p->depth >= RB_MAX_DEPTH) {
-		fail_at(p, at, "nesting deeper than %d levels", RB_MAX_DEPTH);
-		return false;
-	}
-	p->depth++;
-	return true;
-}
-
-struct vec {
-	void *v;
-	size_t n, cap;
-};
-
-static bool vec_push(struct parser *p, struct vec *vec, const void *elem, size_t size)
-{
-	if (vec->n == vec->cap) {
-		size_t cap = 4, bytes;
-		/* An overflow is past the arena's limit too: palloc refuses SIZE_MAX. */
-		if ((vec->cap && __builtin_mul_overflow(vec->cap, 2, &cap)) ||
-		    __builtin_mul_overflow(cap, size, &bytes))
-			bytes = SIZE_MAX;
-		void *nv = palloc(p, bytes);
-		if (nv == NULL)
-			return false;
-		if (vec->n > 0)
-			memcpy(nv, vec->v, vec->n * size);
-		vec->v = nv;
-		vec->cap = cap;
-	}
-	memcpy((char *)vec->v + vec->n * size, elem, size);
-	vec->n++;
-	return true;
-}
-
-/* ------------------------------------------------------------ characters */
-
-static int at(const struct parser *p, size_t i)
-{
-	return i < p->len ? (unsigned char)p->s[i] : -1;
-}
-
-static int peek(const struct parser *p)
-{
-	return at(p, p->pos);
-}
-
-static int peek1(const struct parser *p)
-{
-	return at(p, p->pos + 1);
-}
-
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Ruby identifiers may hold any non-ASCII (UTF-8) byte. */
-static bool is_ident_start(int c)
-{
-	return is_alpha(c) || c == '_' || c >= 0x80;
-}
-
-static bool is_ident(int c)
-{
-	return is_ident_start(c) || is_digit(c);
-}
-
-static bool is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static bool is_closer(int c)
-{
-	return c == ')' || c == ']' || c == '}';
-}
-
-static int closer_of(int c)
-{
-	return c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : c;
-}
-
-static bool skip_sp(struct parser *p)
-{
-	size_t from = p->pos;
-	while (is_space(peek(p)))
-		p->pos++;
-	return p->pos > from;
-}
-
-static void skip_comment(struct parser *p)
-{
-	const char *nl = memchr(p->s + p->pos, '\n', p->len - p->pos);
-	p->pos = nl ? (size_t)(nl - p->s) : p->len;
-}
-
-/* Read a heredoc body, from pos to the terminator line included. */
-static void read_heredoc(struct parser *p, const struct heredoc *h)
-{
-	const char *id = p->s + h->id;
-	while (p->pos < p->len) {
-		size_t ls = p->pos;
-		const char *nl = memchr(p->s + ls, '\n', p->len - ls);
-		size_t le = nl ? (size_t)(nl - p->s) : p->len;
-		size_t b = ls, e = le;
-		if (e > b && p->s[e - 1] == '\r')
-			e--;
-		if (h->indent)
-			while (b < e && (p->s[b] == ' ' || p->s[b] == '\t'))
-				b++;
-		p->pos = nl ? le + 1 : p->len;
-		if (e - b == h->idlen && memcmp(p->s + b, id, h->idlen) == 0) {
-			p->hd_end = e;
-			return;
-		}
-	}
-	fail_at(p, h->start, "unterminated heredoc: no line '%.*s' closes it", (int)h->idlen, id);
-}
-
-/* Consume the '\n' at pos, then the bodies of the heredocs started on its line. */
-static void newline(struct parser *p)
-{
-	p->pos++;
-	for (size_t i = 0; i < p->npend && !p->failed; i++)
-		read_heredoc(p, &p->pend[i]);
-	p->npend = 0;
-}
-
-/* Spaces, comments and newlines: used where a statement cannot end. */
-static void skip_ws_nl(struct parser *p)
-{
-	while (!p->failed) {
-		skip_sp(p);
-		int c = peek(p);
-		if (c == '#')
-			skip_comment(p);
-		else if (c == '\n')
-			newline(p);
-		else if (c == '\\' && peek1(p) == '\n') {
-			p->pos++;
-			newline(p);
-		} else
-			return;
-	}
-}
-
-/* Ruby continues a statement on a next line that starts with ".method" or "&.method". */
-static bool continues_next_line(const struct parser *p)
-{
-	if (p->npend > 0)
-		return false;
-	size_t i = p->pos + 1;
-	while (at(p, i) == ' ' || at(p, i) == '\t')
-		i++;
-	return (at(p, i) == '.' && at(p, i + 1) != '.') || (at(p, i) == '&' && at(p, i + 1) == '.');
-}
-
-/* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
-static void describe(const struct parser *p, size_t pos, char *buf, size_t len)
-{
-	int c = at(p, pos);
-	if (c < 0) {
-		snprintf(buf, len, "end of file");
-	} else if (c == '\n') {
-		snprintf(buf, len, "end of line");
-	} else if (is_ident(c) && c < 0x80) {
-		size_t e = pos;
-		while (e < p->len && e - pos < 24 && is_ident(at(p, e)) && at(p, e) < 0x80)
-			e++;
-		snprintf(buf, len, "'%.*s'", (int)(e - pos), p->s + pos);
-	} else if (c == '\'') {
-		snprintf(buf, len, "\"'\"");
-	} else if (c > 0x20 && c < 0x7f) {
-		snprintf(buf, len, "'%c'", c);
-	} else {
-		snprintf(buf, len, "byte 0x%02x", (unsigned)c);
-	}
-}
-
-static size_t ident_end(const struct parser *p, size_t i)
-{
-	while (is_ident(at(p, i)))
-		i++;
-	return i;
-}
-
-static bool word_is(const struct parser *p, size_t b, size_t e, const char *w)
-{
-	size_t n = strlen(w);
-	return e - b == n && memcmp(p->s + b, w, n) == 0;
-}
-
-static bool word_in(const struct parser *p, size_t b, size_t e, const char *const *list)
-{
-	for (; *list; list++)
-		if (word_is(p, b, e, *list))
-			return true;
-	return false;
-}
-
-/* Ruby that would need evaluation of control flow: never a setting value. */
-static const char *const forbidden_words[] = {
-    "if",     "unless", "while",  "until",   "do",
-    "begin",  "case",   "def",    "for",     "class",
-    "module", "end",    "rescue", "ensure",  "then",
-    "elsif",  "else",   "when",   "require", "require_relative",
-    "BEGIN",  "END",    "yield",  "return",  "break",
-    "next",   "redo",   "retry",  "alias",   "undef",
-    NULL,
-};
-
-static void fail_keyword(struct parser *p, size_t b, size_t e)
-{
-	int n = (int)(e - b);
-	const char *w = p->s + b;
-	if (word_in(p, b, e, (const char *const[]){"require", "require_relative", NULL}))
-		fail_at(p, b, "'%.*s' is not supported in gitlab.rb", n, w);
-	else if (word_is(p, b, e, "do"))
-		fail_at(p, b, "blocks ('do ... end') are not supported in gitlab.rb");
-	else if (word_in(p, b, e, (const char *const[]){"def", "class", "module", NULL}))
-		fail_at(p, b, "'%.*s' definitions are not supported in gitlab.rb", n, w);
-	else if (word_in(p, b, e,
-	                 (const char *const[]){"if", "unless", "while", "until", "case", "for",
-	                                       "begin", NULL}))
-		fail_at(p, b,
-		        "'%.*s' is not supported in gitlab.rb: settings must be plain "
-		        "assignments",
-		        n, w);
-	else
-		fail_at(p, b, "unexpected '%.*s'", n, w);
-}
-
-/* -------------------------------------------------- opaque Ruby scanning */
-
-static void scan_tokens(struct parser *p, size_t open, int closer, int ctx);
-
-static void scan_group(struct parser *p, size_t open, int closer)
-{
-	if (!enter(p, open))
-		return;
-	scan_tokens(p, open, closer, 0);
-	p->depth--;
-}
-
-static void scan_sq(struct parser *p, int quote)
-{
-	size_t start = p->pos++;
-	while (p->pos < p->len) {
-		int c = peek(p);
-		if (c == '\\') {
-			p->pos += 2;
-			continue;
-		}
-		p->pos++;
-		if (c == quote)
-			return;
-	}
-	p->pos = p->len;
-	fail_at(p, start, "unterminated string started here");
-}
-
-/* A string-like token with #{} interpolation, ending at `close` (nesting `open` if a bracket). */
-static void scan_interp(struct parser *p, size_t start, int open, int close, const char *what)
-{
-	int nest = 0;
-	while (p->pos < p->len && !p->failed) {
-		int c = peek(p);
-		if (c == '\\') {
-			p->pos += 2;
-			continue;
-		}
-		if (c == '#' && peek1(p) == '{') {
-			size_t ob = p->pos + 1;
-			p->pos += 2;
-			scan_group(p, ob, '}');
-			continue;
-		}
-		p->pos++;
-		if (c == close && nest == 0)
-			return;
-		if (c == close)
-			nest--;
-		else if (c == open)
-			nest++;
-	}
-	if (p->pos > p->len)
-		p->pos = p->len;
-	fail_at(p, start, "unterminated %s started here", what);
-}
-
-/* Percent literals: %w[a b], %i(x), %q{...}, %Q|...|, %(...), %r{...}. */
-static bool try_percent(struct parser *p, bool prev_value, bool space_before)
-{
-	size_t start = p->pos, i = p->pos + 1;
-	int c = at(p, i);
-	bool interp = true, letter = false;
-	if (c > 0 && strchr("qwisQWIrx", c) != NULL) {
-		interp = strchr("QWIrx", c) != NULL;
-		letter = true;
-		i++;
-		if (prev_value && !space_before)
-			return false;
-	} else if (prev_value && !(space_before && at(p, i) != ' ' && at(p, i) != '=')) {
-		return false;
-	}
-	int open = at(p, i);
-	if (open < 0x21 || open > 0x7e || is_ident(open) || (!letter && open == '='))
-		return false;
-	int close = closer_of(open);
-	p->pos = i + 1;
-	if (interp) {
-		scan_interp(p, start, open, close, "%-literal");
-		return true;
-	}
-	int nest = 0;
-	while (p->pos < p->len) {
-		int ch = peek(p);
-		p->pos += ch == '\\' ? 2 : 1;
-		if (ch == close && nest == 0)
-			return true;
-		if (ch == close)
-			nest--;
-		else if (ch == open)
-			nest++;
-	}
-	p->pos = p->len;
-	fail_at(p, start, "unterminated %%-literal started here");
-	return true;
-}
-
-/* "<<~EOS", "<<-'EOS'", "<<EOS": registers the heredoc, whose body follows the line. */
-static bool try_heredoc(struct parser *p, bool prev_value, bool prev_ident, bool space_before)
-{
-	size_t i = p->pos + 2, id, idlen, end;
-	bool indent = false;
-	if (prev_value && !(prev_ident && space_before))
-		return false;
-	if (at(p, i) == '~' || at(p, i) == '-') {
-		indent = true;
-		i++;
-	}
-	int c = at(p, i);
-	if (c == '\'' || c == '"' || c == '`') {
-		size_t j = i + 1;
-		while (j < p->len && p->s[j] != c && p->s[j] != '\n')
-			j++;
-		if (at(p, j) != c || j == i + 1)
-			return false;
-		id = i + 1;
-		idlen = j - id;
-		end = j + 1;
-	} else if (is_ident_start(c)) {
-		id = i;
-		end = ident_end(p, i);
-		idlen = end - id;
-	} else {
-		return false;
-	}
-	if (p->npend == MAX_HEREDOCS) {
-		fail_at(p, p->pos, "more than %d heredocs on one line", MAX_HEREDOCS);
-		return true;
-	}
-	p->pend[p->npend++] =
-	    (struct heredoc){.start = p->pos, .id = id, .idlen = idlen, .indent = indent};
-	p->pos = end;
-	return true;
-}
-
-static bool try_regexp(struct parser *p, bool prev_value, bool prev_ident, bool space_before)
-{
-	int n = peek1(p);
-	if (prev_value && !(prev_ident && space_before && n != ' ' && n != '='))
-		return false;
-	size_t start = p->pos++;
-	scan_interp(p, start, '/', '/', "regexp");
-	while (is_alpha(peek(p)))
-		p->pos++;
-	return true;
-}
-
-/* Identifiers after '.', '&.' or '::' are method or constant names, not keywords. */
-static bool after_dot(const struct parser *p, size_t b)
-{
-	return (b >= 1 && p->s[b - 1] == '.') ||
-	       (b >= 2 && p->s[b - 1] == ':' && p->s[b - 2] == ':');
-}
-
-/* A value cannot end after a binary operator or a comma. */
-static void value_stop(struct parser *p, size_t b, bool last_op)
-{
-	if (last_op) {
-		char what[40];
-		describe(p, b, what, sizeof what);
-		fail_at(p, b, "expected a value, found %s", what);
-	}
-}
-
-/* Where scan_tokens() is: the group it scans and what came before. */
-struct scan {
-	size_t open; /* the group's opener, for errors */
-	int closer;  /* 0: value level */
-	int ctx;     /* at value level: 0 a statement's value, else inside a literal container */
-	bool first, prev_value, prev_ident, prev_str, last_op;
-};
-
-/* One token: where it starts and what it is. */
-struct tok {
-	size_t b;
-	int c;
-	bool space_before;
-	bool value;   /* an operand (a literal, a name, a group), not an operator */
-	bool ident;   /* a name: a value may follow it (a call's argument) */
-	bool str;     /* a string: another may follow ('a' 'b') */
-	bool operand; /* false for a call, an index or a block after a value */
-};
-
-enum step {
-	STEP_TOKEN, /* a token was consumed */
-	STEP_SKIP,  /* blanks, a newline or a comment: not a token */
-	STEP_STOP,  /* the group or value ends here (or failed) */
-};
-
-/* A one-character operator (or the last of a longer one). */
-static enum step scan_operator(struct parser *p, struct tok *t)
-{
-	p->pos++;
-	t->value = false;
-	return STEP_TOKEN;
-}
-
-/* The input ended: fine for a value, not inside a group. */
-static void scan_eof(struct parser *p, const struct scan *s, size_t b)
-{
-	if (s->closer != 0)
-		fail_unclosed(p, b, s->open, s->closer);
-	else
-		value_stop(p, b, s->last_op);
-}
-
-/* Blanks, an escaped newline, a newline (which may end the statement), a comment. */
-static enum step scan_layout(struct parser *p, const struct scan *s, const struct tok *t)
-{
-	if (is_space(t->c)) {
-		p->pos++;
-		return STEP_SKIP;
-	}
-	switch (t->c) {
-	case '\\':
-		if (peek1(p) != '\n') {
-			fail_at(p, t->b, "unexpected '\\'");
-			return STEP_STOP;
-		}
-		p->pos++;
-		newline(p);
-		return STEP_SKIP;
-	case '\n':
-		if (s->closer == 0 && s->ctx == 0 && !s->last_op && !continues_next_line(p))
-			return STEP_STOP; /* the statement ends here */
-		newline(p);
-		return STEP_SKIP;
-	case '#':
-		skip_comment(p);
-		return STEP_SKIP;
-	default:
-		return STEP_TOKEN;
-	}
-}
-
-/* ';' or ',': a separator inside a group; at value level the end of the value. */
-static enum step scan_separator(struct parser *p, const struct scan *s, struct tok *t)
-{
-	if (s->closer == 0 && (t->c == ';' || s->ctx != 0)) {
-		value_stop(p, t->b, s->last_op);
-		return STEP_STOP;
-	}
-	return scan_operator(p, t);
-}
-
-/* ')', ']' or '}': the end of the group (it must be its closer), or of a value. */
-static enum step scan_closer(struct parser *p, const struct scan *s, const struct tok *t)
-{
-	if (s->closer == 0) {
-		if (s->ctx == 0)
-			fail_at(p, t->b, "unexpected '%c'", t->c);
-		else
-			value_stop(p, t->b, s->last_op);
-		return STEP_STOP;
-	}
-	if (t->c != s->closer) {
-		fail_unclosed(p, t->b, s->open, s->closer);
-		return STEP_STOP;
-	}
-	p->pos++;
-	p->tok_end = p->pos;
-	return STEP_STOP;
-}
-
-/* '(', '[' or '{': a whole group; a block '{ |x| ... }' is refused. */
-static enum step scan_opener(struct parser *p, struct tok *t)
-{
-	if (t->c == '{') {
-		size_t i = t->b + 1;
-		while (at(p, i) == ' ' || at(p, i) == '\t')
-			i++;
-		if (at(p, i) == '|') {
-			fail_at(p, t->b, "blocks ('{ |...| ... }') are not supported in gitlab.rb");
-			return STEP_STOP;
-		}
-	}
-	p->pos++;
-	scan_group(p, t->b, closer_of(t->c));
-	t->operand = false; /* a call, an index or a block after a value */
-	return STEP_TOKEN;
-}
-
-/* A string: '...', "..." or `...`. */
-static enum step scan_quoted(struct parser *p, struct tok *t)
-{
-	if (t->c == '\'') {
-		scan_sq(p, t->c);
-	} else {
-		p->pos++;
-		scan_interp(p, t->b, t->c, t->c, "string");
-	}
-	t->str = true;
-	return STEP_TOKEN;
-}
-
-/* ':': '::', a symbol (:name, :"..."), or an operator (the ternary's ':'). */
-static enum step scan_colon(struct parser *p, const struct scan *s, struct tok *t)
-{
-	if (peek1(p) == ':') {
-		p->pos++;
-		return scan_operator(p, t);
-	} else if (peek1(p) == '"' || peek1(p) == '\'') {
-		p->pos++;
-		if (peek(p) == '"') {
-			p->pos++;
-			scan_interp(p, t->b, '"', '"', "string");
-		} else {
-			scan_sq(p, '\'');
-		}
-	} else if (is_ident_start(peek1(p)) && !(s->prev_value && !t->space_before)) {
-		p->pos = ident_end(p, t->b + 1);
-		if (peek(p) == '?' || peek(p) == '!')
-			p->pos++;
-	} else {
-		return scan_operator(p, t);
-	}
-	return STEP_TOKEN;
-}
-
-/* ?x, a character literal where a value may start. */
-static bool try_char_literal(struct parser *p, const struct scan *s)
-{
-	if (s->prev_value || peek1(p) <= 0x20)
-		return false;
-	p->pos += peek1(p) == '\\' ? 3 : 2;
-	while (at(p, p->pos) >= 0x80 && at(p, p->pos) < 0xc0)
-		p->pos++;
-	if (p->pos > p->len)
-		p->pos = p->len;
-	return true;
-}
-
-/* '<', '%', '/', '?': a literal where a value may start (heredoc, %w[], regexp, ?x), else an
- * operator. */
-static enum step scan_ambiguous(struct parser *p, const struct scan *s, struct tok *t)
-{
-	bool literal;
-	if (t->c == '<')
-		literal = peek1(p) == '<' &&
-		          try_heredoc(p, s->prev_value, s->prev_ident, t->space_before);
-	else if (t->c == '%')
-		literal = try_percent(p, s->prev_value, t->space_before);
-	else if (t->c == '/')
-		literal = try_regexp(p, s->prev_value, s->prev_ident, t->space_before);
-	else
-		literal = try_char_literal(p, s);
-	return literal ? STEP_TOKEN : scan_operator(p, t);
-}
-
-/* $global, $0, @ivar, @@cvar. */
-static enum step scan_sigil(struct parser *p, const struct tok *t)
-{
-	p->pos++;
-	if (t->c == '@') {
-		if (peek(p) == '@')
-			p->pos++;
-		p->pos = ident_end(p, p->pos);
-	} else if (is_ident(peek(p))) {
-		p->pos = ident_end(p, p->pos);
-	} else if (peek(p) > 0x20) {
-		p->pos++;
-	}
-	return STEP_TOKEN;
-}
-
-/* A name: a hash label (key:), a method, a refused keyword, an operator word, or an identifier. */
-static enum step scan_name(struct parser *p, struct tok *t)
-{
-	size_t e = ident_end(p, t->b);
-	if ((at(p, e) == '?' || at(p, e) == '!') && at(p, e + 1) != '=')
-		e++;
-	p->pos = e;
-	if (at(p, e) == ':' && at(p, e + 1) != ':') {
-		p->pos++; /* label of a hash: key: value */
-		t->value = false;
-	} else if (after_dot(p, t->b)) {
-		t->ident = true;
-	} else if (word_in(p, t->b, e, forbidden_words)) {
-		fail_keyword(p, t->b, e);
-		return STEP_STOP;
-	} else if (word_in(p, t->b, e, (const char *const[]){"and", "or", "not", NULL})) {
-		t->value = false;
-	} else {
-		t->ident = true;
-	}
-	return STEP_TOKEN;
-}
-
-/* A number, a name, or a one-character operator; a control character is refused. */
-static enum step scan_word(struct parser *p, struct tok *t)
-{
-	if (is_digit(t->c)) {
-		while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
-			p->pos++;
-	} else if (is_ident_start(t->c)) {
-		return scan_name(p, t);
-	} else if (t->c < 0x20 || t->c == 0x7f) {
-		fail_at(p, t->b, "unexpected control character 0x%02x", (unsigned)t->c);
-		return STEP_STOP;
-	} else {
-		return scan_operator(p, t);
-	}
-	return STEP_TOKEN;
-}
-
-static enum step scan_token(struct parser *p, const struct scan *s, struct tok *t)
-{
-	switch (t->c) {
-	case ';':
-	case ',':
-		return scan_separator(p, s, t);
-	case ')':
-	case ']':
-	case '}':
-		return scan_closer(p, s, t);
-	case '(':
-	case '[':
-	case '{':
-		return scan_opener(p, t);
-	case '\'':
-	case '"':
-	case '`':
-		return scan_quoted(p, t);
-	case ':':
-		return scan_colon(p, s, t);
-	case '<':
-	case '%':
-	case '/':
-	case '?':
-		return scan_ambiguous(p, s, t);
-	case '$':
-	case '@':
-		return scan_sigil(p, t);
-	default:
-		return scan_word(p, t);
-	}
-}
-
-/* Check a token against the one before it and remember it; false after an error. */
-static bool token_done(struct parser *p, struct scan *s, const struct tok *t)
-{
-	if (p->pos > p->len)
-		p->pos = p->len;
-	if (s->closer == 0 && s->first && !t->value && strchr("<>=|^.?%&", t->c) != NULL) {
-		fail_at(p, t->b, "expected a value, found '%c'", t->c);
-		return false;
-	}
-	/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
-	if (t->value && t->operand && s->prev_value && !s->prev_ident && !(t->str && s->prev_str)) {
-		char what[40];
-		describe(p, t->b, what, sizeof what);
-		fail_at(p, t->b, "unexpected %s after value", what);
-		return false;
-	}
-	p->tok_end = p->pos;
-	s->first = false;
-	s->prev_value = t->value;
-	s->prev_ident = t->ident;
-	s->prev_str = t->str;
-	s->last_op = !t->value;
-	return true;
-}
-
-/*
- * Skip Ruby tokens. In a group (closer != 0, opened at `open`), stop after the
- * matching closer. At value level (closer == 0), stop before a ',' or a closer
- * when inside a literal container (ctx != 0), or before the end of the
- * statement (ctx == 0).
- */
-static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
-{
-	struct scan s = {.open = open, .closer = closer, .ctx = ctx, .first = true};
-	while (!p->failed) {
-		struct tok t = {.b = p->pos, .c = peek(p), .value = true, .operand = true};
-		t.space_before = t.b > 0 && (p->s[t.b - 1] == ' ' || p->s[t.b - 1] == '\t');
-		if (t.c < 0) {
-			scan_eof(p, &s, t.b);
-			return;
-		}
-		enum step st = scan_layout(p, &s, &t);
-		if (st == STEP_TOKEN)
-			st = scan_token(p, &s, &t);
-		if (st == STEP_STOP || (st == STEP_TOKEN && !token_done(p, &s, &t)))
-			return;
-	}
-}
+/* --------------------------------------------------------------- literals */
 
 static struct rb_value *new_value(struct parser *p, enum rb_kind kind, size_t pos)
 {
-	struct rb_value *v = p->spare ? p->spare : palloc(p, sizeof *v);
+	struct rb_value *v = p->spare ? p->spare : rbl_palloc(p, sizeof *v);
 	p->spare = NULL;
 	if (v == NULL)
 		return NULL;
 	memset(v, 0, sizeof *v);
 	v->kind = kind;
-	v->loc = loc_at(p, pos);
+	v->loc = rbl_loc_at(p, pos);
 	return v;
 }
 
@@ -945,22 +48,22 @@ static struct rb_value *scan_opaque(struct parser *p, int ctx)
 {
 	size_t start = p->pos;
 	p->tok_end = start;
-	scan_tokens(p, 0, 0, ctx);
+	rbscan_tokens(p, 0, 0, ctx);
 	if (p->failed)
 		return NULL;
 	size_t end = p->tok_end;
 	if (end == start) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a value, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a value, found %s", what);
 		return NULL;
 	}
 	if (ctx == 0 && p->npend > 0 && peek(p) != ';') {
 		/* The heredoc bodies follow this line: keep them in the value's text. */
 		if (peek(p) == '#')
-			skip_comment(p);
+			rbl_skip_comment(p);
 		if (peek(p) == '\n') {
-			newline(p);
+			rbl_newline(p);
 			if (p->failed)
 				return NULL;
 			end = p->hd_end;
@@ -970,12 +73,10 @@ static struct rb_value *scan_opaque(struct parser *p, int ctx)
 	struct rb_value *v = new_value(p, RB_OPAQUE, start);
 	if (v == NULL)
 		return NULL;
-	v->u.s.ptr = pstrndup(p, p->s + start, end - start);
+	v->u.s.ptr = rbl_pstrndup(p, p->s + start, end - start);
 	v->u.s.len = end - start;
 	return v->u.s.ptr ? v : NULL;
 }
-
-/* --------------------------------------------------------------- literals */
 
 static int hexval(int c)
 {
@@ -1028,7 +129,7 @@ static long read_hex(const struct parser *p, size_t *i, size_t end, int max)
 static bool put_codepoint(struct parser *p, size_t esc, long cp, char *out, size_t *o)
 {
 	if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-		fail_at(p, esc, "invalid Unicode escape");
+		rbl_fail_at(p, esc, "invalid Unicode escape");
 		return false;
 	}
 	*o += utf8_put(out + *o, (unsigned long)cp);
@@ -1047,7 +148,7 @@ static bool decode_ubrace(struct parser *p, size_t esc, size_t *i, size_t end, c
 		}
 		long cp = read_hex(p, i, end, 6);
 		if (cp < 0 || hexval(at(p, *i)) >= 0) {
-			fail_at(p, esc, "invalid Unicode escape");
+			rbl_fail_at(p, esc, "invalid Unicode escape");
 			return false;
 		}
 		if (!put_codepoint(p, esc, cp, out, o))
@@ -1088,7 +189,7 @@ static bool decode_unicode(struct parser *p, size_t esc, size_t *i, size_t e, ch
 	size_t h = *i;
 	long cp = read_hex(p, i, e, 4);
 	if (cp < 0 || *i - h != 4) {
-		fail_at(p, esc, "invalid Unicode escape");
+		rbl_fail_at(p, esc, "invalid Unicode escape");
 		return false;
 	}
 	return put_codepoint(p, esc, cp, out, o);
@@ -1115,7 +216,7 @@ static int decode_escape(struct parser *p, size_t esc, size_t *i, size_t e, char
 	} else if (c == 'x') {
 		long v = read_hex(p, i, e, 2);
 		if (v < 0) {
-			fail_at(p, esc, "invalid hex escape");
+			rbl_fail_at(p, esc, "invalid hex escape");
 			return -1;
 		}
 		out[(*o)++] = (char)v;
@@ -1174,10 +275,10 @@ static struct rb_value *parse_sq(struct parser *p, enum rb_kind kind, size_t sta
 	while (i < p->len && p->s[i] != '\'')
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		fail_at(p, q, "unterminated string started here");
+		rbl_fail_at(p, q, "unterminated string started here");
 		return NULL;
 	}
-	char *buf = palloc(p, i - q);
+	char *buf = rbl_palloc(p, i - q);
 	if (buf == NULL)
 		return NULL;
 	size_t o = 0;
@@ -1198,10 +299,10 @@ static struct rb_value *parse_dq(struct parser *p, enum rb_kind kind, size_t sta
 	while (i < p->len && p->s[i] != '"')
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		fail_at(p, q, "unterminated string started here");
+		rbl_fail_at(p, q, "unterminated string started here");
 		return NULL;
 	}
-	char *buf = palloc(p, i - q);
+	char *buf = rbl_palloc(p, i - q);
 	if (buf == NULL)
 		return NULL;
 	size_t n = 0;
@@ -1223,10 +324,10 @@ static struct rb_value *parse_symbol(struct parser *p)
 	}
 	if (!is_ident_start(n))
 		return NULL;
-	size_t e = ident_end(p, start + 1);
+	size_t e = rbl_ident_end(p, start + 1);
 	if (at(p, e) == '?' || at(p, e) == '!')
 		e++;
-	char *name = pstrndup(p, p->s + start + 1, e - start - 1);
+	char *name = rbl_pstrndup(p, p->s + start + 1, e - start - 1);
 	if (name == NULL)
 		return NULL;
 	p->pos = e;
@@ -1243,7 +344,7 @@ static bool base_digit(int c, int base)
 static struct rb_value *make_float(struct parser *p, size_t vstart, size_t start, size_t e,
                                    bool neg)
 {
-	char *buf = palloc(p, e - start + 2);
+	char *buf = rbl_palloc(p, e - start + 2);
 	if (buf == NULL)
 		return NULL;
 	size_t o = 0;
@@ -1256,7 +357,7 @@ static struct rb_value *make_float(struct parser *p, size_t vstart, size_t start
 	errno = 0;
 	double f = strtod(buf, NULL);
 	if (errno == ERANGE && (f > 1.0 || f < -1.0)) {
-		fail_at(p, start, "float literal out of range");
+		rbl_fail_at(p, start, "float literal out of range");
 		return NULL;
 	}
 	struct rb_value *v = new_value(p, RB_FLOAT, vstart);
@@ -1272,7 +373,7 @@ static bool skip_digits(struct parser *p, int base, bool prev_digit)
 		int c = peek(p);
 		if (c == '_') {
 			if (!prev_digit || !base_digit(peek1(p), base)) {
-				fail_at(p, p->pos, "malformed number: misplaced '_'");
+				rbl_fail_at(p, p->pos, "malformed number: misplaced '_'");
 				return false;
 			}
 		} else if (!base_digit(c, base)) {
@@ -1299,7 +400,7 @@ static int number_base(struct parser *p, bool *implicit_octal)
 		int base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
 		p->pos += 2;
 		if (!base_digit(peek(p), base)) {
-			fail_at(p, p->pos, "malformed number");
+			rbl_fail_at(p, p->pos, "malformed number");
 			return -1;
 		}
 		return base;
@@ -1342,7 +443,7 @@ static struct rb_value *make_int(struct parser *p, size_t start, size_t ds, int 
 			continue;
 		unsigned d = (unsigned)hexval(p->s[i]);
 		if (mag > (limit - d) / (unsigned)base) {
-			fail_at(p, start, "integer literal out of range");
+			rbl_fail_at(p, start, "integer literal out of range");
 			return NULL;
 		}
 		mag = mag * (unsigned)base + d;
@@ -1367,7 +468,7 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 	if (isfloat == -1)
 		return NULL;
 	if (is_ident(peek(p))) {
-		fail_at(p, p->pos, "malformed number");
+		rbl_fail_at(p, p->pos, "malformed number");
 		return NULL;
 	}
 	return isfloat ? make_float(p, start, b, p->pos, neg) : make_int(p, start, ds, base, neg);
@@ -1379,10 +480,10 @@ static struct rb_value *parse_sum(struct parser *p);
 static struct rb_value *parse_array(struct parser *p)
 {
 	size_t open = p->pos++;
-	if (!enter(p, open))
+	if (!rbl_enter(p, open))
 		return NULL;
 	struct vec vec = {0};
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	while (!p->failed) {
 		int c = peek(p);
 		if (c == ']') {
@@ -1390,15 +491,15 @@ static struct rb_value *parse_array(struct parser *p)
 			break;
 		}
 		if (c < 0 || is_closer(c)) {
-			fail_unclosed(p, p->pos, open, ']');
+			rbl_fail_unclosed(p, p->pos, open, ']');
 			return NULL;
 		}
 		struct rb_value *v = parse_value(p, ']', open);
-		if (v == NULL || !vec_push(p, &vec, &v, sizeof v))
+		if (v == NULL || !rbl_vec_push(p, &vec, &v, sizeof v))
 			return NULL;
 		if (peek(p) == ',') {
 			p->pos++;
-			skip_ws_nl(p);
+			rbl_skip_ws_nl(p);
 		}
 	}
 	if (p->failed)
@@ -1415,14 +516,14 @@ static struct rb_value *parse_array(struct parser *p)
 /* After a hash key: "=>". NULL result means "not a literal hash" unless failed. */
 static bool expect_arrow(struct parser *p)
 {
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	if (peek(p) == '=' && peek1(p) == '>') {
 		p->pos += 2;
 		return true;
 	}
 	int c = peek(p);
 	if (c == '\'' || c == '"' || c == ':' || is_ident(c))
-		fail_at(p, p->pos, "expected '=>' after hash key");
+		rbl_fail_at(p, p->pos, "expected '=>' after hash key");
 	return false;
 }
 
@@ -1433,10 +534,10 @@ static struct rb_value *parse_key(struct parser *p)
 	int c = peek(p);
 	struct rb_value *k = NULL;
 	if (is_ident_start(c)) {
-		size_t e = ident_end(p, start);
+		size_t e = rbl_ident_end(p, start);
 		if (at(p, e) != ':' || at(p, e + 1) == ':')
 			return NULL;
-		char *name = pstrndup(p, p->s + start, e - start);
+		char *name = rbl_pstrndup(p, p->s + start, e - start);
 		if (name == NULL)
 			return NULL;
 		p->pos = e + 1;
@@ -1464,10 +565,10 @@ static struct rb_value *parse_key(struct parser *p)
 static struct rb_value *parse_hash(struct parser *p)
 {
 	size_t open = p->pos++;
-	if (!enter(p, open))
+	if (!rbl_enter(p, open))
 		return NULL;
 	struct vec vec = {0};
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	while (!p->failed) {
 		int c = peek(p);
 		if (c == '}') {
@@ -1475,19 +576,19 @@ static struct rb_value *parse_hash(struct parser *p)
 			break;
 		}
 		if (c < 0 || is_closer(c)) {
-			fail_unclosed(p, p->pos, open, '}');
+			rbl_fail_unclosed(p, p->pos, open, '}');
 			return NULL;
 		}
 		struct rb_pair pair = {.key = parse_key(p)};
 		if (pair.key == NULL)
 			return NULL;
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 		pair.val = parse_value(p, '}', open);
-		if (pair.val == NULL || !vec_push(p, &vec, &pair, sizeof pair))
+		if (pair.val == NULL || !rbl_vec_push(p, &vec, &pair, sizeof pair))
 			return NULL;
 		if (peek(p) == ',') {
 			p->pos++;
-			skip_ws_nl(p);
+			rbl_skip_ws_nl(p);
 		}
 	}
 	if (p->failed)
@@ -1504,13 +605,13 @@ static struct rb_value *parse_hash(struct parser *p)
 static struct rb_value *parse_paren(struct parser *p)
 {
 	size_t open = p->pos++;
-	if (!enter(p, open))
+	if (!rbl_enter(p, open))
 		return NULL;
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	struct rb_value *v = parse_sum(p);
 	if (v == NULL)
 		return NULL;
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	int c = peek(p);
 	if (c == ')') {
 		p->pos++;
@@ -1518,7 +619,7 @@ static struct rb_value *parse_paren(struct parser *p)
 		return v;
 	}
 	if (c < 0 || c == ']' || c == '}')
-		fail_unclosed(p, p->pos, open, ')');
+		rbl_fail_unclosed(p, p->pos, open, ')');
 	return NULL;
 }
 
@@ -1546,14 +647,14 @@ static struct rb_value *parse_primary(struct parser *p)
 		return parse_number(p, false, start);
 	if (!is_ident_start(c))
 		return NULL;
-	size_t e = ident_end(p, start);
+	size_t e = rbl_ident_end(p, start);
 	int n = at(p, e);
 	if (n == '?' || n == '!' || n == ':')
 		return NULL;
 	struct rb_value *v = NULL;
-	if (word_is(p, start, e, "nil")) {
+	if (rbl_word_is(p, start, e, "nil")) {
 		v = new_value(p, RB_NIL, start);
-	} else if (word_is(p, start, e, "true") || word_is(p, start, e, "false")) {
+	} else if (rbl_word_is(p, start, e, "true") || rbl_word_is(p, start, e, "false")) {
 		v = new_value(p, RB_BOOL, start);
 		if (v != NULL)
 			v->u.b = p->s[start] == 't';
@@ -1573,10 +674,10 @@ static struct rb_value *parse_unary(struct parser *p)
 		p->pos++;
 		return parse_number(p, c == '-', start);
 	}
-	if (!enter(p, start))
+	if (!rbl_enter(p, start))
 		return NULL;
 	p->pos++;
-	skip_sp(p);
+	rbl_skip_sp(p);
 	struct rb_value *v = parse_unary(p);
 	if (v == NULL)
 		return NULL;
@@ -1587,14 +688,14 @@ static struct rb_value *parse_unary(struct parser *p)
 		v->u.f = -v->u.f;
 	} else if (v->kind == RB_INT) {
 		if (v->u.i == LLONG_MIN) {
-			fail_at(p, start, "integer overflow");
+			rbl_fail_at(p, start, "integer overflow");
 			return NULL;
 		}
 		v->u.i = -v->u.i;
 	} else {
 		return NULL;
 	}
-	v->loc = loc_at(p, start);
+	v->loc = rbl_loc_at(p, start);
 	return v;
 }
 
@@ -1624,7 +725,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 		break;
 	default:
 		if (b == 0) {
-			fail_at(p, op_pos, "division by zero");
+			rbl_fail_at(p, op_pos, "division by zero");
 			return false;
 		}
 		ovf = a == LLONG_MIN && b == -1;
@@ -1632,7 +733,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 		break;
 	}
 	if (ovf) {
-		fail_at(p, op_pos, "integer overflow in '%c'", op);
+		rbl_fail_at(p, op_pos, "integer overflow in '%c'", op);
 		return false;
 	}
 	l->u.i = res;
@@ -1643,7 +744,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 static int binary_op(struct parser *p, const char *ops)
 {
 	size_t save = p->pos;
-	skip_sp(p);
+	rbl_skip_sp(p);
 	int c = peek(p), n = peek1(p);
 	if (c > 0 && strchr(ops, c) != NULL && n != '=' && n != c && n != '>') {
 		p->pos++;
@@ -1662,7 +763,7 @@ static struct rb_value *parse_binary(struct parser *p, const char *ops,
 		size_t op_pos = p->pos - 1;
 		if (v->kind != RB_INT)
 			return NULL;
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 		struct rb_value *r = operand(p);
 		if (r == NULL || r->kind != RB_INT || !arith(p, op_pos, op, v, r))
 			return NULL;
@@ -1689,9 +790,9 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 {
 	char what[40];
 	if (ctx == 0)
-		skip_sp(p);
+		rbl_skip_sp(p);
 	else
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 	if (p->failed)
 		return -1;
 	size_t b = p->pos;
@@ -1700,11 +801,11 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 	    (ctx != 0 && (c == ',' || is_closer(c))))
 		return 1;
 	if (c == '\n')
-		return continues_next_line(p) ? 0 : 1;
+		return rbl_continues_next_line(p) ? 0 : 1;
 	if (c == '\\' && peek1(p) == '\n')
 		return 0;
 	if (ctx == 0 && is_closer(c)) {
-		fail_at(p, b, "unexpected '%c'", c);
+		rbl_fail_at(p, b, "unexpected '%c'", c);
 		return -1;
 	}
 	if (ctx == 0 && c == ',')
@@ -1714,24 +815,24 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 	if ((c == '\'' || c == '"') && v->kind == RB_STR)
 		return 0; /* 'a' 'b' concatenates */
 	if (is_ident_start(c)) {
-		size_t e = ident_end(p, b);
-		if (word_in(p, b, e, (const char *const[]){"and", "or", "do", NULL}))
+		size_t e = rbl_ident_end(p, b);
+		if (rbl_word_in(p, b, e, (const char *const[]){"and", "or", "do", NULL}))
 			return 0;
-		if (word_in(
+		if (rbl_word_in(
 		        p, b, e,
 		        (const char *const[]){"if", "unless", "while", "until", "rescue", NULL})) {
-			fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
-			        (int)(e - b), p->s + b);
+			rbl_fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
+			            (int)(e - b), p->s + b);
 			return -1;
 		}
 	}
-	describe(p, b, what, sizeof what);
+	rbl_describe(p, b, what, sizeof what);
 	if (ctx == 0)
-		fail_at(p, b, "unexpected %s after value", what);
+		rbl_fail_at(p, b, "unexpected %s after value", what);
 	else {
-		struct loc o = loc_at(p, open);
-		fail_at(p, b, "expected ',' or '%c' to close '%c' at %d:%d, found %s", ctx,
-		        p->s[open], o.line, o.col, what);
+		struct loc o = rbl_loc_at(p, open);
+		rbl_fail_at(p, b, "expected ',' or '%c' to close '%c' at %d:%d, found %s", ctx,
+		            p->s[open], o.line, o.col, what);
 	}
 	return -1;
 }
@@ -1743,12 +844,12 @@ static struct rb_value *parse_value(struct parser *p, int ctx, size_t open)
 	int c = peek(p);
 	if (c < 0 || c == '\n' || c == '#' || c == ';' || c == ',' || is_closer(c)) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a value, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a value, found %s", what);
 		return NULL;
 	}
-	struct mark m;
-	mark(p, &m);
+	struct rbl_mark m;
+	rbl_mark(p, &m);
 	struct rb_value *v = parse_sum(p);
 	if (p->failed)
 		return NULL;
@@ -1759,7 +860,7 @@ static struct rb_value *parse_value(struct parser *p, int ctx, size_t open)
 		if (r < 0)
 			return NULL;
 	}
-	restore(p, &m);
+	rbl_restore(p, &m);
 	return scan_opaque(p, ctx);
 }
 
@@ -1777,10 +878,10 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 	while (peek(p) == '[') {
 		size_t open = p->pos++;
 		if (sb->nkeys == RB_MAX_DEPTH) {
-			fail_at(p, open, "more than %d subscripts", RB_MAX_DEPTH);
+			rbl_fail_at(p, open, "more than %d subscripts", RB_MAX_DEPTH);
 			return false;
 		}
-		skip_sp(p);
+		rbl_skip_sp(p);
 		size_t kpos = p->pos;
 		int c = peek(p);
 		struct rb_value *k = NULL;
@@ -1792,17 +893,17 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 			k = parse_symbol(p);
 		if (k == NULL) {
 			if (!p->failed)
-				fail_at(p, kpos, "expected a literal string or symbol key");
+				rbl_fail_at(p, kpos, "expected a literal string or symbol key");
 			return false;
 		}
 		/* Keys are C strings from here on: "a\0b" would silently become "a". */
 		if (strlen(k->u.s.ptr) != k->u.s.len) {
-			fail_at(p, kpos, "a subscript key cannot contain a NUL byte");
+			rbl_fail_at(p, kpos, "a subscript key cannot contain a NUL byte");
 			return false;
 		}
-		skip_sp(p);
+		rbl_skip_sp(p);
 		if (peek(p) != ']') {
-			fail_unclosed(p, p->pos, open, ']');
+			rbl_fail_unclosed(p, p->pos, open, ']');
 			return false;
 		}
 		p->pos++;
@@ -1849,16 +950,16 @@ static bool end_statement(struct parser *p)
 		p->stmt_done = false;
 		return true;
 	}
-	skip_sp(p);
+	rbl_skip_sp(p);
 	int c = peek(p);
 	if (c == ';')
 		p->pos++;
 	else if (c == '#')
-		skip_comment(p);
+		rbl_skip_comment(p);
 	else if (c >= 0 && c != '\n') {
 		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "unexpected %s after value", what);
+		rbl_describe(p, p->pos, what, sizeof what);
+		rbl_fail_at(p, p->pos, "unexpected %s after value", what);
 		return false;
 	}
 	return true;
@@ -1871,17 +972,17 @@ static bool statement_name(struct parser *p, struct rb_stmt *st)
 	int c = peek(p);
 	if (!((c >= 'a' && c <= 'z') || c == '_')) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a setting name, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a setting name, found %s", what);
 		return false;
 	}
-	size_t e = ident_end(p, start);
-	if (word_in(p, start, e, forbidden_words)) {
-		fail_keyword(p, start, e);
+	size_t e = rbl_ident_end(p, start);
+	if (rbl_word_in(p, start, e, rbl_forbidden_words)) {
+		rbl_fail_keyword(p, start, e);
 		return false;
 	}
-	st->loc = loc_at(p, start);
-	st->name = pstrndup(p, p->s + start, e - start);
+	st->loc = rbl_loc_at(p, start);
+	st->name = rbl_pstrndup(p, p->s + start, e - start);
 	p->pos = e;
 	return st->name != NULL;
 }
@@ -1890,12 +991,12 @@ static bool statement_name(struct parser *p, struct rb_stmt *st)
 static bool after_equals(struct parser *p)
 {
 	p->pos++;
-	skip_sp(p);
+	rbl_skip_sp(p);
 	int c = peek(p);
 	if ((c == '\n' || c == '#') && value_on_next_line(p)) {
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 	} else if (c < 0 || c == '\n' || c == '#' || c == ';') {
-		fail_at(p, p->pos, "missing value after '='");
+		rbl_fail_at(p, p->pos, "missing value after '='");
 		return false;
 	}
 	return true;
@@ -1904,11 +1005,11 @@ static bool after_equals(struct parser *p)
 /* What follows the name (and subscripts): '=', or a call's argument (name value). */
 static bool statement_operator(struct parser *p, struct rb_stmt *st, size_t nkeys)
 {
-	bool space = skip_sp(p);
+	bool space = rbl_skip_sp(p);
 	int c = peek(p), n = peek1(p);
 	char what[40];
 	if (is_op_assign(p)) {
-		fail_at(p, p->pos, "only '=' assignments are supported in gitlab.rb");
+		rbl_fail_at(p, p->pos, "only '=' assignments are supported in gitlab.rb");
 		return false;
 	}
 	if (c == '=' && n != '=' && n != '~' && n != '>')
@@ -1918,11 +1019,12 @@ static bool statement_operator(struct parser *p, struct rb_stmt *st, size_t nkey
 		st->call = true;
 		return true;
 	}
-	describe(p, p->pos, what, sizeof what);
+	rbl_describe(p, p->pos, what, sizeof what);
 	if (nkeys == 0)
-		fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st->name, what);
+		rbl_fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st->name,
+		            what);
 	else
-		fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st->name, what);
+		rbl_fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st->name, what);
 	return false;
 }
 
@@ -1932,8 +1034,8 @@ static bool statement_keys(struct parser *p, struct rb_stmt *st, const struct st
 	st->nkeys = sb->nkeys;
 	if (sb->nkeys == 0)
 		return true;
-	st->keys = palloc(p, sb->nkeys * sizeof *st->keys);
-	st->key_locs = palloc(p, sb->nkeys * sizeof *st->key_locs);
+	st->keys = rbl_palloc(p, sb->nkeys * sizeof *st->keys);
+	st->key_locs = rbl_palloc(p, sb->nkeys * sizeof *st->key_locs);
 	if (st->keys == NULL || st->key_locs == NULL)
 		return false;
 	memcpy(st->keys, sb->keys, sb->nkeys * sizeof *st->keys);
@@ -1952,7 +1054,7 @@ static bool parse_statement(struct parser *p, struct vec *stmts)
 	st.value = parse_value(p, 0, 0);
 	if (st.value == NULL || !end_statement(p) || !statement_keys(p, &st, &sb))
 		return false;
-	return vec_push(p, stmts, &st, sizeof st);
+	return rbl_vec_push(p, stmts, &st, sizeof st);
 }
 
 static bool line_is(const struct parser *p, const char *word, bool exact)
@@ -1972,14 +1074,14 @@ static void skip_block_comment(struct parser *p)
 {
 	size_t start = p->pos;
 	for (;;) {
-		skip_comment(p);
+		rbl_skip_comment(p);
 		if (peek(p) < 0) {
-			fail_at(p, start, "unterminated '=begin' comment");
+			rbl_fail_at(p, start, "unterminated '=begin' comment");
 			return;
 		}
 		p->pos++;
 		if (line_is(p, "=end", false)) {
-			skip_comment(p);
+			rbl_skip_comment(p);
 			return;
 		}
 	}
@@ -1995,22 +1097,22 @@ static void parse_file(struct parser *p, struct vec *stmts)
 		}
 		if (bol && line_is(p, "__END__", true))
 			break;
-		skip_sp(p);
+		rbl_skip_sp(p);
 		int c = peek(p);
 		if (c < 0)
 			break;
 		if (c == '\n')
-			newline(p);
+			rbl_newline(p);
 		else if (c == '#')
-			skip_comment(p);
+			rbl_skip_comment(p);
 		else if (c == ';')
 			p->pos++;
 		else if (!parse_statement(p, stmts))
 			break;
 	}
 	if (!p->failed && p->npend > 0)
-		fail_at(p, p->pend[0].start, "unterminated heredoc: no line '%.*s' closes it",
-		        (int)p->pend[0].idlen, p->s + p->pend[0].id);
+		rbl_fail_at(p, p->pend[0].start, "unterminated heredoc: no line '%.*s' closes it",
+		            (int)p->pend[0].idlen, p->s + p->pend[0].id);
 }
 
 /* ------------------------------------------------------------ public API */
@@ -2023,13 +1125,13 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	if (len > RB_MAX_FILE) {
 		struct src big = {.name = name, .text = text, .len = len};
 		struct parser tmp = {.src = &big, .s = text, .len = len, .lc_line = 1, .d = d};
-		fail_at(&tmp, RB_MAX_FILE, "file larger than %u bytes", RB_MAX_FILE);
+		rbl_fail_at(&tmp, RB_MAX_FILE, "file larger than %u bytes", RB_MAX_FILE);
 		return -1;
 	}
-	out->arena = xcalloc(1, sizeof *out->arena);
-	struct src *src = arena_alloc(out->arena, sizeof *src);
-	char *copy = arena_alloc(out->arena, len + 1);
-	char *ncopy = arena_alloc(out->arena, strlen(name) + 1);
+	out->arena = rbl_arena_new(ARENA_LIMIT);
+	struct src *src = rbl_arena_alloc(out->arena, sizeof *src);
+	char *copy = rbl_arena_alloc(out->arena, len + 1);
+	char *ncopy = rbl_arena_alloc(out->arena, strlen(name) + 1);
 	if (src == NULL || copy == NULL || ncopy == NULL) { /* a name of 100 MiB */
 		diag_file(d, DIAG_ERR, name, 0, "configuration too large");
 		return -1;
@@ -2041,11 +1143,16 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	*src = (struct src){.name = ncopy, .text = copy, .len = len};
 	out->src = *src;
 
-	struct parser p = {
-	    .src = src, .s = copy, .len = len, .arena = out->arena, .d = d, .lc_line = 1};
+	struct parser p = {.src = src,
+	                   .s = copy,
+	                   .len = len,
+	                   .arena = out->arena,
+	                   .d = d,
+	                   .lc_line = 1,
+	                   .max_depth = RB_MAX_DEPTH};
 	const char *nul = memchr(copy, '\0', len);
 	if (nul != NULL) {
-		fail_at(&p, (size_t)(nul - copy), "NUL byte in file");
+		rbl_fail_at(&p, (size_t)(nul - copy), "NUL byte in file");
 		return -1;
 	}
 	struct vec stmts = {0};
@@ -2085,7 +1192,7 @@ void rb_free(struct rb_file *f)
 {
 	if (f == NULL)
 		return;
-	arena_free(f->arena);
+	rbl_arena_free(f->arena);
 	memset(f, 0, sizeof *f);
 }
 
