@@ -28,11 +28,6 @@ struct inodes {
 	size_t n;
 };
 
-bool ready_has_check(const struct cat_service *def)
-{
-	return def->check != NULL || def->check_command != NULL;
-}
-
 static long left_ms(long deadline)
 {
 	long l = deadline - mono_ms();

@@ -135,8 +135,7 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 		          def->check);
 		return -1;
 	}
-	/* ready_has_check()'s rule; proc/ is above render/. */
-	if (def->check == NULL && def->check_command == NULL)
+	if (!catalog_has_check(def))
 		return 0;
 	p->has_check = true;
 	return render(x, "check", vars, &p->check);
