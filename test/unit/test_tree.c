@@ -471,6 +471,125 @@ static void test_settle(void **state)
 	assert_int_equal(svdir_settle(d, 0, true), 0);
 }
 
+/* Dot entries of dir (temps of the tree writer): how many. */
+static int dot_entries(const char *dir)
+{
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c '^\\.'", dir);
+	FILE *fp = popen(cmd, "r");
+	assert_non_null(fp);
+	int n = -1;
+	assert_int_equal(fscanf(fp, "%d", &n), 1);
+	pclose(fp);
+	return n;
+}
+
+static void two_files(struct tree *t, const char *a, const char *b)
+{
+	tree_init(t);
+	uid_t u = TREE_NO_OWNER;
+	assert_true(tree_add_dir(t, P("ba"), 0755, u, u, 0, TR_NONE, 0) >= 0);
+	assert_true(tree_add_file(t, P("ba/one"), a, strlen(a), 0644, u, u, 0, TR_CONFIG, 0) >= 0);
+	assert_true(tree_add_dir(t, P("bb"), 0755, u, u, 0, TR_NONE, 0) >= 0);
+	assert_true(tree_add_file(t, P("bb/two"), b, strlen(b), 0644, u, u, 0, TR_CONFIG, 0) >= 0);
+	assert_true(tree_add_link(t, P("service/b"), P("ba"), 0, TR_ENABLE, 0) >= 0);
+}
+
+/*
+ * Durability is batched: a file of the batch is published (renamed) only when the batch's
+ * last change is applied, after every temp is written and fsynced; an enable link is not in
+ * the batch and is published at once.
+ */
+static void test_batch_publish(void **state)
+{
+	(void)state;
+	struct tree t;
+	two_files(&t, "1\n", "2\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 5);
+	assert_int_equal(t.batch_end, 4);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
+	assert_int_equal(access(P("ba/one"), F_OK), -1); /* written as a temp only */
+	assert_int_equal(dot_entries(P("ba")), 1);
+	assert_int_equal(tree_apply(&t, &t.c[3]), 0);
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_string_equal(slurp(P("bb/two")), "2\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+	assert_int_equal(dot_entries(P("bb")), 0);
+	assert_int_equal(tree_apply(&t, &t.c[4]), 0);
+	char target[600] = "";
+	assert_true(readlink(P("service/b"), target, sizeof target) > 0);
+	assert_string_equal(target, P("ba"));
+	tree_free(&t);
+
+	/* a batch left unfinished (the caller stopped) publishes nothing and leaves no temp */
+	two_files(&t, "1 new\n", "2 new\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 2);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	tree_free(&t);
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+}
+
+/*
+ * A failure part way through a batch publishes none of it: the second file's temp name
+ * cannot be made (ENAMETOOLONG), and the first file, already written as a temp, keeps its
+ * old content; no temp is left.
+ */
+static void test_batch_all_or_nothing(void **state)
+{
+	(void)state;
+	struct tree t;
+	char longname[300];
+	memset(longname, 'x', 250);
+	strcpy(longname + 250, "");
+	char rel[320];
+	snprintf(rel, sizeof rel, "bb/%s", longname);
+	two_files(&t, "1 v2\n", "2\n");
+	assert_true(tree_add_file(&t, P(rel), "x", 1, 0644, TREE_NO_OWNER, TREE_NO_OWNER, 0,
+	                          TR_CONFIG, 0) >= 0);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 2);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	assert_int_equal(tree_apply(&t, &t.c[1]), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_string_equal(t.errpath, P(rel));
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+	assert_int_equal(dot_entries(P("bb")), 0);
+	tree_free(&t);
+}
+
+/*
+ * Directories are walked once and their fds kept: a symlink swapped in for a walked
+ * directory after the diff is not followed; the write lands in the directory the walk
+ * checked (wherever it was moved), never in the link's target.
+ */
+static void test_kept_dir_no_follow(void **state)
+{
+	(void)state;
+	struct tree t;
+	two_files(&t, "1\n", "2 v3\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1); /* bb/two */
+	assert_int_equal(mkdir(P("elsewhere"), 0755), 0);
+	assert_int_equal(rename(P("bb"), P("bb-old")), 0);
+	assert_int_equal(symlink(P("elsewhere"), P("bb")), 0);
+	for (size_t i = 0; i < t.nc; i++)
+		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
+	assert_int_equal(access(P("elsewhere/two"), F_OK), -1);
+	assert_string_equal(slurp(P("bb-old/two")), "2 v3\n");
+	tree_free(&t);
+	/* a new run walks again: the link is refused, not followed */
+	two_files(&t, "1\n", "2 v4\n");
+	assert_int_equal(tree_diff(&t), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_string_equal(t.errpath, P("bb"));
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +606,9 @@ int main(void)
 	    cmocka_unit_test(test_symlinked_dir),
 	    cmocka_unit_test(test_env_foreign),
 	    cmocka_unit_test(test_foreign_dir_and_link_temp),
+	    cmocka_unit_test(test_batch_publish),
+	    cmocka_unit_test(test_batch_all_or_nothing),
+	    cmocka_unit_test(test_kept_dir_no_follow),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
