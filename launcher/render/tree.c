@@ -197,7 +197,7 @@ static int dirs_get(struct tree *t, const char *dir, size_t len)
 {
 	for (size_t i = 0; i < TREE_DIRFDS; i++) {
 		struct tree_dirfd *d = &t->dirs[i];
-		if (d->fd != -1 && strncmp(d->path, dir, len) == 0 && d->path[len] == '\0') {
+		if (d->fd != -1 && d->len == len && memcmp(d->path, dir, len) == 0) {
 			d->used = ++t->clock;
 			return d->fd;
 		}
@@ -222,6 +222,7 @@ static void dirs_put(struct tree *t, const char *dir, size_t len, int fd, int bu
 		close(v->fd);
 	free(v->path);
 	v->path = xstrndup(dir, len);
+	v->len = len;
 	v->fd = fd;
 	v->used = ++t->clock;
 }

@@ -108,6 +108,7 @@ struct tree_dirfd {
 	int fd; /* -1: free */
 	unsigned long used;
 	char *path;
+	size_t len;
 };
 
 struct tree {
