@@ -33,12 +33,22 @@ static int find_self(char *out, size_t outlen)
 	return 0;
 }
 
+/* dir + "/" + name in out; -1 (ENAMETOOLONG) when it does not fit. No printf: status uses it. */
+static int join(char *out, size_t outlen, const char *dir, const char *name)
+{
+	if (strlcpy(out, dir, outlen) >= outlen || strlcat(out, "/", outlen) >= outlen ||
+	    strlcat(out, name, outlen) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 static bool has_catalog(const char *dir)
 {
 	char sv[PATH_MAX];
 	struct stat st;
-	return (size_t)snprintf(sv, sizeof sv, "%s/sv", dir) < sizeof sv && stat(sv, &st) == 0 &&
-	       S_ISDIR(st.st_mode);
+	return join(sv, sizeof sv, dir, "sv") == 0 && stat(sv, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /*
@@ -57,9 +67,8 @@ static int find_datadir(struct ctl *ctl)
 		const char *near[] = {GITLAB_CTL_PKGDATADIR_REL, "gitlab-ctl-data"};
 		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
 			char cand[PATH_MAX], real[PATH_MAX];
-			if ((size_t)snprintf(cand, sizeof cand, "%s/%s", dir, near[i]) <
-			        sizeof cand &&
-			    has_catalog(cand) && realpath(cand, real) != NULL)
+			if (join(cand, sizeof cand, dir, near[i]) == 0 && has_catalog(cand) &&
+			    realpath(cand, real) != NULL)
 				return copy(ctl->datadir, sizeof ctl->datadir, real);
 		}
 	}
@@ -90,7 +99,9 @@ const char *ctl_root_hint(const struct ctl *ctl, int err)
 
 int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
-	memset(ctl, 0, sizeof *ctl);
+	/* each string is set below: zeroing all 16 KiB would touch four pages for nothing */
+	ctl->root[0] = ctl->config[0] = ctl->datadir[0] = ctl->self[0] = '\0';
+	ctl->verbose = false;
 	if (root != NULL && root[0] != '\0') {
 		char abs[PATH_MAX];
 		if (realpath(root, abs) == NULL)
