@@ -52,25 +52,49 @@ static bool has_catalog(const char *dir)
 }
 
 /*
+ * dir (canonical: the binary's own directory) joined with rel, each leading "../" of rel
+ * dropping one component of dir: no readlink per component as realpath would do, since dir
+ * holds no symlink and no "..". -1 (ENAMETOOLONG) when it does not fit.
+ */
+static int join_up(char *out, size_t outlen, const char *dir, const char *rel)
+{
+	if (copy(out, outlen, dir) == -1)
+		return -1;
+	for (; strncmp(rel, "../", 3) == 0; rel += 3) {
+		char *slash = strrchr(out, '/');
+		if (slash != NULL)
+			slash[slash == out] = '\0'; /* "/a" -> "/" */
+	}
+	size_t n = strlen(out);
+	if ((n == 0 || out[n - 1] != '/') && strlcat(out, "/", outlen) >= outlen)
+		goto toolong;
+	if (strlcat(out, rel, outlen) >= outlen)
+		goto toolong;
+	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+/*
  * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
- * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree; else the
- * compiled-in path, which then names the catalog in the error.
+ * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree (resolved);
+ * else the compiled-in path, which then names the catalog in the error.
  */
 static int find_datadir(struct ctl *ctl)
 {
 	const char *env = getenv("GITLAB_CTL_DATADIR");
 	if (env != NULL && *env != '\0')
 		return copy(ctl->datadir, sizeof ctl->datadir, env);
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
 	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
 		*strrchr(dir, '/') = '\0';
-		const char *near[] = {GITLAB_CTL_PKGDATADIR_REL, "gitlab-ctl-data"};
-		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
-			char cand[PATH_MAX], real[PATH_MAX];
-			if (join(cand, sizeof cand, dir, near[i]) == 0 && has_catalog(cand) &&
-			    realpath(cand, real) != NULL)
-				return copy(ctl->datadir, sizeof ctl->datadir, real);
-		}
+		if (join_up(cand, sizeof cand, dir, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
+		    has_catalog(cand))
+			return copy(ctl->datadir, sizeof ctl->datadir, cand);
+		if (join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 && has_catalog(cand) &&
+		    realpath(cand, real) != NULL)
+			return copy(ctl->datadir, sizeof ctl->datadir, real);
 	}
 	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
 }
