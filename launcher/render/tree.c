@@ -69,6 +69,7 @@ void tree_free(struct tree *t)
 		free(t->secrets[i]);
 	free(t->secrets);
 	free(t->byname);
+	free(t->rbuf);
 	free(t->v);
 	free(t->c);
 	tree_init(t);
@@ -195,10 +196,16 @@ static bool below(const char *path, const char *dir)
 /* The kept fd of exactly dir, or -1. */
 static int dirs_get(struct tree *t, const char *dir, size_t len)
 {
+	struct tree_dirfd *last = &t->dirs[t->last];
+	if (last->fd != -1 && last->len == len && memcmp(last->path, dir, len) == 0) {
+		last->used = ++t->clock;
+		return last->fd; /* the same directory again: a service's files, an env dir */
+	}
 	for (size_t i = 0; i < TREE_DIRFDS; i++) {
 		struct tree_dirfd *d = &t->dirs[i];
 		if (d->fd != -1 && d->len == len && memcmp(d->path, dir, len) == 0) {
 			d->used = ++t->clock;
+			t->last = i;
 			return d->fd;
 		}
 	}
@@ -225,6 +232,7 @@ static void dirs_put(struct tree *t, const char *dir, size_t len, int fd, int bu
 	v->len = len;
 	v->fd = fd;
 	v->used = ++t->clock;
+	t->last = (size_t)(v - t->dirs);
 }
 
 /* A directory whose entries changed: fsynced once when the batch ends. */
@@ -347,47 +355,35 @@ static int open_checked(int dfd, const char *name, const struct stat *st, int fl
 	return fd;
 }
 
-/* All of fd, up to max bytes; *out NULL when it is larger. 0 or -1. */
-static int read_fd(int fd, size_t max, char **out, size_t *len)
+/*
+ * All of fd into the tree's read buffer (kept between files: a no-op run reads every file),
+ * up to max bytes; *too_large when it holds more. 0 or -1.
+ */
+static int read_fd(struct tree *t, int fd, size_t max, size_t *len, bool *too_large)
 {
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		return -1;
+	size_t n = 0;
+	*too_large = false;
 	for (;;) {
-		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				*out = NULL;
-				*len = 0;
-				return 0;
+		if (n == t->rcap) {
+			if (t->rcap > max) {
+				*too_large = true;
+				break;
 			}
-			char *nb = realloc(buf, cap * 2);
-			if (nb == NULL) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
-			cap *= 2;
+			t->rcap = t->rcap ? 2 * t->rcap : 8192;
+			t->rbuf = xreallocarray(t->rbuf, t->rcap, 1);
 		}
-		ssize_t r = read(fd, buf + n, cap - n);
+		ssize_t r = read(fd, t->rbuf + n, t->rcap - n);
 		if (r == -1 && errno == EINTR)
 			continue;
-		if (r == -1) {
-			free(buf);
+		if (r == -1)
 			return -1;
-		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
-	if (n > max) {
-		free(buf);
-		buf = NULL;
-		n = 0;
-	}
-	*out = buf;
-	*len = n;
+	if (n > max)
+		*too_large = true;
+	*len = *too_large ? 0 : n;
 	return 0;
 }
 
@@ -576,27 +572,32 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	}
 	if (!S_ISREG(st->st_mode))
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	char *old = NULL;
 	size_t len = 0;
+	bool too_large = false;
 	int fd = open_checked(dfd, base, st, O_RDONLY);
 	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	int r = fstat(fd, st) == -1 ? -1 : read_fd(fd, TREE_MAX_COMPARE, &old, &len);
+	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &len, &too_large);
 	int e = errno;
 	close(fd);
 	if (r == -1)
 		return fail_at(t, n->path, e);
 	unsigned what = meta_diff(n, st);
-	if (old == NULL || len != n->len || memcmp(old, n->data, len) != 0)
+	if (too_large || len != n->len || memcmp(t->rbuf, n->data, len) != 0)
 		what |= TC_CONTENT;
 	if (st->st_nlink != 1)
 		what |= TC_RELINK; /* never chmod a file that has another name */
-	if (what == 0 || push(t, TC_UPDATE, what, i, NULL, st) == -1) {
-		free(old);
-		return what == 0 ? 0 : -1;
+	if (what == 0)
+		return 0;
+	if (push(t, TC_UPDATE, what, i, NULL, st) == -1)
+		return -1;
+	if (!too_large) { /* the old bytes, for --diff */
+		char *old = xmalloc(len + 1);
+		memcpy(old, t->rbuf, len);
+		old[len] = '\0';
+		t->c[t->nc - 1].old = old;
+		t->c[t->nc - 1].old_len = len;
 	}
-	t->c[t->nc - 1].old = old;
-	t->c[t->nc - 1].old_len = len;
 	return 0;
 }
 
@@ -663,12 +664,12 @@ static int diff_temps(struct tree *t)
 	for (size_t k = 0; k < t->n; k++) {
 		const struct tnode *n = &t->v[t->byname[k]];
 		const char *base;
-		if (n->kind == TN_DIR || split(n->path, dir, sizeof dir, &base) == -1)
-			continue;
+		if (n->kind == TN_DIR || split(n->path, dir, sizeof dir, &base) == -1 ||
+		    strcmp(dir, prev) == 0)
+			continue; /* sorted: the files of a directory come in a row */
 		long d = find_node(t, dir);
-		if (strcmp(dir, prev) == 0 ||
-		    (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE)))
-			continue; /* done, or scanned with the exclusive directory */
+		if (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE))
+			continue; /* scanned with the exclusive directory */
 		strlcpy(prev, dir, sizeof prev);
 		if (diff_dir_entries(t, d >= 0 ? (size_t)d : t->byname[k], dir) == -1)
 			return -1;

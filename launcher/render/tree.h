@@ -129,6 +129,9 @@ struct tree {
 	size_t ndirty, dirtycap;
 	struct tree_dirfd dirs[TREE_DIRFDS];
 	unsigned long clock; /* for the most recently used directory fd */
+	size_t last;         /* the last one found */
+	char *rbuf;          /* tree_diff: the file being compared */
+	size_t rcap;
 	uid_t euid;
 	char missing[PATH_MAX]; /* tree_diff: a directory found missing, "" for none */
 	char errpath[PATH_MAX]; /* the path of the last failure */
