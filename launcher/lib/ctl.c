@@ -86,8 +86,9 @@ static int find_datadir(struct ctl *ctl)
 	const char *env = getenv("GITLAB_CTL_DATADIR");
 	if (env != NULL && *env != '\0')
 		return copy(ctl->datadir, sizeof ctl->datadir, env);
-	char dir[PATH_MAX], cand[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX];
 	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
+		char cand[PATH_MAX], real[PATH_MAX];
 		*strrchr(dir, '/') = '\0';
 		if (join_up(cand, sizeof cand, dir, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
 		    has_catalog(cand))

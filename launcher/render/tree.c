@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,11 +22,24 @@
 #define WHY_OURDIR                                                                                 \
 	" (a directory where a file belongs, in a directory only root can write: move it away)"
 
+/* One fd in eight of the soft limit for each kind (at least 2 directories, 1 temp): a caller
+ * under `ulimit -n 10` still runs, one directory and one temp at a time. */
+static size_t fd_budget(size_t most, size_t least)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY)
+		return most;
+	size_t n = (size_t)(rl.rlim_cur / 8);
+	return n < least ? least : n > most ? most : n;
+}
+
 void tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof *t);
 	t->errwhy = "";
 	t->euid = geteuid();
+	t->ndirs = fd_budget(TREE_DIRFDS, 2);
+	t->ntemps = fd_budget(TREE_TEMP_FDS, 1);
 	for (size_t i = 0; i < TREE_DIRFDS; i++)
 		t->dirs[i].fd = -1;
 }
@@ -201,7 +215,7 @@ static int dirs_get(struct tree *t, const char *dir, size_t len)
 		last->used = ++t->clock;
 		return last->fd; /* the same directory again: a service's files, an env dir */
 	}
-	for (size_t i = 0; i < TREE_DIRFDS; i++) {
+	for (size_t i = 0; i < t->ndirs; i++) {
 		struct tree_dirfd *d = &t->dirs[i];
 		if (d->fd != -1 && d->len == len && memcmp(d->path, dir, len) == 0) {
 			d->used = ++t->clock;
@@ -215,14 +229,15 @@ static int dirs_get(struct tree *t, const char *dir, size_t len)
 /* Keep fd as dir's, in place of the least recently used one but never of `busy`. */
 static void dirs_put(struct tree *t, const char *dir, size_t len, int fd, int busy)
 {
-	struct tree_dirfd *v = NULL;
-	for (size_t i = 0; i < TREE_DIRFDS; i++) {
+	/* ndirs >= 2: one of the first two is not busy */
+	struct tree_dirfd *v = &t->dirs[busy != -1 && t->dirs[0].fd == busy];
+	for (size_t i = 0; i < t->ndirs; i++) {
 		struct tree_dirfd *d = &t->dirs[i];
 		if (d->fd == -1) {
 			v = d;
 			break;
 		}
-		if (d->fd != busy && (v == NULL || d->used < v->used))
+		if (d->fd != busy && d->used < v->used)
 			v = d;
 	}
 	if (v->fd != -1)
@@ -246,6 +261,37 @@ static void mark_dirty(struct tree *t, const char *dir, size_t len)
 	t->dirty[t->ndirty++] = xstrndup(dir, len);
 }
 
+static int sync_temps(struct tree *t);
+
+/*
+ * Out of descriptors (other parts of the run hold some too): close the kept directories but
+ * busy, and fsync and close the temps written so far; true when worth trying again.
+ */
+static bool shed(struct tree *t, int busy)
+{
+	if (errno != EMFILE && errno != ENFILE)
+		return false;
+	for (size_t i = 0; i < TREE_DIRFDS; i++) {
+		struct tree_dirfd *d = &t->dirs[i];
+		if (d->fd != -1 && d->fd != busy) {
+			close(d->fd);
+			free(d->path);
+			d->path = NULL;
+			d->fd = -1;
+		}
+	}
+	return sync_temps(t) == 0;
+}
+
+/* openat, once more after shed() when out of descriptors. */
+static int openat_shed(struct tree *t, int dfd, const char *name, int flags, mode_t mode)
+{
+	int fd = openat(dfd, name, flags, mode);
+	if (fd == -1 && shed(t, dfd))
+		fd = openat(dfd, name, flags, mode);
+	return fd;
+}
+
 /* One component below the kept fd of part[0, off): opened, or made (0755) when create. */
 static int step(struct tree *t, int fd, const char *dir, size_t off, size_t end, bool create)
 {
@@ -255,12 +301,13 @@ static int step(struct tree *t, int fd, const char *dir, size_t off, size_t end,
 	const char *name = at + off;
 	if (end - off > NAME_MAX)
 		return fail_at(t, at, ENAMETOOLONG);
-	int nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int nfd = openat_shed(t, fd, name, flags, 0);
 	if (nfd == -1 && errno == ENOENT && create) {
 		if (mkdirat(fd, name, 0755) == -1 && errno != EEXIST)
 			return fail_at(t, at, errno);
 		mark_dirty(t, dir, off > 1 ? off - 1 : 1);
-		nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		nfd = openat_shed(t, fd, name, flags, 0);
 	}
 	if (nfd == -1) {
 		int e = errno;
@@ -302,7 +349,8 @@ static int open_dir(struct tree *t, const char *dir, bool create)
 		const char *top = alen ? anchor : "/";
 		off = alen;
 		if ((fd = dirs_get(t, top, strlen(top))) == -1) {
-			if ((fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+			fd = openat_shed(t, AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+			if (fd == -1)
 				return fail_at(t, top, errno);
 			dirs_put(t, top, strlen(top), fd, -1);
 		}
@@ -531,7 +579,7 @@ static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 	int dfd = open_dir(t, dir, false);
 	if (dfd == -1)
 		return errno == ENOENT ? 0 : -1;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+	int fd = openat_shed(t, dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0); /* own offset */
 	if (fd == -1)
 		return fail_at(t, dir, errno);
 	DIR *d = fdopendir(fd);
@@ -575,6 +623,10 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	size_t len = 0;
 	bool too_large = false;
 	int fd = open_checked(dfd, base, st, O_RDONLY);
+	if (fd == -1 && shed(t, dfd))
+		fd = open_checked(dfd, base, st, O_RDONLY);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE))
+		return fail_at(t, n->path, errno);
 	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
 	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &len, &too_large);
@@ -849,9 +901,11 @@ static int write_in(struct tree *t, struct tchange *c, const struct tnode *n, in
 		return fail_at(t, n->path, errno);
 	if (ds.st_uid != t->euid && move_aside(t, dfd, base, n->path) == -1)
 		return -1;
-	if (t->ntfd == TREE_TEMP_FDS && sync_temps(t) == -1)
+	if (t->ntfd == t->ntemps && sync_temps(t) == -1)
 		return -1;
 	int fd = make_temp(dfd, base, tmp, sizeof tmp);
+	if (fd == -1 && shed(t, dfd))
+		fd = make_temp(dfd, base, tmp, sizeof tmp);
 	if (fd == -1)
 		return fail_at(t, n->path, errno);
 	if (fill_temp(fd, n) == -1) {

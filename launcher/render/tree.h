@@ -128,9 +128,10 @@ struct tree {
 	char **dirty; /* directories whose entries changed: fsynced once at the batch's end */
 	size_t ndirty, dirtycap;
 	struct tree_dirfd dirs[TREE_DIRFDS];
-	unsigned long clock; /* for the most recently used directory fd */
-	size_t last;         /* the last one found */
-	char *rbuf;          /* tree_diff: the file being compared */
+	size_t ndirs, ntemps; /* how many of each to keep open: a share of RLIMIT_NOFILE */
+	unsigned long clock;  /* for the most recently used directory fd */
+	size_t last;          /* the last one found */
+	char *rbuf;           /* tree_diff: the file being compared */
 	size_t rcap;
 	uid_t euid;
 	char missing[PATH_MAX]; /* tree_diff: a directory found missing, "" for none */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -591,6 +592,42 @@ static void test_kept_dir_no_follow(void **state)
 	tree_free(&t);
 }
 
+/*
+ * Under a small open-file limit (`ulimit -n 12`: the caller holds some fds too) a tree of many
+ * directories and files is still written: fewer directory fds kept, temps synced in smaller
+ * rounds, and on EMFILE the kept ones are given back and the call tried again.
+ */
+static void test_few_fds(void **state)
+{
+	(void)state;
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	struct tree t;
+	tree_init(&t);
+	uid_t u = TREE_NO_OWNER;
+	char rel[64], data[64];
+	for (int d = 0; d < 12; d++)
+		for (int f = 0; f < 4; f++) {
+			snprintf(rel, sizeof rel, "few/d%d/e%d/f%d", d, d % 3, f);
+			snprintf(data, sizeof data, "%d.%d\n", d, f);
+			assert_true(tree_add_file(&t, P(rel), data, strlen(data), 0644, u, u, 0,
+			                          TR_CONFIG, 0) >= 0);
+		}
+	low = old;
+	low.rlim_cur = 12;
+	/* the budget is taken at tree_init: a limit lowered after it is met by shedding */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	int rc = tree_diff(&t);
+	for (size_t i = 0; rc == 0 && i < t.nc; i++)
+		rc = tree_apply(&t, &t.c[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(rc, 0);
+	tree_free(&t);
+	assert_string_equal(slurp(P("few/d11/e2/f3")), "11.3\n");
+	assert_string_equal(slurp(P("few/d0/e0/f0")), "0.0\n");
+	assert_int_equal(dot_entries(P("few/d5/e2")), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +647,7 @@ int main(void)
 	    cmocka_unit_test(test_batch_publish),
 	    cmocka_unit_test(test_batch_all_or_nothing),
 	    cmocka_unit_test(test_kept_dir_no_follow),
+	    cmocka_unit_test(test_few_fds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
