@@ -61,11 +61,13 @@ void tbuf_addc(struct tbuf *b, char c)
 void tpl_sh_quote(struct tbuf *b, const char *s)
 {
 	tbuf_addc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
+	for (size_t run; *s; s += run) {
+		run = strcspn(s, "'"); /* whole runs: a call per byte costs more than the quoting */
+		tbuf_add(b, s, run);
+		if (s[run] == '\'') {
 			tbuf_adds(b, "'\\''");
-		else
-			tbuf_addc(b, *s);
+			run++;
+		}
 	}
 	tbuf_addc(b, '\'');
 }
