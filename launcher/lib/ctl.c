@@ -148,22 +148,28 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
 {
-	if (copy(out, outlen, ctl->root) == -1)
-		return -1;
+	/* lengths carried along, not rescanned by strlcat: reconfigure builds thousands */
+	size_t len = strlen(ctl->root);
+	if (len >= outlen)
+		goto toolong;
+	memcpy(out, ctl->root, len + 1);
 	va_list ap;
 	va_start(ap, abs);
 	for (const char *part = abs; part != NULL; part = va_arg(ap, const char *)) {
-		size_t len = strlen(out);
-		if ((len == 0 || out[len - 1] != '/') && part[0] != '/' &&
-		    strlcat(out, "/", outlen) >= outlen)
+		size_t n = strlen(part);
+		bool slash = (len == 0 || out[len - 1] != '/') && part[0] != '/';
+		if (len + slash + n >= outlen) {
+			va_end(ap);
 			goto toolong;
-		if (strlcat(out, part, outlen) >= outlen)
-			goto toolong;
+		}
+		if (slash)
+			out[len++] = '/';
+		memcpy(out + len, part, n + 1);
+		len += n;
 	}
 	va_end(ap);
 	return 0;
 toolong:
-	va_end(ap);
 	errno = ENAMETOOLONG;
 	return -1;
 }
