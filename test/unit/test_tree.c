@@ -486,14 +486,19 @@ static int dot_entries(const char *dir)
 	return n;
 }
 
+/* ba/one and bb/two (config files in two directories) and the enable link service/b. */
 static void two_files(struct tree *t, const char *a, const char *b)
 {
+	const char *rel[] = {"ba/one", "bb/two"}, *data[] = {a, b};
 	tree_init(t);
-	uid_t u = TREE_NO_OWNER;
-	assert_true(tree_add_dir(t, P("ba"), 0755, u, u, 0, TR_NONE, 0) >= 0);
-	assert_true(tree_add_file(t, P("ba/one"), a, strlen(a), 0644, u, u, 0, TR_CONFIG, 0) >= 0);
-	assert_true(tree_add_dir(t, P("bb"), 0755, u, u, 0, TR_NONE, 0) >= 0);
-	assert_true(tree_add_file(t, P("bb/two"), b, strlen(b), 0644, u, u, 0, TR_CONFIG, 0) >= 0);
+	for (size_t i = 0; i < 2; i++) {
+		char dir[8];
+		snprintf(dir, sizeof dir, "%.2s", rel[i]);
+		assert_true(tree_add_dir(t, P(dir), 0755, TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_NONE,
+		                         0) >= 0);
+		assert_true(tree_add_file(t, P(rel[i]), data[i], strlen(data[i]), 0644,
+		                          TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_CONFIG, 0) >= 0);
+	}
 	assert_true(tree_add_link(t, P("service/b"), P("ba"), 0, TR_ENABLE, 0) >= 0);
 }
 
