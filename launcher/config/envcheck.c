@@ -302,10 +302,8 @@ static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
 /* ld.so splits on spaces and colons and skips what it cannot open. */
 static int check_preload(const char *value, struct loc loc, struct diags *d)
 {
-	char *copy = strdup(value), *save = NULL;
+	char *copy = xstrdup(value), *save = NULL;
 	int rc = 0;
-	if (copy == NULL)
-		abort();
 	for (char *e = strtok_r(copy, " :", &save); e; e = strtok_r(NULL, " :", &save)) {
 		struct stat st;
 		if (strchr(e, '$') != NULL || strchr(e, '/') == NULL)

@@ -13,6 +13,7 @@
 
 #include "lib/alloc.h"
 #include "lib/grow.h"
+#include "lib/readfile.h"
 #include "lib/spawn.h"
 #include "render/tree.h"
 
@@ -83,7 +84,7 @@ void tree_free(struct tree *t)
 		free(t->secrets[i]);
 	free(t->secrets);
 	free(t->byname);
-	free(t->rbuf);
+	buf_free(&t->rbuf);
 	free(t->v);
 	free(t->c);
 	tree_init(t);
@@ -121,30 +122,19 @@ int tree_add_secret(struct tree *t, const char *value)
 {
 	if (value == NULL || value[0] == '\0')
 		return 0;
-	char **v = reallocarray(t->secrets, t->nsecrets + 1, sizeof *v);
-	if (v == NULL)
-		return -1;
-	t->secrets = v;
-	if ((v[t->nsecrets] = strdup(value)) == NULL)
-		return -1;
-	t->nsecrets++;
+	t->secrets = xreallocarray(t->secrets, t->nsecrets + 1, sizeof *t->secrets);
+	t->secrets[t->nsecrets++] = xstrdup(value);
 	return 0;
 }
 
 static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,
                mode_t mode, uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags)
 {
-	if (grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32) == -1)
-		return -1;
+	grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32);
 	struct tnode *n = &t->v[t->n];
 	memset(n, 0, sizeof *n);
-	n->path = strdup(path);
-	n->data = malloc(len + 1);
-	if (n->path == NULL || n->data == NULL) {
-		free(n->path);
-		free(n->data);
-		return -1;
-	}
+	n->path = xstrdup(path);
+	n->data = xmalloc(len + 1);
 	if (len > 0)
 		memcpy(n->data, data, len);
 	n->data[len] = '\0';
@@ -256,8 +246,7 @@ static void mark_dirty(struct tree *t, const char *dir, size_t len)
 	if (t->ndirty > 0 && strncmp(t->dirty[t->ndirty - 1], dir, len) == 0 &&
 	    t->dirty[t->ndirty - 1][len] == '\0')
 		return; /* the common case: the same directory again */
-	if (grow(&t->dirty, &t->dirtycap, t->ndirty + 1, sizeof *t->dirty, 16) == -1)
-		die_nomem();
+	grow(&t->dirty, &t->dirtycap, t->ndirty + 1, sizeof *t->dirty, 16);
 	t->dirty[t->ndirty++] = xstrndup(dir, len);
 }
 
@@ -404,35 +393,14 @@ static int open_checked(int dfd, const char *name, const struct stat *st, int fl
 }
 
 /*
- * All of fd into the tree's read buffer (kept between files: a no-op run reads every file),
- * up to max bytes; *too_large when it holds more. 0 or -1.
+ * All of fd into the tree's read buffer (kept between files: a no-op run reads every file);
+ * *too_large when it holds more than max. 0 or -1.
  */
-static int read_fd(struct tree *t, int fd, size_t max, size_t *len, bool *too_large)
+static int read_fd(struct tree *t, int fd, size_t max, bool *too_large)
 {
-	size_t n = 0;
-	*too_large = false;
-	for (;;) {
-		if (n == t->rcap) {
-			if (t->rcap > max) {
-				*too_large = true;
-				break;
-			}
-			t->rcap = t->rcap ? 2 * t->rcap : 8192;
-			t->rbuf = xreallocarray(t->rbuf, t->rcap, 1);
-		}
-		ssize_t r = read(fd, t->rbuf + n, t->rcap - n);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			return -1;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n > max)
-		*too_large = true;
-	*len = *too_large ? 0 : n;
-	return 0;
+	buf_reset(&t->rbuf);
+	*too_large = readfile_fd(fd, &t->rbuf, max) == -1;
+	return *too_large && errno != EFBIG ? -1 : 0;
 }
 
 /* ---- diff --------------------------------------------------------------------------------- */
@@ -440,12 +408,11 @@ static int read_fd(struct tree *t, int fd, size_t max, size_t *len, bool *too_la
 static int push(struct tree *t, enum tchange_kind kind, unsigned what, size_t node,
                 const char *path, const struct stat *st)
 {
-	if (grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16) == -1)
-		return -1;
+	grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16);
 	struct tchange *c = &t->c[t->nc];
 	memset(c, 0, sizeof *c);
-	if (path != NULL && (c->path = strdup(path)) == NULL)
-		return -1;
+	if (path != NULL)
+		c->path = xstrdup(path);
 	c->kind = kind;
 	c->what = what;
 	c->node = node;
@@ -480,9 +447,7 @@ static int byname_cmp(const void *a, const void *b, void *arg)
 static int build_index(struct tree *t)
 {
 	free(t->byname);
-	t->byname = calloc(t->n + 1, sizeof *t->byname);
-	if (t->byname == NULL)
-		return -1;
+	t->byname = xcalloc(t->n + 1, sizeof *t->byname);
 	for (size_t i = 0; i < t->n; i++)
 		t->byname[i] = i;
 	qsort_r(t->byname, t->n, sizeof *t->byname, byname_cmp, t);
@@ -620,7 +585,6 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	}
 	if (!S_ISREG(st->st_mode))
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	size_t len = 0;
 	bool too_large = false;
 	int fd = open_checked(dfd, base, st, O_RDONLY);
 	if (fd == -1 && shed(t, dfd))
@@ -629,13 +593,14 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 		return fail_at(t, n->path, errno);
 	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &len, &too_large);
+	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &too_large);
+	size_t len = too_large ? 0 : t->rbuf.len;
 	int e = errno;
 	close(fd);
 	if (r == -1)
 		return fail_at(t, n->path, e);
 	unsigned what = meta_diff(n, st);
-	if (too_large || len != n->len || memcmp(t->rbuf, n->data, len) != 0)
+	if (too_large || len != n->len || memcmp(buf_str(&t->rbuf), n->data, len) != 0)
 		what |= TC_CONTENT;
 	if (st->st_nlink != 1)
 		what |= TC_RELINK; /* never chmod a file that has another name */
@@ -644,10 +609,7 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	if (push(t, TC_UPDATE, what, i, NULL, st) == -1)
 		return -1;
 	if (!too_large) { /* the old bytes, for --diff */
-		char *old = xmalloc(len + 1);
-		memcpy(old, t->rbuf, len);
-		old[len] = '\0';
-		t->c[t->nc - 1].old = old;
+		t->c[t->nc - 1].old = buf_take(&t->rbuf);
 		t->c[t->nc - 1].old_len = len;
 	}
 	return 0;

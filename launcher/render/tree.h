@@ -44,6 +44,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "lib/buf.h"
+
 enum tnode_kind { TN_DIR, TN_FILE, TN_LINK };
 
 /* What a change to a node means for the service it belongs to. */
@@ -131,8 +133,7 @@ struct tree {
 	size_t ndirs, ntemps; /* how many of each to keep open: a share of RLIMIT_NOFILE */
 	unsigned long clock;  /* for the most recently used directory fd */
 	size_t last;          /* the last one found */
-	char *rbuf;           /* tree_diff: the file being compared */
-	size_t rcap;
+	struct buf rbuf;      /* tree_diff: the file being compared */
 	uid_t euid;
 	char missing[PATH_MAX]; /* tree_diff: a directory found missing, "" for none */
 	char errpath[PATH_MAX]; /* the path of the last failure */
@@ -145,11 +146,12 @@ void tree_free(struct tree *t);
 /* Paths below dir are reached from it without following symlinks (default "/"). 0 or -1. */
 int tree_set_anchor(struct tree *t, const char *dir);
 
-/* A file whose old or new content holds value gets no diff. 0, or -1 with errno. */
+/* A file whose old or new content holds value gets no diff. Returns 0. */
 int tree_add_secret(struct tree *t, const char *value);
 
 /*
- * Add a node (strings are copied). Returns its index, or -1 with errno. The
+ * Add a node (strings are copied). Returns its index (never fails: out of
+ * memory dies, lib/alloc.h). The
  * role of an exclusive directory is the role of deleting a stray entry.
  */
 int tree_add_dir(struct tree *t, const char *path, mode_t mode, uid_t uid, gid_t gid, int svc,
