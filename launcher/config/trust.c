@@ -191,18 +191,6 @@ static int check_filter(const struct ctl *ctl, const struct homes *h, const stru
 	return check_path(ctl, h, s, &p, d);
 }
 
-/* ".NAME.XXXXXX" / ".NAME.PID": a temp file of a killed run (tree.h), which reconfigure removes. */
-static bool env_temp(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (name[0] != '.' || dot == NULL || dot == name)
-		return false;
-	size_t sl = strlen(dot + 1), alnum = 0;
-	while (isalnum((unsigned char)dot[1 + alnum]))
-		alnum++;
-	return alnum == sl && (sl == 6 || strspn(dot + 1, "0123456789") == sl);
-}
-
 /*
  * The env directory is gitlab-ctl's: reconfigure deletes what it does not list there. One
  * that holds anything else (a README, a subdirectory) is someone's data: refused here,
@@ -220,7 +208,8 @@ static int check_env_dir(const struct svc *s, struct diags *d)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
-		if (S_ISREG(st.st_mode) && (name_env_ok(de->d_name) || env_temp(de->d_name)))
+		if (S_ISREG(st.st_mode) &&
+		    (name_env_ok(de->d_name) || name_temp(de->d_name, &(size_t){0})))
 			continue;
 		report(d, s, "env_directory",
 		       "%s holds %s, which gitlab-ctl did not write; an env directory holds only "

@@ -13,6 +13,7 @@
 
 #include "lib/alloc.h"
 #include "lib/grow.h"
+#include "lib/names.h"
 #include "lib/readfile.h"
 #include "lib/spawn.h"
 #include "render/tree.h"
@@ -481,24 +482,15 @@ static bool env_name(const char *s)
 	return true;
 }
 
-/*
- * Is name in dir a temp file of ours, ".BASE.XXXXXX" (files) or ".BASE.PID" (links),
- * for a file or link the tree lists in dir? Returns that node or -1.
- */
+/* Is name in dir a temp file of ours for a file or link the tree lists in dir? That node or -1. */
 static long temp_of(const struct tree *t, const char *dir, const char *name)
 {
-	const char *dot = strrchr(name, '.');
-	if (name[0] != '.' || dot == NULL || dot == name)
-		return -1;
-	const char *sfx = dot + 1;
-	size_t sl = strlen(sfx), digits = strspn(sfx, "0123456789"), alnum = 0;
-	while (isalnum((unsigned char)sfx[alnum]))
-		alnum++;
-	if (!(sl > 0 && digits == sl) && !(sl == 6 && alnum == 6))
+	size_t baselen;
+	if (!name_temp(name, &baselen))
 		return -1;
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "",
-	                 (int)(dot - name - 1), name + 1);
+	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)baselen,
+	                 name + 1);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return -1;
 	long k = find_node(t, path);
@@ -754,7 +746,8 @@ static int publish(struct tree *t, int dfd, const char *tmp, const char *base, c
 	return 0;
 }
 
-/* A new ".BASE.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is reused. */
+/* A new ".BASE.gitlab-ctl-tmp.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is
+ * reused. */
 static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -765,7 +758,7 @@ static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 		for (int i = 0; i < 6; i++)
 			sfx[i] = set[rnd[i] % (sizeof set - 1)];
 		sfx[6] = '\0';
-		if ((size_t)snprintf(tmp, len, ".%s.%s", base, sfx) >= len) {
+		if ((size_t)snprintf(tmp, len, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >= len) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
@@ -901,7 +894,8 @@ static int write_link(struct tree *t, struct tchange *c, const struct tnode *n, 
 	int dfd = open_parent(t, n->path, true, &base);
 	if (dfd == -1)
 		return -1;
-	if ((size_t)snprintf(tmp, sizeof tmp, ".%s.%ld", base, (long)getpid()) >= sizeof tmp)
+	if ((size_t)snprintf(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%ld", base, (long)getpid()) >=
+	    sizeof tmp)
 		return fail_at(t, n->path, ENAMETOOLONG);
 	if (symlinkat(n->data, dfd, tmp) == -1 &&
 	    (errno != EEXIST || unlinkat(dfd, tmp, 0) == -1 || symlinkat(n->data, dfd, tmp) == -1))

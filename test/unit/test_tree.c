@@ -115,7 +115,7 @@ static void test_updates_and_strays(void **state)
 	FILE *fp = fopen(P("env/OLD"), "w");
 	assert_non_null(fp);
 	fclose(fp);
-	fp = fopen(P("env/.A.tmp123"), "w");
+	fp = fopen(P("env/.A.gitlab-ctl-tmp.123"), "w");
 	assert_non_null(fp);
 	fclose(fp);
 	unlink(P("bin/tool"));
@@ -411,7 +411,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	assert_int_equal(mkdir(P("home"), 0750), 0);
 	assert_int_equal(mkdir(P("home/conf"), 0755), 0);
 	assert_int_equal(mkdir(P("svc"), 0755), 0);
-	assert_int_equal(symlink("/nowhere", P("svc/.x.4242")), 0);
+	assert_int_equal(symlink("/nowhere", P("svc/.x.gitlab-ctl-tmp.4242")), 0);
 	if (geteuid() == 0)
 		assert_int_equal(chown(P("home"), 65534, 65534), 0);
 	one_file(&t, "home/conf", "x", 0600);
@@ -427,7 +427,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	assert_int_equal(t.nc, 3);
 	assert_int_equal(t.c[0].what, TC_REPLACE);
 	assert_true(t.c[2].kind == TC_DELETE && t.c[2].stale_temp);
-	assert_string_equal(t.c[2].path, P("svc/.x.4242"));
+	assert_string_equal(t.c[2].path, P("svc/.x.gitlab-ctl-tmp.4242"));
 	for (size_t i = 0; i < t.nc; i++)
 		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
 	assert_string_equal(slurp(P("home/conf")), "x");
@@ -436,7 +436,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	struct stat st;
 	assert_int_equal(lstat(aside, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(lstat(P("svc/.x.4242"), &st), -1);
+	assert_int_equal(lstat(P("svc/.x.gitlab-ctl-tmp.4242"), &st), -1);
 	tree_free(&t);
 }
 
