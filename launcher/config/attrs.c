@@ -523,37 +523,58 @@ static const struct cat_setting *flags_elem(const struct cat_service *def, const
 	return NULL;
 }
 
+/* Where flag `name` of flags setting si was written: its gitlab.rb entry, else its default. */
+static struct loc flag_loc(const struct comp *c, size_t si, const char *name)
+{
+	const struct cat_setting *cs = &c->def->settings[si];
+	const struct assign_hash *h = &c->w->hash[si];
+	for (size_t i = h->n; i-- > 0;)
+		if (h->v[i].val != NULL && strcmp(h->v[i].key, name) == 0)
+			return h->v[i].loc;
+	for (size_t i = 0; i < cs->ndefs; i++)
+		if (strcmp(cs->defs[i].name, name) == 0)
+			return cat_loc(c->def, cs->defs[i].line);
+	return cat_loc(c->def, cs->line);
+}
+
 static void compute_argv(struct comp *c, struct svc *out)
 {
 	const struct cat_service *def = c->def;
 	size_t cap = def->ncommand + 1;
 	char **argv = xcalloc(cap, sizeof *argv);
+	struct loc *locs = xcalloc(cap, sizeof *locs);
+	/* The command's own elements: the gitlab.rb line of a `command` setting, or the catalog. */
+	const struct cat_setting *cs = cat_setting_find(def, "command");
+	struct loc at = cat_loc(def, def->command_line);
+	if (cs != NULL && c->w->val[cs - def->settings] != NULL)
+		at = c->w->vloc[cs - def->settings];
 	size_t n = 0;
 	for (size_t i = 0; i < def->ncommand; i++) {
 		const struct cat_setting *fs = flags_elem(def, def->command[i]);
 		if (fs == NULL) {
 			char *a = comp_expand(c, def->command[i], def->command_line);
-			if (a != NULL)
+			if (a != NULL) {
+				locs[n] = at;
 				argv[n++] = a;
+			}
 			continue;
 		}
-		struct kvlist l = merged_hash(c, (size_t)(fs - def->settings));
-		argv = xreallocarray(argv, cap + l.n, sizeof *argv);
+		size_t si = (size_t)(fs - def->settings);
+		struct kvlist l = merged_hash(c, si);
 		cap += l.n;
-		for (size_t j = 0; j < l.n; j++)
+		argv = xreallocarray(argv, cap, sizeof *argv);
+		locs = xreallocarray(locs, cap, sizeof *locs);
+		for (size_t j = 0; j < l.n; j++) {
+			locs[n] = flag_loc(c, si, l.v[j].name);
 			argv[n++] = flag_arg(&l.v[j]);
+		}
 		kvlist_free(&l);
 	}
 	argv[n] = NULL;
 	out->argv = argv;
 	out->argc = n;
-	/* Where the command comes from: the gitlab.rb line of a `command` setting, or the catalog.
-	 */
-	const struct cat_setting *cs = cat_setting_find(def, "command");
-	struct loc at = cat_loc(def, def->command_line);
-	if (cs != NULL && c->w->val[cs - def->settings] != NULL)
-		at = c->w->vloc[cs - def->settings];
-	envcheck_argv(argv, at, c->b->d);
+	envcheck_argv(argv, locs, c->b->d);
+	free(locs);
 }
 
 static char *loc_text(struct loc l)

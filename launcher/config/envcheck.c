@@ -435,13 +435,17 @@ int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, s
 	return rc;
 }
 
-int envcheck_argv(char *const *argv, struct loc loc, struct diags *d)
+int envcheck_argv(char *const *argv, const struct loc *locs, struct diags *d)
 {
-	size_t total = 0;
+	size_t total = 0, longest = 0, longest_len = 0;
 	for (size_t i = 0; argv[i] != NULL; i++) {
 		size_t len = strlen(argv[i]) + 1;
+		if (len > longest_len) {
+			longest = i;
+			longest_len = len;
+		}
 		if (len > ENVCHECK_MAX_ARG_STRLEN) {
-			diag_at(d, DIAG_ERR, loc,
+			diag_at(d, DIAG_ERR, locs[i],
 			        "argument %zu of the command is %zu bytes; execve refuses one over "
 			        "%d (MAX_ARG_STRLEN)",
 			        i, len - 1, ENVCHECK_MAX_ARG_STRLEN - 1);
@@ -450,10 +454,10 @@ int envcheck_argv(char *const *argv, struct loc loc, struct diags *d)
 		total += len + sizeof(char *);
 	}
 	if (total > ENVCHECK_ARGV_MAX) {
-		diag_at(d, DIAG_ERR, loc,
-		        "the command line is %zu bytes; at most %d fit beside the environment "
-		        "(ARG_MAX)",
-		        total, ENVCHECK_ARGV_MAX);
+		diag_at(d, DIAG_ERR, locs[longest],
+		        "the command line is %zu bytes (argument %zu, the longest, is %zu); at "
+		        "most %d fit beside the environment (ARG_MAX)",
+		        total, longest, longest_len - 1, ENVCHECK_ARGV_MAX);
 		return -1;
 	}
 	return 0;

@@ -47,10 +47,12 @@ typedef struct loc (*envcheck_locfn)(const char *name, void *ctx);
 /*
  * A service's argv as execve sees it: each argument within MAX_ARG_STRLEN,
  * and all of them within the part of ARG_MAX the env check leaves for argv
- * (ENVCHECK_ARGV_RESERVE, less room for the base env). Problems at loc.
+ * (ENVCHECK_ARGV_RESERVE, less room for the base env). locs[i] is where
+ * argv[i] was written (a gitlab.rb flag, the catalog's command); a line too
+ * long as a whole is reported where its longest argument was written.
  */
 #define ENVCHECK_ARGV_MAX (ENVCHECK_ARGV_RESERVE - 8 * 1024)
-int envcheck_argv(char *const *argv, struct loc loc, struct diags *d);
+int envcheck_argv(char *const *argv, const struct loc *locs, struct diags *d);
 int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d);
 
 #endif

@@ -435,6 +435,23 @@ static void test_flags(void **state)
 	diags_free(&d);
 }
 
+/* An argument execve would refuse is reported where the flag was written, not at the catalog. */
+static void test_argv_located(void **state)
+{
+	(void)state;
+	size_t n = 140000;
+	char *big = malloc(n + 1), *text = malloc(n + 128);
+	assert_non_null(big);
+	assert_non_null(text);
+	memset(big, 'a', n);
+	big[n] = '\0';
+	snprintf(text, n + 128,
+	         "node_exporter['enable'] = true\nnode_exporter['flags']['x'] = '%s'\n", big);
+	expect_at(text, "argument 3 of the command", 2, 31);
+	free(big);
+	free(text);
+}
+
 static void test_user_group(void **state)
 {
 	(void)state;
@@ -769,6 +786,7 @@ int main(void)
 	    cmocka_unit_test(test_env_merge),
 	    cmocka_unit_test(test_env_validation_located),
 	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_argv_located),
 	    cmocka_unit_test(test_user_group),
 	    cmocka_unit_test(test_logging),
 	    cmocka_unit_test(test_unknown_names),

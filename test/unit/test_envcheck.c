@@ -372,18 +372,19 @@ static void test_argv_limits(void **state)
 	char *argv[] = {"/bin/x", big, NULL};
 	struct diags d;
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), -1); /* fits alone, not beside the env */
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d),
+	                 -1); /* fits alone, not beside the env */
 	assert_non_null(strstr(d.v[0].msg, "ARG_MAX"));
 	diags_free(&d);
 	big[ENVCHECK_MAX_ARG_STRLEN - 1] = 'a';
 	big[ENVCHECK_MAX_ARG_STRLEN] = '\0';
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), -1);
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d), -1);
 	assert_non_null(strstr(d.v[0].msg, "argument 1 of the command"));
 	diags_free(&d);
 	big[1000] = '\0';
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), 0);
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d), 0);
 	assert_int_equal(d.n, 0);
 	diags_free(&d);
 	free(big);
