@@ -477,7 +477,15 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 static struct rb_value *parse_value(struct parser *p, int ctx, size_t open);
 static struct rb_value *parse_sum(struct parser *p);
 
-static struct rb_value *parse_array(struct parser *p)
+/* One element of a list into vec; false on failure or when the text is not a literal. */
+typedef bool (*list_item_fn)(struct parser *p, size_t open, struct vec *vec);
+
+/*
+ * The items between the opener at p->pos and `closer`, separated by optional
+ * commas, pushed by item(); on success the list is its new value of `type`.
+ */
+static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind type,
+                                   list_item_fn item)
 {
 	size_t open = p->pos++;
 	if (!rbl_enter(p, open))
@@ -486,16 +494,15 @@ static struct rb_value *parse_array(struct parser *p)
 	rbl_skip_ws_nl(p);
 	while (!p->failed) {
 		int c = peek(p);
-		if (c == ']') {
+		if (c == closer) {
 			p->pos++;
 			break;
 		}
 		if (c < 0 || is_closer(c)) {
-			rbl_fail_unclosed(p, p->pos, open, ']');
+			rbl_fail_unclosed(p, p->pos, open, closer);
 			return NULL;
 		}
-		struct rb_value *v = parse_value(p, ']', open);
-		if (v == NULL || !rbl_vec_push(p, &vec, &v, sizeof v))
+		if (!item(p, open, &vec))
 			return NULL;
 		if (peek(p) == ',') {
 			p->pos++;
@@ -505,12 +512,28 @@ static struct rb_value *parse_array(struct parser *p)
 	if (p->failed)
 		return NULL;
 	p->depth--;
-	struct rb_value *a = new_value(p, RB_ARRAY, open);
-	if (a != NULL) {
-		a->u.a.v = vec.v;
-		a->u.a.n = vec.n;
+	struct rb_value *l = new_value(p, type, open);
+	if (l == NULL)
+		return NULL;
+	if (type == RB_ARRAY) {
+		l->u.a.v = vec.v;
+		l->u.a.n = vec.n;
+	} else {
+		l->u.h.v = vec.v;
+		l->u.h.n = vec.n;
 	}
-	return a;
+	return l;
+}
+
+static bool array_item(struct parser *p, size_t open, struct vec *vec)
+{
+	struct rb_value *v = parse_value(p, ']', open);
+	return v != NULL && rbl_vec_push(p, vec, &v, sizeof v);
+}
+
+static struct rb_value *parse_array(struct parser *p)
+{
+	return parse_list(p, ']', RB_ARRAY, array_item);
 }
 
 /* After a hash key: "=>". NULL result means "not a literal hash" unless failed. */
@@ -562,44 +585,19 @@ static struct rb_value *parse_key(struct parser *p)
 	return expect_arrow(p) ? k : NULL;
 }
 
+static bool hash_item(struct parser *p, size_t open, struct vec *vec)
+{
+	struct rb_pair pair = {.key = parse_key(p)};
+	if (pair.key == NULL)
+		return false;
+	rbl_skip_ws_nl(p);
+	pair.val = parse_value(p, '}', open);
+	return pair.val != NULL && rbl_vec_push(p, vec, &pair, sizeof pair);
+}
+
 static struct rb_value *parse_hash(struct parser *p)
 {
-	size_t open = p->pos++;
-	if (!rbl_enter(p, open))
-		return NULL;
-	struct vec vec = {0};
-	rbl_skip_ws_nl(p);
-	while (!p->failed) {
-		int c = peek(p);
-		if (c == '}') {
-			p->pos++;
-			break;
-		}
-		if (c < 0 || is_closer(c)) {
-			rbl_fail_unclosed(p, p->pos, open, '}');
-			return NULL;
-		}
-		struct rb_pair pair = {.key = parse_key(p)};
-		if (pair.key == NULL)
-			return NULL;
-		rbl_skip_ws_nl(p);
-		pair.val = parse_value(p, '}', open);
-		if (pair.val == NULL || !rbl_vec_push(p, &vec, &pair, sizeof pair))
-			return NULL;
-		if (peek(p) == ',') {
-			p->pos++;
-			rbl_skip_ws_nl(p);
-		}
-	}
-	if (p->failed)
-		return NULL;
-	p->depth--;
-	struct rb_value *h = new_value(p, RB_HASH, open);
-	if (h != NULL) {
-		h->u.h.v = vec.v;
-		h->u.h.n = vec.n;
-	}
-	return h;
+	return parse_list(p, '}', RB_HASH, hash_item);
 }
 
 static struct rb_value *parse_paren(struct parser *p)
