@@ -876,19 +876,71 @@ static char **list_confs(const char *dir, size_t *n, struct diags *d)
 	return v;
 }
 
+/* A service's name or config name, with the service's index, for finding clashes by sorting. */
+struct name_ref {
+	const char *name;
+	size_t svc;
+};
+
+static int name_ref_cmp(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->svc > y->svc) - (x->svc < y->svc);
+}
+
+/* A clash between services i and j (j < i): reported once, in (i, j) order. */
+static int clash_cmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Clashing pairs (i, j < i) among the services of one run of equal names. */
+static void run_clashes(const struct name_ref *r, size_t n, size_t (**pairs)[2], size_t *np,
+                        size_t *cap)
+{
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < a; b++) {
+			if (r[a].svc == r[b].svc)
+				continue; /* a service's name may equal its own config name */
+			grow(pairs, cap, *np + 1, sizeof **pairs, 8);
+			(*pairs)[*np][0] = r[a].svc;
+			(*pairs)[(*np)++][1] = r[b].svc;
+		}
+}
+
+/* Sorting the 2n names keeps this linear in practice (a pairwise search was N^2). */
 static void check_unique(struct catalog *c, struct diags *d)
 {
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t j = 0; j < i; j++) {
-			const struct cat_service *a = &c->v[i], *b = &c->v[j];
-			if (strcmp(a->name, b->name) == 0 ||
-			    strcmp(a->config_name, b->config_name) == 0 ||
-			    strcmp(a->name, b->config_name) == 0 ||
-			    strcmp(a->config_name, b->name) == 0)
-				diag_file(d, DIAG_ERR, a->file, a->line,
-				          "service %s (%s) clashes with %s (%s) in %s", a->name,
-				          a->config_name, b->name, b->config_name, b->file);
-		}
+	struct name_ref *refs = xcalloc(2 * c->n + 1, sizeof *refs);
+	for (size_t i = 0; i < c->n; i++) {
+		refs[2 * i] = (struct name_ref){c->v[i].name, i};
+		refs[2 * i + 1] = (struct name_ref){c->v[i].config_name, i};
+	}
+	qsort(refs, 2 * c->n, sizeof *refs, name_ref_cmp);
+	size_t(*pairs)[2] = NULL;
+	size_t np = 0, cap = 0;
+	for (size_t i = 0, k; i < 2 * c->n; i = k) {
+		for (k = i + 1; k < 2 * c->n && strcmp(refs[k].name, refs[i].name) == 0;)
+			k++;
+		if (k - i > 1)
+			run_clashes(&refs[i], k - i, &pairs, &np, &cap);
+	}
+	if (np > 0)
+		qsort(pairs, np, sizeof *pairs, clash_cmp);
+	for (size_t p = 0; p < np; p++) {
+		if (p > 0 && clash_cmp(pairs[p], pairs[p - 1]) == 0)
+			continue;
+		const struct cat_service *a = &c->v[pairs[p][0]], *b = &c->v[pairs[p][1]];
+		diag_file(d, DIAG_ERR, a->file, a->line,
+		          "service %s (%s) clashes with %s (%s) in %s", a->name, a->config_name,
+		          b->name, b->config_name, b->file);
+	}
+	free(pairs);
+	free(refs);
 }
 
 /* Depth-first search for a cycle through `after`; state: 0 new, 1 on the path, 2 done. */

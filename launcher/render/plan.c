@@ -27,6 +27,7 @@ struct pctx {
 	const struct ctl *ctl;
 	const struct attrs *a;
 	struct diags *d;
+	struct tpl_cache *tpl; /* every service renders the same few templates */
 };
 
 void plans_init(struct plans *ps)
@@ -73,13 +74,7 @@ void plans_free(struct plans *ps)
 static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
                   struct buf *out)
 {
-	char path[PATH_MAX];
-	if ((size_t)snprintf(path, sizeof path, "%s/templates/%s", x->ctl->datadir, tpl) >=
-	    sizeof path) {
-		diag_file(x->d, DIAG_ERR, tpl, 0, "template path too long");
-		return -1;
-	}
-	return tpl_render_file(path, vars, out, x->d);
+	return tpl_cache_render(x->tpl, tpl, vars, out, x->d);
 }
 
 /* One step's argv and `creates`, expanded; false for an unknown placeholder. */
@@ -220,9 +215,12 @@ static void plan_after(struct plans *ps, struct plan *p)
 int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
                   struct plans *ps, struct diags *d)
 {
-	struct pctx x = {ctl, a, d};
+	char *tpl_dir = xasprintf("%s/templates", ctl->datadir);
+	struct pctx x = {ctl, a, d, tpl_cache_new(tpl_dir)};
+	free(tpl_dir);
 	if (ctl_service_dir(ctl, ps->service_dir, sizeof ps->service_dir) == -1) {
 		diag_file(d, DIAG_ERR, ctl->root, 0, "path of the service directory too long");
+		tpl_cache_free(x.tpl);
 		return -1;
 	}
 	ps->p = xcalloc(a->nsvcs, sizeof *ps->p);
@@ -242,6 +240,7 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
 			rc = -1;
 	}
 	free(order);
+	tpl_cache_free(x.tpl);
 	return rc;
 }
 

@@ -305,6 +305,46 @@ static void test_malformed(void **state)
 	expect_error(HEAD SETTINGS, 0, "needs name, config_name and command");
 }
 
+#define SVC(n, c) "name = \"" n "\";\nconfig_name = \"" c "\";\n" SETTINGS COMMAND
+
+/* Every clashing pair once (two keys alike are one clash), in catalog order, as pairwise. */
+static void test_clashes(void **state)
+{
+	(void)state;
+	static const char *const files[][3] = {
+	    {"p.conf", "p", "q"}, {"q.conf", "q", "r"}, {"r.conf", "s", "r"},
+	    {"t.conf", "t", "p"}, {"v.conf", "v", "w"}, {"w.conf", "w", "v"},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, SVC("%s", "%s"), files[i][1], files[i][2]);
+		write_file(files[i][0], text);
+	}
+	static const char *const want[][2] = {
+	    {"service q (r) clashes with p (q)", "p.conf"},
+	    {"service s (r) clashes with q (r)", "q.conf"},
+	    {"service t (p) clashes with p (q)", "p.conf"},
+	    {"service w (v) clashes with v (w)", "v.conf"},
+	};
+	struct catalog c;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_int_equal(d.nerr, 4);
+	for (size_t i = 0; i < 4; i++) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s in %s/%s", want[i][0], tmpdir, want[i][1]);
+		assert_string_equal(d.v[i].msg, msg);
+	}
+	catalog_free(&c);
+	diags_free(&d);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "%s/%s", tmpdir, files[i][0]);
+		unlink(path);
+	}
+}
+
 static void test_duplicate_and_empty(void **state)
 {
 	(void)state;
@@ -484,6 +524,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_duplicate_and_empty, setup, teardown),
 	    cmocka_unit_test(test_shipped_payload),
 	    cmocka_unit_test_setup_teardown(test_after, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_clashes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_setup_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_checks_and_accounts, setup, teardown),
 	};
