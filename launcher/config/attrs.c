@@ -35,7 +35,8 @@ struct build {
 	const struct catalog *cat;
 	struct diags *d;
 	struct attrs *out;
-	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
+	const struct assign_svc *w;  /* what gitlab.rb set, per catalog service */
+	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
 };
 
 enum vstate { V_TODO, V_BUSY, V_DONE };
@@ -235,11 +236,19 @@ static void add_account(struct comp *c)
 		free(group);
 }
 
+static const char *const builtin_dirs[] = {GITLAB_CTL_INSTALL_DIR, GITLAB_CTL_DATA_DIR,
+                                           GITLAB_CTL_LOG_DIR};
+
+/* Built once per run; one too long is reported per service, as root_path does. */
+static char *root_dir(struct comp *c, size_t i)
+{
+	const char *d = c->b->root_dirs[i];
+	return d[0] ? xstrdup(d) : root_path(c, builtin_dirs[i]);
+}
+
 static void add_builtins(struct comp *c, struct svc *out)
 {
 	const struct ctl *ctl = c->b->ctl;
-	static const char *const dirs[] = {GITLAB_CTL_INSTALL_DIR, GITLAB_CTL_DATA_DIR,
-	                                   GITLAB_CTL_LOG_DIR};
 	char buf[PATH_MAX];
 	add_account(c);
 	var_add(c, "service", xstrdup(c->def->name), false, 0);
@@ -249,9 +258,9 @@ static void add_builtins(struct comp *c, struct svc *out)
 		buf[0] = '\0';
 	var_add(c, "sv_dir", xstrdup(buf), false, 0);
 	for (size_t i = 0; i < 3; i++) {
-		var_add(c, gitlab_dirs[i], root_path(c, dirs[i]), false, 0);
+		var_add(c, gitlab_dirs[i], root_dir(c, i), false, 0);
 		if (cat_setting_find(c->def, shadowable_dirs[i]) == NULL)
-			var_add(c, shadowable_dirs[i], root_path(c, dirs[i]), false, 0);
+			var_add(c, shadowable_dirs[i], root_dir(c, i), false, 0);
 	}
 	var_add(c, "jemalloc", xstrdup(GITLAB_CTL_JEMALLOC), false, 0);
 	for (int k = 0; k < SVLOG_N; k++)
@@ -705,6 +714,9 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
+	for (size_t i = 0; i < 3; i++)
+		if (ctl_path(ctl, b.root_dirs[i], PATH_MAX, builtin_dirs[i], (char *)NULL) == -1)
+			b.root_dirs[i][0] = '\0';
 	for (size_t i = 0; i < cat->n; i++)
 		compute_at(&b, i);
 	free(b.cstate);

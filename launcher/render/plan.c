@@ -27,6 +27,7 @@ struct pctx {
 	const struct ctl *ctl;
 	const struct attrs *a;
 	struct diags *d;
+	struct tpl_cache *tpl; /* every service renders the same few templates */
 };
 
 void plans_init(struct plans *ps)
@@ -68,18 +69,27 @@ void plans_free(struct plans *ps)
 	tree_init(&ps->t);
 }
 
+/*
+ * a/b into out: 0, or -1 when it does not fit. A plan joins thousands of paths; snprintf's
+ * format parsing cost more than the rest of the join.
+ */
+static int path_join(char *out, size_t len, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la + 1 + lb >= len)
+		return -1;
+	memcpy(out, a, la);
+	out[la] = '/';
+	memcpy(out + la + 1, b, lb + 1);
+	return 0;
+}
+
 /* ---- rendering ------------------------------------------------------------------------- */
 
 static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
                   struct buf *out)
 {
-	char path[PATH_MAX];
-	if ((size_t)snprintf(path, sizeof path, "%s/templates/%s", x->ctl->datadir, tpl) >=
-	    sizeof path) {
-		diag_file(x->d, DIAG_ERR, tpl, 0, "template path too long");
-		return -1;
-	}
-	return tpl_render_file(path, vars, out, x->d);
+	return tpl_cache_render(x->tpl, tpl, vars, out, x->d);
 }
 
 /* One step's argv and `creates`, expanded; false for an unknown placeholder. */
@@ -170,10 +180,8 @@ static int plan_paths(const struct pctx *x, const struct plans *ps, struct plan 
 {
 	const char *name = p->svc->def->name;
 	if (ctl_sv_dir(x->ctl, p->sv_dir, sizeof p->sv_dir, name) == -1 ||
-	    (size_t)snprintf(p->log_sv, sizeof p->log_sv, "%s/log", p->sv_dir) >=
-	        sizeof p->log_sv ||
-	    (size_t)snprintf(p->link, sizeof p->link, "%s/%s", ps->service_dir, name) >=
-	        sizeof p->link) {
+	    path_join(p->log_sv, sizeof p->log_sv, p->sv_dir, "log") == -1 ||
+	    path_join(p->link, sizeof p->link, ps->service_dir, name) == -1) {
 		diag_file(x->d, DIAG_ERR, p->svc->def->file, 0, "path too long for %s", name);
 		return -1;
 	}
@@ -220,9 +228,12 @@ static void plan_after(struct plans *ps, struct plan *p)
 int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
                   struct plans *ps, struct diags *d)
 {
-	struct pctx x = {ctl, a, d};
+	char *tpl_dir = xasprintf("%s/templates", ctl->datadir);
+	struct pctx x = {ctl, a, d, tpl_cache_new(tpl_dir)};
+	free(tpl_dir);
 	if (ctl_service_dir(ctl, ps->service_dir, sizeof ps->service_dir) == -1) {
 		diag_file(d, DIAG_ERR, ctl->root, 0, "path of the service directory too long");
+		tpl_cache_free(x.tpl);
 		return -1;
 	}
 	ps->p = xcalloc(a->nsvcs, sizeof *ps->p);
@@ -242,17 +253,30 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
 			rc = -1;
 	}
 	free(order);
+	tpl_cache_free(x.tpl);
 	return rc;
 }
 
 /* ---- services to disable ----------------------------------------------------------------- */
 
-static bool planned(const struct plans *ps, const char *name)
+static int cmp_name(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The planned services' names, sorted: a search per entry of service/ stays logarithmic. */
+static const char **planned_names(const struct plans *ps)
+{
+	const char **v = xcalloc(ps->np + 1, sizeof *v);
 	for (size_t k = 0; k < ps->np; k++)
-		if (strcmp(ps->p[k].svc->def->name, name) == 0)
-			return true;
-	return false;
+		v[k] = ps->p[k].svc->def->name;
+	qsort(v, ps->np, sizeof *v, cmp_name);
+	return v;
+}
+
+static bool planned(const struct plans *ps, const char **names, const char *name)
+{
+	return bsearch(&name, names, ps->np, sizeof *names, cmp_name) != NULL;
 }
 
 int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps)
@@ -260,9 +284,11 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 	DIR *dir = opendir(ps->service_dir);
 	if (dir == NULL)
 		return errno == ENOENT ? 0 : -1;
+	const char **names = planned_names(ps);
+	int rc = 0;
 	struct dirent *de;
 	while ((de = readdir(dir)) != NULL) {
-		if (de->d_name[0] == '.' || planned(ps, de->d_name))
+		if (de->d_name[0] == '.' || planned(ps, names, de->d_name))
 			continue;
 		if (catalog_find(cat, de->d_name) == NULL) {
 			if (ctl->verbose)
@@ -273,14 +299,16 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 		ps->disable = xreallocarray(ps->disable, ps->ndisable + 1, sizeof *ps->disable);
 		if ((size_t)snprintf(ps->disable[ps->ndisable], PATH_MAX, "%s/%s", ps->service_dir,
 		                     de->d_name) >= PATH_MAX) {
-			closedir(dir);
-			errno = ENAMETOOLONG;
-			return -1;
+			rc = -1;
+			break;
 		}
 		ps->ndisable++;
 	}
+	free(names);
 	closedir(dir);
-	return 0;
+	if (rc == -1)
+		errno = ENAMETOOLONG;
+	return rc;
 }
 
 /* ---- accounts ----------------------------------------------------------------------------- */
@@ -355,7 +383,7 @@ struct owner {
 
 static int join(char *out, size_t len, const char *a, const char *b)
 {
-	if ((size_t)snprintf(out, len, "%s/%s", a, b) < len)
+	if (path_join(out, len, a, b) == 0)
 		return 0;
 	warnx("path too long: %s/%s", a, b);
 	return -1;

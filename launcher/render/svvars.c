@@ -1,4 +1,5 @@
 /* The variables of a service's templates (see svvars.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,37 +27,52 @@ static const char *cross_var(const struct svvars *c, const char *name)
 	return v;
 }
 
+static bool is(const char *name, const char *want, const char *val, const char **v)
+{
+	if (strcmp(name, want) != 0)
+		return false;
+	*v = val;
+	return true;
+}
+
+/* A built-in name: true with its value (which may be NULL) in *v. */
+static bool builtin(const struct svvars *c, const char *name, const char **v)
+{
+	const struct svc *s = c->svc;
+	/* The first letter picks the candidate: a chain of strcmp cost more than rendering. */
+	switch (name[0]) {
+	case 'c':
+		return is(name, "config", c->ctl->config, v);
+	case 'd':
+		return is(name, "datadir", c->ctl->datadir, v);
+	case 'e':
+		return is(name, "env_directory", s->env_dir, v);
+	case 'g':
+		return is(name, "gitlab_ctl", c->ctl->self, v) || is(name, "group", s->group, v);
+	case 'h':
+		return is(name, "home", s->home, v);
+	case 'l':
+		return is(name, "log_directory", s->log_dir, v) ||
+		       is(name, "listen_host", s->listen_host ? s->listen_host : "", v) ||
+		       is(name, "listen_port", c->port, v);
+	case 'r':
+		return is(name, "root", c->ctl->root, v);
+	case 's':
+		return is(name, "service", s->def->name, v) ||
+		       is(name, "stop_signal", s->def->stop_signal ? s->def->stop_signal : "TERM",
+		          v);
+	case 'u':
+		return is(name, "user", s->user, v);
+	default:
+		return false;
+	}
+}
+
 static const char *rget(void *arg, const char *name)
 {
 	const struct svvars *c = arg;
-	const struct svc *s = c->svc;
-	if (strcmp(name, "gitlab_ctl") == 0)
-		return c->ctl->self;
-	if (strcmp(name, "root") == 0)
-		return c->ctl->root;
-	if (strcmp(name, "service") == 0)
-		return s->def->name;
-	if (strcmp(name, "user") == 0)
-		return s->user;
-	if (strcmp(name, "group") == 0)
-		return s->group;
-	if (strcmp(name, "home") == 0)
-		return s->home;
-	if (strcmp(name, "env_directory") == 0)
-		return s->env_dir;
-	if (strcmp(name, "log_directory") == 0)
-		return s->log_dir;
-	if (strcmp(name, "listen_host") == 0)
-		return s->listen_host ? s->listen_host : "";
-	if (strcmp(name, "listen_port") == 0)
-		return c->port;
-	if (strcmp(name, "stop_signal") == 0)
-		return s->def->stop_signal ? s->def->stop_signal : "TERM";
-	if (strcmp(name, "datadir") == 0)
-		return c->ctl->datadir;
-	if (strcmp(name, "config") == 0)
-		return c->ctl->config;
-	return cross_var(c, name);
+	const char *v;
+	return builtin(c, name, &v) ? v : cross_var(c, name);
 }
 
 static char *const *rlist(void *arg, const char *name)

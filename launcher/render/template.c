@@ -1,6 +1,7 @@
 /* The template language of templates/ (see template.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include "render/template.h"
+#include "lib/alloc.h"
+#include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/readfile.h"
 
@@ -271,79 +274,144 @@ static void substitute(struct render *r, enum tag_kind kind, const char *nm)
 	}
 }
 
-static void count_lines(struct render *r, const char *s, size_t n)
+/*
+ * A template parsed once and rendered per service: text runs, tags and the
+ * malformed spots, each with the line it starts on. Rendering replays them
+ * through the same state machine, so messages and output are those of a
+ * single pass over the text.
+ */
+enum seg_kind { SEG_TEXT, SEG_TAG, SEG_MALFORMED, SEG_UNTERMINATED };
+
+struct seg {
+	enum seg_kind kind;
+	enum tag_kind tag;
+	int line;
+	const char *text; /* SEG_TEXT: into the template's text */
+	size_t len;
+	char *nm; /* SEG_TAG: the name; SEG_MALFORMED: the tag as written (cut) */
+};
+
+struct tpl {
+	struct seg *v;
+	size_t n, cap;
+};
+
+static struct seg *seg_new(struct tpl *t, enum seg_kind kind, int line)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\n')
-			r->line++;
+	grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 16);
+	struct seg *g = &t->v[t->n++];
+	memset(g, 0, sizeof *g);
+	g->kind = kind;
+	g->line = line;
+	return g;
 }
 
-static void emit(struct render *r, const char *s, size_t n)
+static int count_lines(int line, const char *s, size_t n)
 {
-	if (r->active[r->depth])
-		buf_add(r->out, s, n);
-	count_lines(r, s, n);
+	for (const char *e = s + n; (s = memchr(s, '\n', (size_t)(e - s))) != NULL; s++)
+		line++;
+	return line;
 }
 
-int tpl_render(const char *name, const char *text, size_t len, const struct tpl_vars *vars,
-               struct buf *out, struct diags *d)
+static int add_text(struct tpl *t, int line, const char *s, size_t n)
 {
-	struct render r = {.name = name, .vars = vars, .out = out, .d = d, .line = 1};
+	if (n > 0) {
+		struct seg *g = seg_new(t, SEG_TEXT, line);
+		g->text = s;
+		g->len = n;
+	}
+	return count_lines(line, s, n);
+}
+
+static void tpl_free(struct tpl *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].nm);
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+/* Where a tag lies, and whether it is a block tag alone on its line (the line goes too). */
+static const char *tag_span(const char *text, const char *end, const char *open, const char *close,
+                            enum tag_kind kind, const char **from)
+{
+	const char *after = close + 2;
+	bool block = kind == TAG_IF || kind == TAG_UNLESS || kind == TAG_END || kind == TAG_COMMENT;
+	const char *ls = open, *le = after;
+	while (ls > text && is_space(ls[-1]))
+		ls--;
+	while (le < end && is_space(*le))
+		le++;
+	*from = open;
+	if (block && (ls == text || ls[-1] == '\n') && (le == end || *le == '\n')) {
+		*from = ls;
+		return le < end ? le + 1 : le;
+	}
+	return after;
+}
+
+/* Parse text into t. Never fails: malformed spots become segments that report at render. */
+static void tpl_compile(struct tpl *t, const char *text, size_t len)
+{
 	const char *end = text + len, *lit = text;
-	r.active[0] = true;
-
+	int line = 1;
+	memset(t, 0, sizeof *t);
 	for (;;) {
 		const char *open = memmem(lit, (size_t)(end - lit), "{{", 2);
 		if (open == NULL) {
-			emit(&r, lit, (size_t)(end - lit));
-			break;
+			add_text(t, line, lit, (size_t)(end - lit));
+			return;
 		}
 		const char *close = memmem(open + 2, (size_t)(end - open - 2), "}}", 2);
 		if (close == NULL) {
-			emit(&r, lit, (size_t)(open - lit));
-			rerr(&r, "unterminated '%s'", "{{");
-			break;
+			line = add_text(t, line, lit, (size_t)(open - lit));
+			seg_new(t, SEG_UNTERMINATED, line);
+			return;
 		}
 		enum tag_kind kind;
 		char nm[128];
 		if (parse_tag(open + 2, (size_t)(close - open - 2), &kind, nm, sizeof nm) == -1) {
-			emit(&r, lit, (size_t)(open - lit));
-			char tag[64];
+			line = add_text(t, line, lit, (size_t)(open - lit));
 			size_t tl = (size_t)(close - open + 2);
-			tl = tl < sizeof tag - 1 ? tl : sizeof tag - 1;
-			memcpy(tag, open, tl);
-			tag[tl] = '\0';
-			rerr(&r, "malformed tag '%s'", tag);
-			count_lines(&r, open, (size_t)(close - open));
+			seg_new(t, SEG_MALFORMED, line)->nm = xstrndup(open, tl < 63 ? tl : 63);
+			line = count_lines(line, open, (size_t)(close - open));
 			lit = close + 2;
 			continue;
 		}
-		const char *after = close + 2;
-		bool block =
-		    kind == TAG_IF || kind == TAG_UNLESS || kind == TAG_END || kind == TAG_COMMENT;
-		const char *ls = open, *le = after;
-		while (ls > text && is_space(ls[-1]))
-			ls--;
-		while (le < end && is_space(*le))
-			le++;
-		/* A block tag alone on its line takes the line with it. */
-		bool alone = block && (ls == text || ls[-1] == '\n') && (le == end || *le == '\n');
-		if (alone) {
-			emit(&r, lit, (size_t)(ls - lit));
-			after = le < end ? le + 1 : le;
-		} else {
-			emit(&r, lit, (size_t)(open - lit));
+		const char *from, *after = tag_span(text, end, open, close, kind, &from);
+		line = add_text(t, line, lit, (size_t)(from - lit));
+		if (kind != TAG_COMMENT) {
+			struct seg *g = seg_new(t, SEG_TAG, line);
+			g->tag = kind;
+			g->nm = kind == TAG_END ? NULL : xstrdup(nm);
 		}
-		if (kind == TAG_END) {
-			if (r.depth == 0)
-				rerr(&r, "'%s' without an open block", "{{/if}}");
-			else
-				r.depth--;
-		} else if (kind != TAG_COMMENT) {
-			substitute(&r, kind, nm);
-		}
-		count_lines(&r, open, (size_t)(after - open));
+		line = count_lines(line, open, (size_t)(after - open));
 		lit = after;
+	}
+}
+
+static int tpl_run(const struct tpl *t, const char *name, const struct tpl_vars *vars,
+                   struct buf *out, struct diags *d)
+{
+	struct render r = {.name = name, .vars = vars, .out = out, .d = d, .line = 1};
+	r.active[0] = true;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct seg *g = &t->v[i];
+		r.line = g->line;
+		if (g->kind == SEG_TEXT) {
+			if (r.active[r.depth])
+				buf_add(out, g->text, g->len);
+		} else if (g->kind == SEG_UNTERMINATED) {
+			rerr(&r, "unterminated '%s'", "{{");
+		} else if (g->kind == SEG_MALFORMED) {
+			rerr(&r, "malformed tag '%s'", g->nm);
+		} else if (g->tag != TAG_END) {
+			substitute(&r, g->tag, g->nm);
+		} else if (r.depth == 0) {
+			rerr(&r, "'%s' without an open block", "{{/if}}");
+		} else {
+			r.depth--;
+		}
 	}
 	if (r.depth > 0) {
 		r.line = r.open_line[r.depth];
@@ -352,16 +420,108 @@ int tpl_render(const char *name, const char *text, size_t len, const struct tpl_
 	return r.nerr ? -1 : 0;
 }
 
+int tpl_render(const char *name, const char *text, size_t len, const struct tpl_vars *vars,
+               struct buf *out, struct diags *d)
+{
+	struct tpl t;
+	tpl_compile(&t, text, len);
+	int rc = tpl_run(&t, name, vars, out, d);
+	tpl_free(&t);
+	return rc;
+}
+
+static void read_error(struct diags *d, const char *path, int errnum)
+{
+	diag_file(d, DIAG_ERR, path, 0, "cannot read template: %s",
+	          errnum == EFBIG ? "larger than 1 MiB" : strerror(errnum));
+}
+
 int tpl_render_file(const char *path, const struct tpl_vars *vars, struct buf *out, struct diags *d)
 {
 	struct buf text;
 	buf_init(&text);
 	int rc = -1;
 	if (readfile(path, &text, TPL_MAX_FILE) == -1)
-		diag_file(d, DIAG_ERR, path, 0, "cannot read template: %s",
-		          errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+		read_error(d, path, errno);
 	else
 		rc = tpl_render(path, buf_str(&text), text.len, vars, out, d);
 	buf_free(&text);
 	return rc;
+}
+
+/* One template of a cache: its text and parse, or why it cannot be read. */
+struct tpl_entry {
+	char *name;
+	char *path; /* NULL: dir/name is too long */
+	int errnum; /* of reading path, 0 when read */
+	struct buf text;
+	struct tpl t;
+};
+
+struct tpl_cache {
+	char *dir;
+	struct tpl_entry *v;
+	size_t n, cap;
+};
+
+struct tpl_cache *tpl_cache_new(const char *dir)
+{
+	struct tpl_cache *c = xcalloc(1, sizeof *c);
+	c->dir = xstrdup(dir);
+	return c;
+}
+
+void tpl_cache_free(struct tpl_cache *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].name);
+		free(c->v[i].path);
+		buf_free(&c->v[i].text);
+		tpl_free(&c->v[i].t);
+	}
+	free(c->v);
+	free(c->dir);
+	free(c);
+}
+
+static struct tpl_entry *cache_load(struct tpl_cache *c, const char *name)
+{
+	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 8);
+	struct tpl_entry *e = &c->v[c->n++];
+	memset(e, 0, sizeof *e);
+	e->name = xstrdup(name);
+	e->path = xasprintf("%s/%s", c->dir, name);
+	if (strlen(e->path) >= PATH_MAX) {
+		free(e->path);
+		e->path = NULL;
+		return e;
+	}
+	buf_init(&e->text);
+	if (readfile(e->path, &e->text, TPL_MAX_FILE) == -1)
+		e->errnum = errno;
+	else
+		tpl_compile(&e->t, buf_str(&e->text), e->text.len);
+	return e;
+}
+
+int tpl_cache_render(struct tpl_cache *c, const char *name, const struct tpl_vars *vars,
+                     struct buf *out, struct diags *d)
+{
+	struct tpl_entry *e = NULL;
+	for (size_t i = 0; i < c->n && e == NULL; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			e = &c->v[i];
+	if (e == NULL)
+		e = cache_load(c, name);
+	if (e->path == NULL) {
+		diag_file(d, DIAG_ERR, name, 0, "template path too long");
+		return -1;
+	}
+	if (e->errnum != 0) {
+		read_error(d, e->path, e->errnum);
+		return -1;
+	}
+	return tpl_run(&e->t, e->path, vars, out, d);
 }

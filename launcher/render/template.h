@@ -49,4 +49,17 @@ int tpl_render(const char *name, const char *text, size_t len, const struct tpl_
 int tpl_render_file(const char *path, const struct tpl_vars *vars, struct buf *out,
                     struct diags *d);
 
+/*
+ * The templates of one run, each file read and parsed once however many
+ * services render it (reconfigure renders the same few per service). Names
+ * are file names under dir; messages are tpl_render_file's, repeated at every
+ * render, so a bad template reads the same as without the cache.
+ */
+struct tpl_cache;
+
+struct tpl_cache *tpl_cache_new(const char *dir);
+void tpl_cache_free(struct tpl_cache *c);
+int tpl_cache_render(struct tpl_cache *c, const char *name, const struct tpl_vars *vars,
+                     struct buf *out, struct diags *d);
+
 #endif

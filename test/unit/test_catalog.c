@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -305,6 +306,86 @@ static void test_malformed(void **state)
 	expect_error(HEAD SETTINGS, 0, "needs name, config_name and command");
 }
 
+/*
+ * libconfig parses the text as a string; a NUL byte (where a string would end)
+ * still goes through its file reader, and a directory is an I/O error naming why.
+ */
+static void test_read_edges(void **state)
+{
+	(void)state;
+	static const char nul[] = HEAD "\0" SETTINGS COMMAND;
+	char path[128];
+	snprintf(path, sizeof path, "%s/x.conf", tmpdir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(nul, 1, sizeof nul - 1, fp), sizeof nul - 1);
+	assert_int_equal(fclose(fp), 0);
+	struct catalog c;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_int_equal(d.v[0].line, 3); /* not cut at the NUL: the file reader saw it */
+	assert_non_null(strstr(d.v[0].msg, "syntax error"));
+	catalog_free(&c);
+	diags_free(&d);
+	unlink(path);
+
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_file("y.conf", "name = \"y\";\nconfig_name = \"y_svc\";\n" SETTINGS COMMAND);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_string_equal(d.v[0].file, path);
+	assert_string_equal(d.v[0].msg, "cannot read: Is a directory");
+	assert_int_equal(c.n, 1); /* the readable one still loads */
+	catalog_free(&c);
+	diags_free(&d);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/y.conf", tmpdir);
+	unlink(path);
+}
+
+#define SVC(n, c) "name = \"" n "\";\nconfig_name = \"" c "\";\n" SETTINGS COMMAND
+
+/* Every clashing pair once (two keys alike are one clash), in catalog order, as pairwise. */
+static void test_clashes(void **state)
+{
+	(void)state;
+	static const char *const files[][3] = {
+	    {"p.conf", "p", "q"}, {"q.conf", "q", "r"}, {"r.conf", "s", "r"},
+	    {"t.conf", "t", "p"}, {"v.conf", "v", "w"}, {"w.conf", "w", "v"},
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, SVC("%s", "%s"), files[i][1], files[i][2]);
+		write_file(files[i][0], text);
+	}
+	static const char *const want[][2] = {
+	    {"service q (r) clashes with p (q)", "p.conf"},
+	    {"service s (r) clashes with q (r)", "q.conf"},
+	    {"service t (p) clashes with p (q)", "p.conf"},
+	    {"service w (v) clashes with v (w)", "v.conf"},
+	};
+	struct catalog c;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), -1);
+	assert_int_equal(d.nerr, 4);
+	for (size_t i = 0; i < 4; i++) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s in %s/%s", want[i][0], tmpdir, want[i][1]);
+		assert_string_equal(d.v[i].msg, msg);
+	}
+	catalog_free(&c);
+	diags_free(&d);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[128];
+		snprintf(path, sizeof path, "%s/%s", tmpdir, files[i][0]);
+		unlink(path);
+	}
+}
+
 static void test_duplicate_and_empty(void **state)
 {
 	(void)state;
@@ -484,6 +565,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_duplicate_and_empty, setup, teardown),
 	    cmocka_unit_test(test_shipped_payload),
 	    cmocka_unit_test_setup_teardown(test_after, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_clashes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_edges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_setup_steps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_checks_and_accounts, setup, teardown),
 	};

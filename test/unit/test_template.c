@@ -472,6 +472,73 @@ static void test_check_template(void **state)
 	rmdir(dir);
 }
 
+/* Render name from the cache; returns rc and fills out (reset) and d (fresh). */
+static int cache_render(struct tpl_cache *c, const char *name, struct buf *out, struct diags *d)
+{
+	buf_reset(out);
+	diags_free(d);
+	diags_init(d);
+	return tpl_cache_render(c, name, &vars, out, d);
+}
+
+/*
+ * The cache reads a file once (a later change is not seen within a run) and
+ * renders and reports exactly as tpl_render_file, at every render.
+ */
+static void test_cache(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gitlab-ctl-tplcache.XXXXXX", path[128], bad[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/good", dir);
+	snprintf(bad, sizeof bad, "%s/bad", dir);
+	write_file(path, "a {{sh nasty}}\n{{#if plain}}\n{{port}}\n{{/if}}\nend\n", 0644);
+	write_file(bad, "line 1\n{{#if empty}}{{nosuch}}{{/if}}\n{{/if}}\n{{oops\n", 0644);
+	struct tpl_cache *c = tpl_cache_new(dir);
+	struct buf out, want;
+	struct diags d, dw;
+	buf_init(&out);
+	buf_init(&want);
+	diags_init(&d);
+	diags_init(&dw);
+	assert_int_equal(tpl_render_file(path, &vars, &want, &dw), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_render(c, "good", &out, &d), 0);
+		assert_string_equal(buf_str(&out), buf_str(&want));
+		if (i == 0)
+			write_file(path, "changed\n", 0644); /* read once: not seen */
+	}
+	buf_reset(&want);
+	diags_free(&dw);
+	diags_init(&dw);
+	assert_int_equal(tpl_render_file(bad, &vars, &want, &dw), -1);
+	assert_int_equal(dw.nerr, 3);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(cache_render(c, "bad", &out, &d), -1);
+		assert_int_equal(d.nerr, dw.nerr);
+		for (size_t k = 0; k < d.n; k++) {
+			assert_string_equal(d.v[k].file, dw.v[k].file);
+			assert_int_equal(d.v[k].line, dw.v[k].line);
+			assert_string_equal(d.v[k].msg, dw.v[k].msg);
+		}
+		assert_string_equal(buf_str(&out), buf_str(&want));
+	}
+	for (int i = 0; i < 2; i++) { /* a missing file: the same error each time */
+		assert_int_equal(cache_render(c, "missing", &out, &d), -1);
+		assert_int_equal(d.nerr, 1);
+		assert_non_null(strstr(d.v[0].msg, "cannot read template"));
+		assert_non_null(strstr(d.v[0].file, "/missing"));
+	}
+	tpl_cache_free(c);
+	buf_free(&out);
+	buf_free(&want);
+	diags_free(&d);
+	diags_free(&dw);
+	unlink(path);
+	unlink(bad);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +548,7 @@ int main(void)
 	    cmocka_unit_test(test_int),           cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_run_template),  cmocka_unit_test(test_log_templates),
 	    cmocka_unit_test(test_yaml_template), cmocka_unit_test(test_check_template),
+	    cmocka_unit_test(test_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
