@@ -15,13 +15,6 @@
 #include "render/plan.h"
 #include "render/svvars.h"
 
-/* tree_add_* fail only when out of memory. */
-#define ADD(x)                                                                                     \
-	do {                                                                                       \
-		if ((x) < 0)                                                                       \
-			die_nomem();                                                               \
-	} while (0)
-
 /* The planning context of one service. */
 struct pctx {
 	const struct ctl *ctl;
@@ -394,8 +387,8 @@ static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, st
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, kv->name) == -1)
 		return -1;
-	ADD(tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
-	                  env_is_secret(kv->name) ? TN_SECRET : 0));
+	tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
+	              env_is_secret(kv->name) ? TN_SECRET : 0);
 	return 0;
 }
 
@@ -404,7 +397,7 @@ static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
 {
 	const struct svc *s = p->svc;
 	int rc = 0;
-	ADD(tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE));
+	tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE);
 	for (size_t k = 0; k < s->base_env.n && rc == 0; k++)
 		if (kv_get(&s->env, s->base_env.v[k].name) == NULL)
 			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i);
@@ -419,7 +412,7 @@ static int add_file(struct tree *t, const char *dir, const char *name, const str
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, name) == -1)
 		return -1;
-	ADD(tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0));
+	tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0);
 	return 0;
 }
 
@@ -427,7 +420,7 @@ static int add_file(struct tree *t, const char *dir, const char *name, const str
 static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner o)
 {
 	int rc = 0;
-	ADD(tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0));
+	tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0);
 	rc |= add_file(t, p->sv_dir, "run", &p->run, 0755, o, i, TR_RUN);
 	if (p->has_check)
 		rc |= add_file(t, p->sv_dir, "check", &p->check, 0755, o, i, TR_NONE);
@@ -436,12 +429,12 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 		char path[PATH_MAX];
 		if (join(path, sizeof path, p->sv_dir, "control") == -1)
 			return -1;
-		ADD(tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0));
+		tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0);
 		rc |= add_file(t, path, "t", &p->control_t, 0755, o, i, TR_NONE);
 	}
 	/* What start/stop order by (svsel.h): no config is parsed there. */
 	rc |= add_file(t, p->sv_dir, "after", &p->after, 0644, o, i, TR_NONE);
-	ADD(tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0));
+	tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0);
 	rc |= add_file(t, p->log_sv, "run", &p->logrun, 0755, o, i, TR_LOG_RUN);
 	return rc ? -1 : 0;
 }
@@ -456,7 +449,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 * the log dir is root's, unlike Omnibus, so the service user cannot swap that
 	 * file. The service writes only to svlogd's pipe. Home is the service user's.
 	 */
-	ADD(tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0));
+	tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0);
 	if (add_file(t, s->log_dir, "config", &p->logconf, 0644, o, i, TR_LOG_CONFIG) == -1)
 		return -1;
 	/*
@@ -464,12 +457,12 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 * another account must reach a socket in it (the exporter, as git,
 	 * connects to PostgreSQL's and Redis' sockets in their homes).
 	 */
-	ADD(tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0));
+	tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0);
 	for (size_t e = 0; e < p->nextra; e++) {
 		const struct plan_extra *x = &p->extra[e];
-		ADD(tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
-		                  x->service_owned ? p->uid : o.uid,
-		                  x->service_owned ? p->gid : o.gid, i, TR_CONFIG, 0));
+		tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
+		              x->service_owned ? p->uid : o.uid, x->service_owned ? p->gid : o.gid,
+		              i, TR_CONFIG, 0);
 	}
 	return 0;
 }
@@ -491,7 +484,7 @@ static int add_exporter_link(const struct ctl *ctl, struct tree *t)
 	}
 	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
 	    (lstat(path, &lst) == -1 || S_ISLNK(lst.st_mode)))
-		ADD(tree_add_link(t, path, bundled, -1, TR_NONE, 0));
+		tree_add_link(t, path, bundled, -1, TR_NONE, 0);
 	return 0;
 }
 
@@ -508,14 +501,14 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 		const struct svc *s = ps->p[k].svc;
 		for (size_t j = 0; j < s->def->nsettings; j++)
 			if (s->def->settings[j].secret)
-				ADD(tree_add_secret(t, svc_var(s, s->def->settings[j].name)));
+				tree_add_secret(t, svc_var(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
 		warnx("path too long");
 		return -1;
 	}
-	ADD(tree_add_dir(t, path, 0755, o.uid, o.gid, -1, TR_NONE, 0));
-	ADD(tree_add_dir(t, ps->service_dir, 0755, o.uid, o.gid, -1, TR_NONE, 0));
+	tree_add_dir(t, path, 0755, o.uid, o.gid, -1, TR_NONE, 0);
+	tree_add_dir(t, ps->service_dir, 0755, o.uid, o.gid, -1, TR_NONE, 0);
 	return 0;
 }
 
@@ -532,6 +525,6 @@ int plan_tree(const struct ctl *ctl, struct plans *ps)
 		return -1;
 	/* Enabling comes last: runsv must find a complete service directory. */
 	for (size_t k = 0; k < ps->np; k++)
-		ADD(tree_add_link(&ps->t, ps->p[k].link, ps->p[k].sv_dir, (int)k, TR_ENABLE, 0));
+		tree_add_link(&ps->t, ps->p[k].link, ps->p[k].sv_dir, (int)k, TR_ENABLE, 0);
 	return 0;
 }
