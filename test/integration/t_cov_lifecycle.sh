@@ -1,0 +1,125 @@
+# The lifecycle verbs' other paths, in a private root with a light catalog: usage errors,
+# remove-accounts (refused while runsvdir runs; then deletes the account reconfigure made,
+# and keeps one it did not make), uninstall waiting for a running reconfigure's lock,
+# diff-config without a shipped template, upgrade when its reconfigure fails.
+# The accounts are this test's own (gctlc<pid>, group gctlg<pid>, gctlk<pid>), removed on exit.
+. "$SRCDIR/test/integration/lib.sh"
+
+OUT=$T_ROOT/out
+ERR=$T_ROOT/err
+U=gctlc$$
+G=gctlg$$
+K=gctlk$$
+drop_accounts() {
+	for _a in "$U" "$K" "$G"; do
+		for _try in 1 2 3 4 5 6 7 8 9 10; do # /etc/passwd may be locked by a parallel test
+			getent passwd "$_a" >/dev/null || break
+			userdel "$_a" 2>/dev/null || sleep 0.3
+		done
+		for _try in 1 2 3 4 5 6 7 8 9 10; do
+			getent group "$_a" >/dev/null || break
+			groupdel "$_a" 2>/dev/null || sleep 0.3
+		done
+	done
+}
+trap '_r=$?; drop_accounts; (exit $_r); t_cleanup' EXIT
+
+DATA=$T_ROOT/data
+mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
+cp -R "$SRCDIR/templates" "$DATA/"
+cat >"$DATA/sv/light.conf" <<'EOF2'
+name = "light";
+config_name = "light";
+enable_default = true;
+settings = (
+  { name = "enable";        type = "bool";   default = true; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
+  { name = "env";           type = "env"; }
+);
+env = { };
+base_env = { PATH = "/usr/bin:/bin"; };
+command = [ "/bin/sh", "-c", "exec sleep 100000" ];
+EOF2
+export GITLAB_CTL_DATADIR=$DATA
+RB=$T_ROOT/etc/gitlab/gitlab.rb
+printf "user['username'] = '%s'\nuser['group'] = '%s'\n" "$U" "$G" >"$RB"
+SVC=$SV_DIR/light
+
+note "usage errors: status 2 and the usage line"
+for verb in uninstall remove-accounts diff-config upgrade; do
+	expect_rc 2 ctl "$verb" --yes
+	has "$ERR" "usage: gitlab-ctl [--root DIR] $verb"
+done
+expect_rc 2 ctl cleanse --no
+has "$ERR" "usage: gitlab-ctl [--root DIR] cleanse [--yes]"
+
+note "diff-config: a data directory without the shipped template is named"
+expect_rc 2 ctl diff-config
+has "$ERR" "the shipped template $DATA/etc/gitlab.rb"
+
+note "reconfigure creates the account; remove-accounts is refused while runsvdir runs"
+expect_rc 0 ctl reconfigure
+has "$OUT" "create user $U"
+getent passwd "$U" >/dev/null || fail "no account $U"
+P=$(status_pid "$SVC/supervise/status")
+[ "$(awk '/^Uid:/ {print $2}' "/proc/$P/status")" = "$(id -u "$U")" ] || fail "light does not run as $U"
+expect_rc 1 ctl remove-accounts
+has "$ERR" "'gitlab-ctl uninstall' first"
+getent passwd "$U" >/dev/null || fail "refused, yet $U is gone"
+
+note "upgrade whose reconfigure fails: says so and restarts nothing"
+cp "$RB" "$T_ROOT/good.rb"
+echo "light['enable'] = " >>"$RB"
+expect_rc 1 ctl upgrade
+has "$ERR" "upgrade: reconfigure failed; no service restarted for a changed program"
+[ "$(status_pid "$SVC/supervise/status")" = "$P" ] || fail "upgrade restarted light"
+cp "$T_ROOT/good.rb" "$RB"
+
+note "uninstall waits for a running reconfigure's lock"
+LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
+(
+	exec 9>>"$LOCK"
+	flock -x 9
+	: >"$T_ROOT/held"
+	until_true 600 test -e "$T_ROOT/release"
+) &
+HOLDER=$!
+track_pid "$HOLDER"
+until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+ctl uninstall >"$T_ROOT/u.out" 2>"$T_ROOT/u.err" &
+UN=$!
+track_pid "$UN"
+until_true 100 grep -q 'waiting for a running reconfigure' "$T_ROOT/u.err" ||
+	fail "no waiting message: $(cat "$T_ROOT/u.err")"
+alive "$P" || fail "uninstall stopped light while the lock was held"
+: >"$T_ROOT/release"
+wait "$UN" || fail "uninstall: $(cat "$T_ROOT/u.out" "$T_ROOT/u.err")"
+wait "$HOLDER" || true
+grep -q '^stop runsvdir (pid [0-9]*) and every service it supervises$' "$T_ROOT/u.out" ||
+	fail "uninstall said: $(cat "$T_ROOT/u.out")"
+wait_gone "$P" 100 || fail "light $P still runs after uninstall"
+
+note "remove-accounts after uninstall: the account and its group go"
+expect_rc 0 ctl remove-accounts
+has "$OUT" "remove user $U"
+has "$OUT" "remove group $G"
+has "$OUT" "2 accounts removed"
+getent passwd "$U" >/dev/null && fail "$U still exists"
+getent group "$G" >/dev/null && fail "group $G still exists"
+expect_rc 0 ctl remove-accounts
+has "$OUT" "0 accounts removed"
+
+note "an account reconfigure did not make (a login account) is kept"
+for _try in 1 2 3 4 5 6 7 8 9 10; do
+	useradd -M -d /nonexistent "$K" 2>/dev/null && break
+	sleep 0.3
+done
+getent passwd "$K" >/dev/null || fail "cannot create $K"
+printf "user['username'] = '%s'\nuser['group'] = '%s'\n" "$K" "$K" >"$RB"
+expect_rc 0 ctl remove-accounts
+has "$OUT" "keep user $K: not created by reconfigure (uid $(id -u "$K"), home /nonexistent)"
+has "$OUT" "0 accounts removed"
+getent passwd "$K" >/dev/null || fail "remove-accounts deleted $K"
+echo "ok t_cov_lifecycle"
