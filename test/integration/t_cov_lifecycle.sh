@@ -22,7 +22,7 @@ drop_accounts() {
 		done
 	done
 }
-trap '_r=$?; drop_accounts; (exit $_r); t_cleanup' EXIT
+trap '_r=$?; set +e; stop_root; drop_accounts; (exit $_r); t_cleanup' EXIT  # processes first: userdel refuses a busy account
 
 DATA=$T_ROOT/data
 mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
