@@ -1,0 +1,163 @@
+# The commands' edges, with a light catalog: check-config resolving a command through the
+# service's PATH (and naming one it cannot find), show-config's escapes, options and a
+# missing catalog, inspect of a non-HTTP service and its errors, tail of a disabled service
+# and its option errors, status and control of services runsv does not supervise, a
+# corrupt supervise/status, exec's group errors, service-list's errors.
+. "$SRCDIR/test/integration/lib.sh"
+
+OUT=$T_ROOT/out
+ERR=$T_ROOT/err
+DATA=$T_ROOT/data
+mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
+cp -R "$SRCDIR/templates" "$DATA/"
+# light: a command found through its PATH; its `note` setting goes into its env.
+cat >"$DATA/sv/light.conf" <<'EOF2'
+name = "light";
+config_name = "light";
+enable_default = true;
+settings = (
+  { name = "enable";        type = "bool";   default = true; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
+  { name = "note";          type = "string"; default = "plain"; },
+  { name = "count";         type = "string"; default = "12"; },
+  { name = "env";           type = "env"; }
+);
+env = { NOTE = "{{note}}"; };
+base_env = { PATH = "/nonexistent:/usr/bin:/bin"; };
+command = [ "sleep", "100000" ];
+EOF2
+# ghost: disabled by default, its command nowhere on its PATH.
+cat >"$DATA/sv/ghost.conf" <<'EOF2'
+name = "ghost";
+config_name = "ghost";
+settings = (
+  { name = "enable";        type = "bool";   default = false; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/ghost"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/ghost"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/ghost/env"; },
+  { name = "env";           type = "env"; }
+);
+env = { };
+base_env = { PATH = "/nonexistent"; };
+command = [ "no-such-program-anywhere" ];
+EOF2
+export GITLAB_CTL_DATADIR=$DATA
+RB=$T_ROOT/etc/gitlab/gitlab.rb
+: >"$RB"
+SVC=$SV_DIR/light
+
+note "check-config: a relative command found on the service's PATH; one that is not is named"
+expect_rc 0 ctl check-config
+echo "ghost['enable'] = true" >"$RB"
+expect_rc 1 ctl check-config
+has "$ERR" "ghost: command no-such-program-anywhere not found"
+: >"$RB"
+expect_rc 2 ctl check-config extra
+has "$ERR" "usage: gitlab-ctl check-config [-c FILE] [--strict]"
+expect_rc 2 ctl check-config --json
+has "$ERR" "usage: gitlab-ctl check-config [-c FILE]"
+expect_rc 2 ctl check-config --show-secrets
+expect_rc 2 ctl show-config --bogus
+has "$ERR" "usage: gitlab-ctl show-config [-c FILE] [--show-secrets] [--json] [SERVICE...]"
+
+note "show-config -c FILE: a tab, a newline and a control byte escaped, in text and JSON"
+printf "light['note'] = \"a\\\\tb\\\\nc\\\\001d\"\nlight['count'] = 'x12'\n" >"$T_ROOT/other.rb"
+expect_rc 0 ctl show-config -c "$T_ROOT/other.rb" light
+has "$OUT" 'a\tb\nc\x01d'
+has "$OUT" 'x12'
+expect_rc 0 ctl show-config --json -c "$T_ROOT/other.rb" light
+has "$OUT" 'a\u0009b\u000ac\u0001d'
+expect_rc 1 ctl show-config --json nosuch
+has "$OUT" '"error": "nosuch: no such service in the catalog"'
+
+note "no catalog: show-config and inspect say how to fix it"
+GITLAB_CTL_DATADIR=$T_ROOT/none expect_rc 1 ctl show-config
+has "$ERR" "$T_ROOT/none"
+GITLAB_CTL_DATADIR=$T_ROOT/none expect_rc 1 ctl show-config --json
+has "$OUT" "no service catalog (sv/)"
+GITLAB_CTL_DATADIR=$T_ROOT/none expect_rc 1 ctl inspect light
+has "$ERR" "$T_ROOT/none"
+
+note "service-list: arguments refused; the catalog with enabled ones starred"
+expect_rc 2 ctl service-list extra
+has "$ERR" "service-list: takes no arguments"
+
+note "status and control before anything runs: runsv not running, a bad option"
+expect_rc 2 ctl status --bogus
+mkdir -p "$SVC/supervise"
+expect_rc 1 ctl start light
+expect_rc 0 ctl reconfigure
+P=$(status_pid "$SVC/supervise/status")
+[ "$P" != 0 ] || fail "light not running"
+expect_rc 0 ctl service-list
+has "$OUT" "light*"
+has "$OUT" "ghost"
+lacks "$OUT" "ghost*"
+
+note "inspect: a service without a listen address has no metrics to read; usage errors"
+expect_rc 0 ctl inspect light
+has "$OUT" "light"
+has "$OUT" "metrics: no listen address configured"
+expect_rc 0 ctl inspect --json light
+has "$OUT" '"service": "light"'
+expect_rc 2 ctl inspect light ghost
+has "$ERR" "too many arguments (one SERVICE at most)"
+expect_rc 2 ctl inspect -x
+echo "light['enable'] = " >"$RB"
+expect_rc 1 ctl inspect --json light
+has "$OUT" "the configuration does not load"
+: >"$RB"
+
+note "inspect: env drift listed (a variable the envdir has and the process lacks)"
+echo "light['env'] = { 'ADDED' => '1' }" >"$RB"
+ENVDIR=$T_ROOT/opt/gitlab/etc/light/env
+printf '1\n' >"$ENVDIR/ADDED"
+expect_rc 1 ctl inspect --json light
+has "$OUT" '"ADDED"'
+printf '1\n' >"$ENVDIR/bad-name"
+expect_rc 1 ctl inspect light
+has "$OUT" "env: unknown ($ENVDIR/bad-name"
+rm "$ENVDIR/bad-name" "$ENVDIR/ADDED"
+: >"$RB"
+
+note "a corrupt supervise/status: named, not read as a state"
+cp "$SVC/log/supervise/status" "$T_ROOT/status.bak"
+printf 'short' >"$T_ROOT/bad-status"
+# runsv rewrites its status only on a change: the log service's can be swapped for a moment
+cp "$T_ROOT/bad-status" "$SVC/log/supervise/status.new"
+mv "$SVC/log/supervise/status.new" "$SVC/log/supervise/status"
+expect_rc 4 ctl status light # LSB "unknown": a state it cannot read
+has "$OUT" "warning: light/log: unable to read supervise/status: bad format"
+cp "$T_ROOT/status.bak" "$SVC/log/supervise/status"
+
+note "tail: option errors, a disabled service's old log, no enabled services"
+expect_rc 2 ctl tail -n many light
+has "$ERR" "-n many: invalid"
+expect_rc 2 ctl tail -x light
+expect_rc 2 ctl tail light ghost
+mkdir -p "$T_ROOT/var/log/gitlab/ghost"
+printf 'ghost line one\nghost line two\n' >"$T_ROOT/var/log/gitlab/ghost/current"
+ctl tail -n 1 ghost >"$T_ROOT/tail.out" 2>&1 &
+TAIL=$!
+track_pid "$TAIL"
+until_true 100 grep -q 'ghost line two' "$T_ROOT/tail.out" || fail "tail ghost: $(cat "$T_ROOT/tail.out")"
+grep -q 'ghost line one' "$T_ROOT/tail.out" && fail "tail -n 1 printed two lines"
+kill -TERM "$TAIL"
+wait "$TAIL" 2>/dev/null || true
+
+note "exec: an unknown group, a --groups list too long"
+expect_rc 0 ctl exec light -- /bin/sh -c 'echo "NOTE=$NOTE"'
+has "$OUT" "NOTE=plain"
+expect_rc 1 ctl exec --envdir "$ENVDIR" --user root --group no-such-group-x light -- /bin/true
+has "$ERR" "no-such-group-x"
+long=$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "grp%d,", i }')
+expect_rc 1 ctl exec --envdir "$ENVDIR" --groups "$long" light -- /bin/true
+has "$ERR" "exec: --groups: list too long"
+# 33 distinct groups of the base system (gid < 100): one more than exec sets
+many=$(getent group | awk -F: '$3 < 100 { print $1 }' | head -n 33 | paste -sd, -)
+[ "$(echo "$many" | tr ',' '\n' | wc -l)" = 33 ] || fail "fewer than 33 system groups: $many"
+expect_rc 1 ctl exec --envdir "$ENVDIR" --groups "$many" light -- /bin/true
+has "$ERR" "exec: --groups: more than"
+echo "ok t_cov_commands"
