@@ -139,7 +139,8 @@ expect_rc 2 ctl tail -x light
 expect_rc 2 ctl tail light ghost
 mkdir -p "$T_ROOT/var/log/gitlab/ghost"
 printf 'ghost line one\nghost line two\n' >"$T_ROOT/var/log/gitlab/ghost/current"
-ctl tail -n 1 ghost >"$T_ROOT/tail.out" 2>&1 &
+# the binary itself in the background ($! is its pid), not the ctl function's subshell
+"$GITLAB_CTL" --root "$T_ROOT" tail -n 1 ghost >"$T_ROOT/tail.out" 2>&1 &
 TAIL=$!
 track_pid "$TAIL"
 until_true 100 grep -q 'ghost line two' "$T_ROOT/tail.out" || fail "tail ghost: $(cat "$T_ROOT/tail.out")"

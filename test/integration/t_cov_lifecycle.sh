@@ -88,7 +88,7 @@ LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
 HOLDER=$!
 track_pid "$HOLDER"
 until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
-ctl uninstall >"$T_ROOT/u.out" 2>"$T_ROOT/u.err" &
+"$GITLAB_CTL" --root "$T_ROOT" uninstall >"$T_ROOT/u.out" 2>"$T_ROOT/u.err" &  # $! is its pid
 UN=$!
 track_pid "$UN"
 until_true 100 grep -q 'waiting for a running reconfigure' "$T_ROOT/u.err" ||

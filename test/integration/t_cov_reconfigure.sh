@@ -177,7 +177,7 @@ LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
 HOLDER=$!
 track_pid "$HOLDER"
 until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
-ctl reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" &
+"$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" &  # $! is its pid
 RC_PID=$!
 track_pid "$RC_PID"
 until_true 100 grep -q 'waiting for another reconfigure (pid 4242)' "$T_ROOT/r.err" ||
