@@ -176,12 +176,101 @@ static void test_unix_send_expect(void **state)
 	close(ready[1]);
 }
 
+/* A child in its own process group serving one fixed reply to every TCP connection on a
+ * loopback port (*port set); delay_ms before answering. */
+static pid_t tcp_server(const char *reply, int delay_ms, int *port)
+{
+	int fd = listen_tcp(port);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;) {
+			char buf[512];
+			int c = accept(fd, NULL, NULL);
+			if (c == -1)
+				_exit(1);
+			(void)!read(c, buf, sizeof buf);
+			if (delay_ms > 0)
+				sleep_ms(delay_ms);
+			(void)!write(c, reply, strlen(reply));
+			close(c);
+		}
+	}
+	setpgid(pid, pid);
+	close(fd); /* the child's socket now: the parent holds no copy */
+	return pid;
+}
+
+/* http:/PATH: 2xx/3xx is ready; another status, or not HTTP at all, is named. */
+static void test_http_answers(void **state)
+{
+	(void)state;
+	int port;
+	char why[512];
+	struct fake f;
+	pid_t srv = tcp_server("HTTP/1.0 302 Found\r\nLocation: /x\r\n\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	reap(srv);
+	srv = tcp_server("HTTP/1.0 404 Not Found\r\n\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "GET /metrics: HTTP 404");
+	reap(srv);
+	srv = tcp_server("SSH-2.0-OpenSSH_9.2\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "GET /metrics: not an HTTP answer");
+	/* No port to ask: nothing is tried. */
+	fake_init(&f, "http:/metrics", 0);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "check \"http:/metrics\" needs a listen port");
+	reap(srv);
+}
+
+/* tcp with send/expect: the wildcard address is asked on loopback; a silent server times out
+ * at the deadline; a host that does not resolve is named. */
+static void test_tcp_send_expect(void **state)
+{
+	(void)state;
+	int port;
+	char why[512];
+	struct fake f;
+	pid_t srv = tcp_server("+PONG\r\n", 0, &port);
+	fake_init(&f, "tcp", port);
+	f.svc.listen_host = "0.0.0.0";
+	f.def.check_send = "PING\r\n";
+	f.def.check_expect = "+PONG";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	f.svc.listen_host = "no-such-host.invalid";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_non_null(strstr(why, "no-such-host.invalid: "));
+	reap(srv);
+	srv = tcp_server("+PONG\r\n", 3000, &port);
+	fake_init(&f, "tcp", port);
+	f.def.check_send = "PING\r\n";
+	f.def.check_expect = "+PONG";
+	long t0 = mono_ms();
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, t0 + 300, why, sizeof why), 0);
+	assert_string_equal(why, "no answer in time");
+	assert_true(mono_ms() >= t0 + 300); /* it waited for its deadline: a lower bound only */
+	reap(srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_port_holder),
-	    cmocka_unit_test(test_tcp_owner),
-	    cmocka_unit_test(test_unix_send_expect),
+	    cmocka_unit_test(test_port_holder),      cmocka_unit_test(test_tcp_owner),
+	    cmocka_unit_test(test_unix_send_expect), cmocka_unit_test(test_http_answers),
+	    cmocka_unit_test(test_tcp_send_expect),
 	};
 	if (ctl_init(&ctl, NULL, "/nonexistent/gitlab.rb") == -1)
 		return 1;
