@@ -62,6 +62,20 @@ expect_rc 2 ctl check-config --show-secrets
 expect_rc 2 ctl show-config --bogus
 has "$ERR" "usage: gitlab-ctl show-config [-c FILE] [--show-secrets] [--json] [SERVICE...]"
 
+note "check-config: a home below a directory others can write, an svlogd processor likewise"
+mkdir -p "$T_ROOT/var/opt/open" "$T_ROOT/evil"
+chmod 777 "$T_ROOT/var/opt/open" "$T_ROOT/evil"
+printf '#!/bin/sh\ncat\n' >"$T_ROOT/evil/filter"
+chmod 755 "$T_ROOT/evil/filter"
+echo "light['home'] = '/var/opt/open/light'" >"$RB"
+expect_rc 1 ctl check-config
+has "$ERR" "light['home']: root chowns the home: $T_ROOT/var/opt/open is writable by group or others"
+echo "logging['svlogd_filter'] = '$T_ROOT/evil/filter'" >"$RB"
+expect_rc 1 ctl check-config
+has "$ERR" "light: svlogd (root) runs its processor: $T_ROOT/evil is writable by group or others"
+: >"$RB"
+rm -r "$T_ROOT/var/opt/open" "$T_ROOT/evil"
+
 note "show-config -c FILE: a tab, a newline and a control byte escaped, in text and JSON"
 printf "light['note'] = \"a\\\\tb\\\\nc\\\\001d\"\nlight['count'] = 'x12'\n" >"$T_ROOT/other.rb"
 expect_rc 0 ctl show-config -c "$T_ROOT/other.rb" light
