@@ -3,8 +3,9 @@
 # started after; a failing step's output shown; after_ready output counted as an update),
 # a dependency that never gets ready holds its dependents back, a service stopped on
 # purpose keeps its change for its next start, a log/run change restarts only svlogd,
-# disable (--dry-run, a directory in place of the symlink, a link without runsv), usage
-# errors, and a second reconfigure waiting for the lock of a first.
+# disable (--dry-run, a directory in place of the symlink, a link without runsv, a service
+# ignoring TERM), a new service runsvdir does not pick up (runsvdir stopped), --dry-run on a
+# fresh root, usage errors, and a second reconfigure waiting for the lock of a first.
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out
@@ -54,6 +55,26 @@ base_env = { PATH = "/usr/bin:/bin"; };
 command = [ "/bin/sh", "-c", "exec sleep 100000" ];
 after = [ "alpha" ];
 EOF2
+# gamma sleeps; stubborn ignores TERM. Both off unless gitlab.rb enables them.
+for svc in gamma stubborn; do
+	cmd='"/bin/sh", "-c", "exec sleep 100000"'
+	[ $svc = stubborn ] && cmd='"/bin/sh", "-c", "trap \x27\x27 TERM; while :; do sleep 1; done"'
+	cat >"$DATA/sv/$svc.conf" <<EOF2
+name = "$svc";
+config_name = "$svc";
+enable_default = false;
+settings = (
+  { name = "enable";        type = "bool";   default = false; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/$svc"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/$svc"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/$svc/env"; },
+  { name = "env";           type = "env"; }
+);
+env = { };
+base_env = { PATH = "/usr/bin:/bin"; };
+command = [ $cmd ];
+EOF2
+done
 export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"
@@ -61,6 +82,11 @@ A=$SV_DIR/alpha
 B=$SV_DIR/beta
 HOME_A=$T_ROOT/var/opt/gitlab/alpha
 pid_of() { status_pid "$1/supervise/status"; }
+# No runsv reads supervise/ok: a non-blocking open for writing fails with ENXIO.
+no_reader() {
+	ruby -e 'begin; File.open(ARGV[0], File::WRONLY | File::NONBLOCK).close; rescue Errno::ENXIO
+		exit 0; end; exit 1' "$1"
+}
 want_of() { od -An -c -j17 -N1 "$1/supervise/status" | tr -d ' '; }
 
 note "usage errors: status 2"
@@ -70,6 +96,11 @@ expect_rc 2 ctl reconfigure extra
 has "$ERR" "usage: gitlab-ctl reconfigure"
 expect_rc 2 ctl runsvdir extra
 has "$ERR" "usage: gitlab-ctl runsvdir"
+
+note "--dry-run on a root never reconfigured: says what it would do, writes nothing"
+expect_rc 0 ctl reconfigure --dry-run
+[ -e "$T_ROOT/opt/gitlab/var/reconfigure.lock" ] && fail "--dry-run took the lock file"
+[ -e "$SERVICE_DIR" ] && fail "--dry-run wrote $SERVICE_DIR"
 
 note "first reconfigure: alpha's before_start and after_ready steps run, beta after alpha"
 expect_rc 0 ctl reconfigure
@@ -164,6 +195,33 @@ ln -s "$B" "$SERVICE_DIR/beta"
 expect_rc 0 ctl reconfigure
 has "$OUT" "disable beta"
 [ -e "$SERVICE_DIR/beta" ] && fail "beta's link left"
+
+note "runsvdir stopped (SIGSTOP): a new service is not picked up, and that is named"
+W=$(head -n1 "$PIDFILE")
+RSV=$(cat "/proc/$W/task/$W/children")
+RSV=${RSV%% *}
+grep -q '^runsvdir' "/proc/$RSV/cmdline" || fail "wrapper's child $RSV is not runsvdir"
+kill -STOP "$RSV"
+echo "gamma['enable'] = true" >>"$RB"
+SVWAIT=2 expect_rc 1 ctl reconfigure
+kill -CONT "$RSV"
+has "$ERR" "gamma: runsv was not started: runsvdir (wrapper pid $W) has not picked up $SERVICE_DIR/gamma"
+expect_rc 0 ctl reconfigure
+PG=$(pid_of "$SV_DIR/gamma")
+[ "$PG" != 0 ] && alive "$PG" || fail "gamma not running once runsvdir goes on"
+
+echo "stubborn['enable'] = true" >>"$RB"
+expect_rc 0 ctl reconfigure
+S=$(status_pid "$SV_DIR/stubborn/supervise/status")
+[ "$S" != 0 ] && alive "$S" || fail "stubborn not running"
+
+note "disable a service that ignores TERM: reconfigure gives up at SVWAIT and says so"
+sed -i '/stubborn/d' "$RB"
+SVWAIT=1 expect_rc 1 ctl reconfigure
+has "$ERR" "stubborn: runsv did not exit within SVWAIT"
+[ -e "$SERVICE_DIR/stubborn" ] && fail "stubborn's link left"
+kill -KILL "$S"
+until_true 100 no_reader "$SV_DIR/stubborn/supervise/ok" || fail "stubborn's runsv did not exit after its service died"
 
 note "a second reconfigure waits for the first one's lock"
 LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
