@@ -1,0 +1,54 @@
+# What reconfigure finds in the way of the tree it writes: a file where a service directory
+# goes, a directory where a service link goes (both refused before anything is written,
+# naming the path), and a file where the link goes (replaced by the link).
+. "$SRCDIR/test/integration/lib.sh"
+
+OUT=$T_ROOT/out
+ERR=$T_ROOT/err
+DATA=$T_ROOT/data
+mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
+cp -R "$SRCDIR/templates" "$DATA/"
+cat >"$DATA/sv/light.conf" <<'EOF2'
+name = "light";
+config_name = "light";
+enable_default = true;
+settings = (
+  { name = "enable";        type = "bool";   default = true; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
+  { name = "env";           type = "env"; }
+);
+env = { };
+base_env = { PATH = "/usr/bin:/bin"; };
+command = [ "/bin/sh", "-c", "exec sleep 100000" ];
+EOF2
+export GITLAB_CTL_DATADIR=$DATA
+: >"$T_ROOT/etc/gitlab/gitlab.rb"
+ENVDIR=$T_ROOT/opt/gitlab/etc/light/env
+
+note "a file where sv/light goes: refused, named, nothing written"
+mkdir -p "$SV_DIR"
+echo keep >"$SV_DIR/light"
+expect_rc 1 ctl reconfigure
+has "$ERR" "cannot compare $SV_DIR/light: Not a directory"
+[ "$(cat "$SV_DIR/light")" = keep ] || fail "the file was changed"
+[ -e "$ENVDIR" ] && fail "the env directory was written anyway"
+rm "$SV_DIR/light"
+
+note "a directory where service/light goes: refused, named, nothing written"
+mkdir -p "$SERVICE_DIR/light"
+expect_rc 1 ctl reconfigure
+has "$ERR" "cannot compare $SERVICE_DIR/light: Is a directory"
+[ -d "$SERVICE_DIR/light" ] && [ ! -L "$SERVICE_DIR/light" ] || fail "the directory was replaced"
+[ -e "$SV_DIR/light" ] && fail "sv/light was written anyway"
+rmdir "$SERVICE_DIR/light"
+
+note "a file where service/light goes: replaced by the link, the service runs"
+echo stale >"$SERVICE_DIR/light"
+expect_rc 0 ctl reconfigure
+has "$OUT" "replace file $SERVICE_DIR/light with symlink"
+[ "$(readlink "$SERVICE_DIR/light")" = "$SV_DIR/light" ] || fail "not the link: $(ls -l "$SERVICE_DIR")"
+P=$(status_pid "$SV_DIR/light/supervise/status")
+[ "$P" != 0 ] && alive "$P" || fail "light not running"
+echo "ok t_cov_tree"
