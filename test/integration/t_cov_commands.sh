@@ -146,21 +146,36 @@ expect_rc 4 ctl status light # LSB "unknown": a state it cannot read
 has "$OUT" "warning: light/log: unable to read supervise/status: bad format"
 cp "$T_ROOT/status.bak" "$SVC/log/supervise/status"
 
-note "tail: option errors, a disabled service's old log, no enabled services"
+note "tail: option errors; a disabled service's old log, until its reader goes away"
 expect_rc 2 ctl tail -n many light
 has "$ERR" "-n many: invalid"
 expect_rc 2 ctl tail -x light
 expect_rc 2 ctl tail light ghost
 mkdir -p "$T_ROOT/var/log/gitlab/ghost"
 printf 'ghost line one\nghost line two\n' >"$T_ROOT/var/log/gitlab/ghost/current"
-# the binary itself in the background ($! is its pid), not the ctl function's subshell
-"$GITLAB_CTL" --root "$T_ROOT" tail -n 1 ghost >"$T_ROOT/tail.out" 2>&1 &
-TAIL=$!
+# tail follows until its reader goes: head takes one line and exits; the next log line
+# tail writes fails (SIGPIPE ignored, as a shell's `trap '' PIPE` leaves it), and tail
+# exits by itself.
+mkfifo "$T_ROOT/tailpipe"
+head -n 1 <"$T_ROOT/tailpipe" >"$T_ROOT/tail.out" &
+HEAD=$!
+track_pid "$HEAD"
+(
+	trap '' PIPE
+	exec "$GITLAB_CTL" --root "$T_ROOT" tail -n 1 ghost >"$T_ROOT/tailpipe"
+) &
+TAIL=$! # the subshell execs the binary: this is its pid
 track_pid "$TAIL"
-until_true 100 grep -q 'ghost line two' "$T_ROOT/tail.out" || fail "tail ghost: $(cat "$T_ROOT/tail.out")"
-grep -q 'ghost line one' "$T_ROOT/tail.out" && fail "tail -n 1 printed two lines"
-kill -TERM "$TAIL"
-wait "$TAIL" 2>/dev/null || true
+wait "$HEAD" || fail "head failed"
+grep -qx 'ghost line two' "$T_ROOT/tail.out" || fail "tail -n 1 ghost printed: $(cat "$T_ROOT/tail.out")"
+echo 'ghost line three' >>"$T_ROOT/var/log/gitlab/ghost/current"
+until_true 100 sh -c "! kill -0 $TAIL 2>/dev/null" || {
+	echo 'ghost line four' >>"$T_ROOT/var/log/gitlab/ghost/current"
+	until_true 100 sh -c "! kill -0 $TAIL 2>/dev/null"
+} || fail "tail still runs with nobody reading"
+rc=0
+wait "$TAIL" || rc=$?
+[ "$rc" = 0 ] || fail "tail exited $rc, want 0: its reader went away, nothing failed"
 
 note "exec: an unknown group, a --groups list too long"
 expect_rc 0 ctl exec light -- /bin/sh -c 'echo "NOTE=$NOTE"'
