@@ -42,6 +42,11 @@ env = { };
 base_env = { PATH = "/usr/bin:/bin"; };
 command = [ "/bin/sh", "-c", "exec sleep 100000" ];
 EOF2
+# light2: the same account, its program a copy of sleep that the test replaces as dpkg would.
+sed -e 's/"light"/"light2"/g; s|/light"|/light2"|g' -e '/^command/d' "$DATA/sv/light.conf" >"$DATA/sv/light2.conf"
+echo 'command = [ "{{gitlab_install_dir}}/bin/mysleep", "100000" ];' >>"$DATA/sv/light2.conf"
+mkdir -p "$T_ROOT/opt/gitlab/bin"
+cp /bin/sleep "$T_ROOT/opt/gitlab/bin/mysleep"
 export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 printf "user['username'] = '%s'\nuser['group'] = '%s'\n" "$U" "$G" >"$RB"
@@ -59,8 +64,16 @@ note "diff-config: a data directory without the shipped template is named"
 expect_rc 2 ctl diff-config
 has "$ERR" "the shipped template $DATA/etc/gitlab.rb"
 
-note "reconfigure creates the account; remove-accounts is refused while runsvdir runs"
-expect_rc 0 ctl reconfigure
+note "a root never reconfigured: uninstall and cleanse have nothing to do"
+expect_rc 0 ctl uninstall
+has "$OUT" "runsvdir is not running"
+expect_rc 0 ctl cleanse --yes
+lacks "$OUT" "remove "
+
+note "upgrade of a fresh root is its first reconfigure: creates the account"
+note "remove-accounts is refused while runsvdir runs"
+expect_rc 0 ctl upgrade
+has "$OUT" "upgrade: no running service has a changed program"
 has "$OUT" "create user $U"
 getent passwd "$U" >/dev/null || fail "no account $U"
 P=$(status_pid "$SVC/supervise/status")
@@ -76,6 +89,26 @@ expect_rc 1 ctl upgrade
 has "$ERR" "upgrade: reconfigure failed; no service restarted for a changed program"
 [ "$(status_pid "$SVC/supervise/status")" = "$P" ] || fail "upgrade restarted light"
 cp "$T_ROOT/good.rb" "$RB"
+
+note "upgrade after light2's program was replaced (renamed over): light2 restarted, light not"
+P2=$(status_pid "$SV_DIR/light2/supervise/status")
+[ "$P2" != 0 ] || fail "light2 not running"
+cp /bin/sleep "$T_ROOT/opt/gitlab/bin/mysleep.new"
+mv "$T_ROOT/opt/gitlab/bin/mysleep.new" "$T_ROOT/opt/gitlab/bin/mysleep"
+expect_rc 0 ctl upgrade
+has "$OUT" "restart light2 (pid $P2): $T_ROOT/opt/gitlab/bin/mysleep (deleted) changed since it started"
+lacks "$OUT" "restart light "
+N2=$(status_pid "$SV_DIR/light2/supervise/status")
+[ "$N2" != 0 ] && [ "$N2" != "$P2" ] || fail "light2 not restarted ($P2 -> $N2)"
+[ "$(status_pid "$SVC/supervise/status")" = "$P" ] || fail "upgrade restarted light"
+
+note "a stopped service is not restarted by upgrade"
+expect_rc 0 ctl stop light2
+cp /bin/sleep "$T_ROOT/opt/gitlab/bin/mysleep.new"
+mv "$T_ROOT/opt/gitlab/bin/mysleep.new" "$T_ROOT/opt/gitlab/bin/mysleep"
+expect_rc 0 ctl upgrade
+has "$OUT" "upgrade: no running service has a changed program"
+[ "$(status_pid "$SV_DIR/light2/supervise/status")" = 0 ] || fail "upgrade started light2"
 
 note "uninstall waits for a running reconfigure's lock"
 LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
@@ -100,6 +133,16 @@ wait "$HOLDER" || true
 grep -q '^stop runsvdir (pid [0-9]*) and every service it supervises$' "$T_ROOT/u.out" ||
 	fail "uninstall said: $(cat "$T_ROOT/u.out")"
 wait_gone "$P" 100 || fail "light $P still runs after uninstall"
+
+note "remove-accounts: only root; a configuration that does not load is reported"
+expect_rc 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$GITLAB_CTL" --root "$T_ROOT" remove-accounts
+has "$ERR" "remove-accounts: only root deletes accounts"
+cp "$RB" "$T_ROOT/good.rb"
+echo "light['enable'] = " >>"$RB"
+expect_rc 1 ctl remove-accounts
+has "$ERR" "gitlab.rb:3:"
+cp "$T_ROOT/good.rb" "$RB"
+getent passwd "$U" >/dev/null || fail "$U removed by a failed remove-accounts"
 
 note "remove-accounts after uninstall: the account and its group go"
 expect_rc 0 ctl remove-accounts
