@@ -245,6 +245,27 @@ wait "$RC_PID" || fail "reconfigure after the lock was released: $(cat "$T_ROOT/
 grep -q '^0/' "$T_ROOT/r.out" || fail "$(cat "$T_ROOT/r.out")"
 wait "$HOLDER" || true
 
+note "a holder that has not written its pid yet: named as '?'"
+rm -f "$T_ROOT/held" "$T_ROOT/release"
+(
+	exec 9>>"$LOCK"
+	flock -x 9
+	: >"$LOCK"
+	: >"$T_ROOT/held"
+	until_true 600 test -e "$T_ROOT/release"
+) &
+HOLDER=$!
+track_pid "$HOLDER"
+until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+"$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" & # $! is its pid
+RC_PID=$!
+track_pid "$RC_PID"
+until_true 100 grep -q 'waiting for another reconfigure (pid ?)' "$T_ROOT/r.err" ||
+	fail "no waiting message: $(cat "$T_ROOT/r.err")"
+: >"$T_ROOT/release"
+wait "$RC_PID" || fail "reconfigure after the lock was released: $(cat "$T_ROOT/r.err")"
+wait "$HOLDER" || true
+
 note "a lock that cannot be opened is named"
 rm -f "$LOCK"
 mkdir "$LOCK"
