@@ -43,6 +43,25 @@ env = { };
 base_env = { PATH = "/nonexistent"; };
 command = [ "no-such-program-anywhere" ];
 EOF2
+# tmpl: one rendered file whose destination is a setting; exec --from-config writes it.
+cat >"$DATA/sv/tmpl.conf" <<'EOF2'
+name = "tmpl";
+config_name = "tmpl";
+settings = (
+  { name = "enable";        type = "bool";   default = false; },
+  { name = "home";          type = "path";   default = "{{data_dir}}/tmpl"; },
+  { name = "log_directory"; type = "path";   default = "{{log_dir}}/tmpl"; },
+  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/tmpl/env"; },
+  { name = "env";           type = "env"; },
+  { name = "dest";          type = "string"; default = "{{home}}/out.yml"; },
+  { name = "greeting";      type = "string"; default = "hello"; }
+);
+env = { };
+base_env = { PATH = "/usr/bin:/bin"; };
+command = [ "/bin/true" ];
+templates = ( { src = "tmpl.yml"; dest = "{{dest}}"; mode = "0640"; owner = "service"; } );
+EOF2
+echo 'greeting: {{yaml greeting}}' >"$DATA/templates/tmpl.yml"
 export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"
@@ -176,6 +195,24 @@ until_true 100 sh -c "! kill -0 $TAIL 2>/dev/null" || {
 rc=0
 wait "$TAIL" || rc=$?
 [ "$rc" = 0 ] || fail "tail exited $rc, want 0: its reader went away, nothing failed"
+
+note "exec --from-config: writes the service's files, then runs"
+expect_rc 0 ctl exec --from-config tmpl -- /bin/cat "$T_ROOT/var/opt/gitlab/tmpl/out.yml"
+has "$OUT" 'greeting: "hello"'
+has "$ERR" "create file $T_ROOT/var/opt/gitlab/tmpl/out.yml"
+echo "tmpl['dest'] = 'relative/out.yml'" >"$RB"
+expect_rc 1 ctl exec --from-config tmpl -- /bin/true
+has "$ERR" 'template tmpl.yml: destination "{{dest}}" is not an absolute path'
+echo "tmpl['greeting'] = 'hi'" >"$RB"
+echo 'greeting: {{nosuch_value}}' >"$DATA/templates/tmpl.yml"
+expect_rc 1 ctl exec --from-config tmpl -- /bin/true
+has "$ERR" "nosuch_value"
+echo 'greeting: {{yaml greeting}}' >"$DATA/templates/tmpl.yml"
+printf "user['username'] = 'gctl-nosuch-user'\nmanage_accounts['enable'] = false\n" >"$RB"
+expect_rc 1 ctl exec --from-config tmpl -- /bin/true
+has "$ERR" "tmpl: user 'gctl-nosuch-user' or group"
+has "$ERR" "does not exist (create them in the image)"
+: >"$RB"
 
 note "exec: an unknown group, a --groups list too long"
 expect_rc 0 ctl exec light -- /bin/sh -c 'echo "NOTE=$NOTE"'
