@@ -143,17 +143,22 @@ expect_rc 1 ctl inspect --json light
 has "$OUT" "the configuration does not load"
 : >"$RB"
 
-note "inspect: env drift listed (a variable the envdir has and the process lacks)"
-echo "light['env'] = { 'ADDED' => '1' }" >"$RB"
+note "inspect: env drift listed (variables the envdir has and the process lacks, and back)"
 ENVDIR=$T_ROOT/opt/gitlab/etc/light/env
 printf '1\n' >"$ENVDIR/ADDED"
+printf '2\n' >"$ENVDIR/ADDED2"
+mv "$ENVDIR/NOTE" "$T_ROOT/NOTE.saved"
 expect_rc 1 ctl inspect --json light
-has "$OUT" '"ADDED"'
+has "$OUT" '"ADDED", "ADDED2"'
+has "$OUT" '"NOTE"'
 printf '1\n' >"$ENVDIR/bad-name"
 expect_rc 1 ctl inspect light
 has "$OUT" "env: unknown ($ENVDIR/bad-name"
-rm "$ENVDIR/bad-name" "$ENVDIR/ADDED"
-: >"$RB"
+expect_rc 1 ctl inspect --json light
+has "$OUT" "\"env_error\": \"$ENVDIR/bad-name"
+rm "$ENVDIR/bad-name" "$ENVDIR/ADDED" "$ENVDIR/ADDED2"
+mv "$T_ROOT/NOTE.saved" "$ENVDIR/NOTE"
+expect_rc 0 ctl inspect light
 
 note "a corrupt supervise/status: named, not read as a state"
 cp "$SVC/log/supervise/status" "$T_ROOT/status.bak"

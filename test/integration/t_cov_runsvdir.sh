@@ -45,6 +45,8 @@ alive "$L" && fail "svlogd $L outlived its wrapper"
 grep -q 'runsvdir killed by signal 9' "$LOG" || fail "wrapper log: $(cat "$LOG")"
 [ -s "$PIDFILE" ] && fail "pidfile left: $(cat "$PIDFILE")"
 out=$(ctl status light 2>&1) && fail "status says light runs: $out"
+out=$(ctl inspect light 2>&1) && fail "inspect says light runs: $out"
+printf '%s\n' "$out" | grep -q "fail: light: runsv not running" || fail "inspect said: $out"
 
 note "the next reconfigure starts a new wrapper; light runs again"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure after: $out"
