@@ -265,12 +265,52 @@ static void test_tcp_send_expect(void **state)
 	reap(srv);
 }
 
+/* The listener is a child of the supervised process, in its process group (a wrapper
+ * script's server): that is the service being ready. No pid at all: not running. */
+static void test_group_member_listens(void **state)
+{
+	(void)state;
+	int port, ready[2];
+	int fd = listen_tcp(&port);
+	assert_int_equal(pipe(ready), 0);
+	pid_t leader = fork();
+	assert_true(leader >= 0);
+	if (leader == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pid_t kid = fork(); /* same group; holds the socket; the leader does not */
+		if (kid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			(void)!write(ready[1], "x", 1);
+			pause();
+			_exit(0);
+		}
+		close(fd);
+		pause();
+		_exit(0);
+	}
+	setpgid(leader, leader);
+	close(fd);
+	char b, why[512];
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	struct fake f;
+	fake_init(&f, "tcp", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, leader, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, 0, mono_ms() + 5000, why, sizeof why), 0);
+	assert_string_equal(why, "not running");
+	kill(-leader, SIGKILL);
+	waitpid(leader, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_port_holder),      cmocka_unit_test(test_tcp_owner),
 	    cmocka_unit_test(test_unix_send_expect), cmocka_unit_test(test_http_answers),
-	    cmocka_unit_test(test_tcp_send_expect),
+	    cmocka_unit_test(test_tcp_send_expect),  cmocka_unit_test(test_group_member_listens),
 	};
 	if (ctl_init(&ctl, NULL, "/nonexistent/gitlab.rb") == -1)
 		return 1;
