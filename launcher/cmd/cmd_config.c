@@ -20,6 +20,7 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "lib/alloc.h"
 #include "lib/reach.h"
 #include "config/trust.h"
 
@@ -312,12 +313,10 @@ static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *en
 	indent(fp, ind);
 	fprintf(fp, "%s = [", name);
 	for (size_t i = 0; i < env->n; i++) {
-		char *line, *key;
 		bool hide = !secrets && env_is_secret(env->v[i].name);
-		if (asprintf(&line, "%s=%s", env->v[i].name,
-		             hide ? "[REDACTED]" : env->v[i].value) == -1 ||
-		    asprintf(&key, "env:%s", env->v[i].name) == -1)
-			err(1, "out of memory");
+		char *line =
+		    xasprintf("%s=%s", env->v[i].name, hide ? "[REDACTED]" : env->v[i].value);
+		char *key = xasprintf("env:%s", env->v[i].name);
 		fputc('\n', fp);
 		indent(fp, ind + 1);
 		put_str(fp, line);

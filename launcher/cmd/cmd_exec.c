@@ -36,6 +36,8 @@
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/envdir.h"
 #include "lib/gcovflush.h"
@@ -157,12 +159,10 @@ static int env_from_dir(const char *dir, struct envv *env)
 	return -1;
 }
 
-static int env_add_list(struct envv *env, const struct kvlist *l)
+static void env_add_list(struct envv *env, const struct kvlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (envv_set(env, l->v[i].name, l->v[i].value) == -1)
-			return -1;
-	return 0;
+		envv_set(env, l->v[i].name, l->v[i].value);
 }
 
 /*
@@ -188,12 +188,11 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	if (!o->from_config) {
 		if (env_from_dir(s->env_dir, &t->env) == -1)
 			return -1;
-	} else if (env_add_list(&t->env, &s->base_env) == -1 ||
-	           env_add_list(&t->env, &s->env) == -1) {
-		warn("exec");
-		return -1;
-	} else if (svfiles_write(ctl, a, s, stderr) == -1) {
-		return -1; /* a container's config files come from gitlab.rb alone */
+	} else {
+		env_add_list(&t->env, &s->base_env);
+		env_add_list(&t->env, &s->env);
+		if (svfiles_write(ctl, a, s, stderr) == -1)
+			return -1; /* a container's config files come from gitlab.rb alone */
 	}
 	envv_sort(&t->env);
 	t->user = o->user ? o->user : s->user;
@@ -403,19 +402,14 @@ static int set_credentials(const char *user, const char *group, const char *grou
  * the user switch, so "readable" means readable by the service user. The
  * value is left byte for byte as configured unless something is dropped.
  */
-static int filter_preload(struct envv *env)
+static void filter_preload(struct envv *env)
 {
 	const char *val = envv_get(env, "LD_PRELOAD");
 	if (val == NULL)
-		return 0;
-	size_t size = strlen(val) + 1;
-	char *copy = strdup(val), *kept = calloc(1, size);
-	if (copy == NULL || kept == NULL) {
-		free(copy);
-		free(kept);
-		warn("exec");
-		return -1;
-	}
+		return;
+	char *copy = xstrdup(val);
+	struct buf kept;
+	buf_init(&kept);
 	bool dropped = false;
 	char *save = NULL;
 	for (char *tok = strtok_r(copy, ": \t", &save); tok; tok = strtok_r(NULL, ": \t", &save)) {
@@ -426,22 +420,14 @@ static int filter_preload(struct envv *env)
 			dropped = true;
 			continue;
 		}
-		if (kept[0] != '\0')
-			strlcat(kept, ":", size); /* fits: kept never outgrows val */
-		strlcat(kept, tok, size);
+		buf_addf(&kept, "%s%s", kept.len ? ":" : "", tok);
 	}
-	int rc = 0;
-	if (dropped) {
-		if (kept[0] == '\0')
-			envv_unset(env, "LD_PRELOAD");
-		else
-			rc = envv_set(env, "LD_PRELOAD", kept);
-	}
+	if (dropped && kept.len == 0)
+		envv_unset(env, "LD_PRELOAD");
+	else if (dropped)
+		envv_set(env, "LD_PRELOAD", kept.p);
 	free(copy);
-	free(kept);
-	if (rc == -1)
-		warn("exec");
-	return rc;
+	buf_free(&kept);
 }
 
 /*
@@ -510,8 +496,7 @@ static int run(struct target *t)
 		warn("exec: chdir %s", t->home);
 		return 1;
 	}
-	if (filter_preload(&t->env) == -1)
-		return 1;
+	filter_preload(&t->env);
 	int rc = resolve(t->argv[0], &t->env, path, sizeof path);
 	if (rc != 0)
 		return rc;

@@ -20,7 +20,9 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "lib/alloc.h"
 #include "lib/envdir.h"
+#include "lib/grow.h"
 #include "proc/httpprobe.h"
 #include "proc/procinfo.h"
 #include "proc/ready.h"
@@ -33,7 +35,7 @@
 /* Names of variables, pointing into envv entries ("NAME=value"). */
 struct names {
 	const char **v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct report {
@@ -57,14 +59,10 @@ struct report {
 	int problems;
 };
 
-static int add_name(struct names *l, const char *entry)
+static void add_name(struct names *l, const char *entry)
 {
-	const char **v = reallocarray(l->v, l->n + 1, sizeof *v);
-	if (v == NULL)
-		return -1;
-	l->v = v;
+	grow(&l->v, &l->cap, l->n + 1, sizeof *l->v, 16);
 	l->v[l->n++] = entry;
-	return 0;
 }
 
 static size_t name_len(const char *entry)
@@ -73,7 +71,7 @@ static size_t name_len(const char *entry)
 }
 
 /* Both sorted by name: one merge pass. */
-static int env_diff(const struct envv *want, const struct envv *have, struct report *r)
+static void env_diff(const struct envv *want, const struct envv *have, struct report *r)
 {
 	size_t i = 0, j = 0;
 	while (i < want->n || j < have->n) {
@@ -88,17 +86,13 @@ static int env_diff(const struct envv *want, const struct envv *have, struct rep
 			if (c == 0)
 				c = a < b ? -1 : a > b;
 		}
-		int rc = 0;
 		if (c < 0)
-			rc = add_name(&r->missing, want->v[i++]);
+			add_name(&r->missing, want->v[i++]);
 		else if (c > 0)
-			rc = add_name(&r->unexpected, have->v[j++]);
+			add_name(&r->unexpected, have->v[j++]);
 		else if (strcmp(want->v[i++], have->v[j++]) != 0)
-			rc = add_name(&r->changed, want->v[i - 1]);
-		if (rc == -1)
-			return -1;
+			add_name(&r->changed, want->v[i - 1]);
 	}
-	return 0;
 }
 
 static void check_env(struct report *r, const struct envv *want)
@@ -110,17 +104,12 @@ static void check_env(struct report *r, const struct envv *want)
 		         strerror(errno));
 	} else {
 		envv_sort(&have);
-		if (env_diff(want, &have, r) == -1)
-			snprintf(r->env_err, sizeof r->env_err, "out of memory");
+		env_diff(want, &have, r);
 	}
 	r->problems += r->env_err[0] != '\0' || r->changed.n || r->missing.n || r->unexpected.n;
 	/* the names point into want's entries (changed, missing) and have's (unexpected) */
-	if (r->unexpected.n > 0) {
-		for (size_t k = 0; k < r->unexpected.n; k++) {
-			char *copy = strndup(r->unexpected.v[k], name_len(r->unexpected.v[k]));
-			r->unexpected.v[k] = copy ? copy : "?";
-		}
-	}
+	for (size_t k = 0; k < r->unexpected.n; k++)
+		r->unexpected.v[k] = xstrndup(r->unexpected.v[k], name_len(r->unexpected.v[k]));
 	envv_free(&have);
 }
 
@@ -241,18 +230,15 @@ static void inspect_one(const struct ctl *ctl, const struct svsel *sel, const st
 	/* changed/missing point into want: keep only the names */
 	struct names *keep[] = {&r->changed, &r->missing};
 	for (size_t k = 0; k < 2; k++)
-		for (size_t i = 0; i < keep[k]->n; i++) {
-			char *copy = strndup(keep[k]->v[i], name_len(keep[k]->v[i]));
-			keep[k]->v[i] = copy ? copy : "?";
-		}
+		for (size_t i = 0; i < keep[k]->n; i++)
+			keep[k]->v[i] = xstrndup(keep[k]->v[i], name_len(keep[k]->v[i]));
 	envv_free(&want);
 }
 
 static void names_free(struct names *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], "?") != 0)
-			free((char *)l->v[i]);
+		free((char *)l->v[i]);
 	free(l->v);
 }
 

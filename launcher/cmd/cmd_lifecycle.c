@@ -28,7 +28,9 @@
 #include "render/accounts.h"
 #include "config/attrs.h"
 #include "build_config.h"
+#include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/proctree.h"
 #include "cmd/commands.h"
 #include "lib/rmtree.h"
 #include "runit/runit.h"
@@ -102,16 +104,8 @@ static void unlock_root(int fd)
 /* Has pid ended: gone, or a zombie (a detached wrapper is reaped by init, maybe late)? */
 static bool ended(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	FILE *fp = fopen(path, "re");
-	if (fp == NULL)
-		return true;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	return p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+	struct pstat ps;
+	return proc_stat(pid, &ps) == -1 || ps.state == 'Z' || ps.state == 'X';
 }
 
 /*
@@ -429,35 +423,18 @@ int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
 /* ---- upgrade ------------------------------------------------------------------------- */
 
 /*
- * When pid started, in ns since the epoch. /proc/PID/stat counts clock ticks since boot; the
- * boot time is today's offset between CLOCK_REALTIME and CLOCK_BOOTTIME (/proc/stat's btime is
- * whole seconds: up to 1 s off, which would make a file written just before a start look newer).
+ * When pid started, in ns since the epoch: /proc/PID/stat counts clock ticks
+ * since boot, and boot_epoch_ns() is exact to the ns (/proc/stat's btime is
+ * whole seconds: a file written just before a start could look newer).
  */
 static int proc_start_ns(pid_t pid, long long *ns)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	FILE *fp = fopen(path, "re");
-	if (fp == NULL)
-		return -1;
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	unsigned long long ticks = 0;
-	if (p == NULL ||
-	    sscanf(p + 1,
-	           " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-	           "%*d %*d %llu",
-	           &ticks) != 1)
-		return -1;
-	struct timespec rt, bt;
+	struct pstat ps;
 	long hz = sysconf(_SC_CLK_TCK);
-	if (hz <= 0 || clock_gettime(CLOCK_REALTIME, &rt) == -1 ||
-	    clock_gettime(CLOCK_BOOTTIME, &bt) == -1)
+	long long boot = boot_epoch_ns();
+	if (proc_stat(pid, &ps) == -1 || hz <= 0 || boot == -1)
 		return -1;
-	long long boot = (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
-	*ns = boot + (long long)(ticks * 1000000000ULL / (unsigned long long)hz);
+	*ns = boot + (long long)(ps.start * 1000000000ULL / (unsigned long long)hz);
 	return 0;
 }
 
@@ -510,9 +487,9 @@ static struct before *snapshot(const struct ctl *ctl, size_t *n)
 	struct svsel sel;
 	*n = 0;
 	if (svsel_load(ctl, NULL, &sel) == -1)
-		return calloc(1, sizeof(struct before));
-	struct before *b = calloc(sel.n ? sel.n : 1, sizeof *b);
-	for (size_t i = 0; b && i < sel.n; i++) {
+		return xcalloc(1, sizeof(struct before));
+	struct before *b = xcalloc(sel.n, sizeof *b);
+	for (size_t i = 0; i < sel.n; i++) {
 		char dir[PATH_MAX];
 		struct sv_status st;
 		if (svsel_path(&sel, sel.names[i], false, dir, sizeof dir) == -1 ||
@@ -566,10 +543,6 @@ int cmd_upgrade(const struct ctl *ctl, int argc, char **argv)
 		return usage(argv[0], "");
 	size_t n;
 	struct before *b = snapshot(ctl, &n);
-	if (b == NULL) {
-		warn("out of memory");
-		return 1;
-	}
 	char *rargv[] = {"reconfigure", NULL};
 	optind = 0;
 	int rc = cmd_reconfigure(ctl, 1, rargv);

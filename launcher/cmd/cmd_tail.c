@@ -21,6 +21,7 @@
 #include "cmd/commands.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
+#include "lib/alloc.h"
 #include "runit/runit.h"
 #include "runit/svsel.h"
 #include "runit/svtail.h"
@@ -111,25 +112,18 @@ static int tail_run(const struct ctl *ctl, const char *name, long lines)
 		if (!follow)
 			goto out;
 		/* Not enabled: its logs may still be worth reading. */
-		sel.names = calloc(1, sizeof *sel.names);
-		if (sel.names == NULL || (sel.names[0] = strdup(name)) == NULL) {
-			warn("out of memory");
-			goto out;
-		}
+		sel.names = xcalloc(1, sizeof *sel.names);
+		sel.names[0] = xstrdup(name);
 		sel.n = 1;
 	}
-	paths = calloc(sel.n ? sel.n : 1, sizeof *paths);
-	if (paths == NULL) {
-		warn("out of memory");
-		goto out;
-	}
+	paths = xcalloc(sel.n, sizeof *paths);
 	for (size_t i = 0; i < sel.n; i++) {
 		char p[PATH_MAX];
-		if (log_dir(ctl, have_attrs ? &a : NULL, sel.names[i], p, sizeof p) == -1 ||
-		    (paths[i] = strdup(p)) == NULL) {
-			warnx("%s: log path too long or out of memory", sel.names[i]);
+		if (log_dir(ctl, have_attrs ? &a : NULL, sel.names[i], p, sizeof p) == -1) {
+			warnx("%s: log path too long", sel.names[i]);
 			goto out;
 		}
+		paths[i] = xstrdup(p);
 		if (!readable(paths[i]))
 			goto out;
 	}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config/catalog.h"
+#include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 
@@ -53,24 +54,14 @@ static void lerr(struct ld *l, const config_setting_t *at, const char *fmt, ...)
 
 static void lerr(struct ld *l, const config_setting_t *at, const char *fmt, ...)
 {
-	char *msg;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&msg, fmt, ap);
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	int line = at ? (int)config_setting_source_line(at) : 0;
-	diag_file(l->d, DIAG_ERR, l->file, line, "%s", n == -1 ? fmt : msg);
-	if (n != -1)
-		free(msg);
+	diag_file(l->d, DIAG_ERR, l->file, line, "%s", msg);
+	free(msg);
 	l->errs++;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (p == NULL)
-		abort(); /* allocation of a few bytes; nothing sensible is left to do */
-	return p;
 }
 
 static const char *type_word(int t)
@@ -253,9 +244,7 @@ static int load_flag_defaults(struct ld *l, const config_setting_t *st, struct c
 		return -1;
 	}
 	int n = config_setting_length(st);
-	cs->defs = calloc((size_t)n + 1, sizeof *cs->defs);
-	if (cs->defs == NULL)
-		abort();
+	cs->defs = xcalloc((size_t)n + 1, sizeof *cs->defs);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
 		const char *s = get_string(l, e, "a flags default");
@@ -267,11 +256,9 @@ static int load_flag_defaults(struct ld *l, const config_setting_t *st, struct c
 			return -1;
 		}
 		struct cat_kv *kv = &cs->defs[cs->ndefs++];
-		kv->name = strndup(s, (size_t)(eq - s));
+		kv->name = xstrndup(s, (size_t)(eq - s));
 		kv->value = xstrdup(eq + 1);
 		kv->line = (int)config_setting_source_line(e);
-		if (kv->name == NULL)
-			abort();
 		if (check_placeholders(l, e, kv->value) == -1)
 			return -1;
 	}
@@ -352,9 +339,7 @@ static int load_settings(struct ld *l, const config_setting_t *st)
 	}
 	struct cat_service *s = l->s;
 	int n = config_setting_length(st);
-	s->settings = calloc((size_t)n + 1, sizeof *s->settings);
-	if (s->settings == NULL)
-		abort();
+	s->settings = xcalloc((size_t)n + 1, sizeof *s->settings);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(st, (unsigned)i);
 		struct cat_setting *cs = &s->settings[s->nsettings++];
@@ -378,9 +363,7 @@ static int load_env(struct ld *l, const config_setting_t *st, struct cat_kv **ou
 		return -1;
 	}
 	int n = config_setting_length(st);
-	*out = calloc((size_t)n + 1, sizeof **out);
-	if (*out == NULL)
-		abort();
+	*out = xcalloc((size_t)n + 1, sizeof **out);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *m = config_setting_get_elem(st, (unsigned)i);
 		const char *name = config_setting_name(m);
@@ -461,9 +444,7 @@ static int load_templates(struct ld *l, const config_setting_t *st)
 	}
 	struct cat_service *s = l->s;
 	int n = config_setting_length(st);
-	s->templates = calloc((size_t)n + 1, sizeof *s->templates);
-	if (s->templates == NULL)
-		abort();
+	s->templates = xcalloc((size_t)n + 1, sizeof *s->templates);
 	for (int i = 0; i < n; i++)
 		if (load_template(l, config_setting_get_elem(st, (unsigned)i),
 		                  &s->templates[s->ntemplates++]) == -1)
@@ -498,9 +479,7 @@ static int load_argv(struct ld *l, const config_setting_t *st, const char *what,
 		return -1;
 	}
 	int n = config_setting_length(st);
-	*out = calloc((size_t)n + 1, sizeof **out);
-	if (*out == NULL)
-		abort();
+	*out = xcalloc((size_t)n + 1, sizeof **out);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
 		const char *v = get_string(l, e, what);
@@ -523,9 +502,7 @@ static int load_after(struct ld *l, const config_setting_t *st)
 		return -1;
 	}
 	int n = config_setting_length(st);
-	s->after = calloc((size_t)n + 1, sizeof *s->after);
-	if (s->after == NULL)
-		abort();
+	s->after = xcalloc((size_t)n + 1, sizeof *s->after);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
 		const char *v = get_string(l, e, "an after entry");
@@ -614,9 +591,7 @@ static int load_setup(struct ld *l, const config_setting_t *st)
 		return -1;
 	}
 	int n = config_setting_length(st);
-	s->setup = calloc((size_t)n + 1, sizeof *s->setup);
-	if (s->setup == NULL)
-		abort();
+	s->setup = xcalloc((size_t)n + 1, sizeof *s->setup);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *g = config_setting_get_elem(st, (unsigned)i);
 		struct cat_step *step = &s->setup[s->nsetup++];
@@ -891,16 +866,12 @@ static char **list_confs(const char *dir, size_t *n, struct diags *d)
 	while ((de = readdir(dp)) != NULL) {
 		if (!is_conf(de->d_name))
 			continue;
-		if (grow(&v, &cap, *n + 2, sizeof *v, 8) == -1) /* + the NULL */
-			abort();
+		grow(&v, &cap, *n + 2, sizeof *v, 8); /* + the NULL */
 		v[(*n)++] = xstrdup(de->d_name);
 	}
 	closedir(dp);
-	if (v == NULL) {
-		v = calloc(1, sizeof *v);
-		if (v == NULL)
-			abort();
-	}
+	if (v == NULL)
+		v = xcalloc(1, sizeof *v);
 	qsort(v, *n, sizeof *v, cmpstr);
 	return v;
 }
@@ -968,10 +939,8 @@ static void check_deps(const struct catalog *c, struct diags *d)
 		}
 	if (d->nerr > nerr)
 		return;
-	int *state = calloc(c->n + 1, sizeof *state);
-	size_t *path = calloc(c->n + 2, sizeof *path);
-	if (state == NULL || path == NULL)
-		abort();
+	int *state = xcalloc(c->n + 1, sizeof *state);
+	size_t *path = xcalloc(c->n + 2, sizeof *path);
 	for (size_t i = 0; i < c->n; i++)
 		if (dep_cycle(c, i, state, path, 0, d))
 			break;
@@ -994,10 +963,8 @@ static void order_visit(const struct catalog *c, size_t i, bool *done, size_t *o
 
 void catalog_order(const struct catalog *c, size_t *order)
 {
-	bool *done = calloc(c->n + 1, sizeof *done);
+	bool *done = xcalloc(c->n + 1, sizeof *done);
 	size_t n = 0;
-	if (done == NULL)
-		abort();
 	for (size_t i = 0; i < c->n; i++)
 		order_visit(c, i, done, order, &n);
 	free(done);
@@ -1011,13 +978,9 @@ int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 	char **files = list_confs(dir, &nfiles, d);
 	if (files == NULL)
 		return -1;
-	out->v = calloc(nfiles + 1, sizeof *out->v);
-	if (out->v == NULL)
-		abort();
+	out->v = xcalloc(nfiles + 1, sizeof *out->v);
 	for (size_t i = 0; i < nfiles; i++) {
-		char *path;
-		if (asprintf(&path, "%s/%s", dir, files[i]) == -1)
-			abort();
+		char *path = xasprintf("%s/%s", dir, files[i]);
 		if (load_file(path, &out->v[out->n], d) == 0)
 			out->n++;
 		free(path);

@@ -54,14 +54,19 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *xvasprintf(const char *fmt, va_list ap)
 {
 	char *s;
+	if (vasprintf(&s, fmt, ap) == -1)
+		die_nomem();
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n == -1)
-		die_nomem();
 	return s;
 }

@@ -8,6 +8,7 @@
 #ifndef GITLAB_CTL_ALLOC_H
 #define GITLAB_CTL_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define ALLOC_EXIT 111
@@ -23,5 +24,6 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

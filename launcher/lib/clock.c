@@ -11,6 +11,20 @@ long mono_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+long ms_until(long deadline)
+{
+	long left = deadline - mono_ms();
+	return left > 0 ? left : 0;
+}
+
+long long boot_epoch_ns(void)
+{
+	struct timespec rt, bt;
+	if (clock_gettime(CLOCK_REALTIME, &rt) == -1 || clock_gettime(CLOCK_BOOTTIME, &bt) == -1)
+		return -1;
+	return (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
+}
+
 void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};

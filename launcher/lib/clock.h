@@ -9,6 +9,16 @@
 /* CLOCK_MONOTONIC in milliseconds. */
 long mono_ms(void);
 
+/* Milliseconds from now until deadline (a mono_ms() time), 0 once it has passed. */
+long ms_until(long deadline);
+
+/*
+ * When the machine booted, in ns since the epoch: today's offset between
+ * CLOCK_REALTIME and CLOCK_BOOTTIME (/proc/stat's btime is whole seconds).
+ * -1 if a clock cannot be read.
+ */
+long long boot_epoch_ns(void);
+
 /* Sleep ms milliseconds, resuming after EINTR. */
 void sleep_ms(long ms);
 

@@ -1,10 +1,11 @@
 /* Collected diagnostics, printed compiler-style with the source line and a caret. */
-#include <err.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/grow.h"
 
@@ -24,33 +25,15 @@ void diags_free(struct diags *d)
 	diags_init(d);
 }
 
-/* Out of memory while reporting is not recoverable in any useful way. */
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = strndup(s, n);
-	if (p == NULL)
-		err(1, "out of memory");
-	return p;
-}
-
 static struct diag *push(struct diags *d, enum diag_sev sev)
 {
-	if (grow(&d->v, &d->cap, d->n + 1, sizeof *d->v, 8) == -1)
-		err(1, "out of memory");
+	grow(&d->v, &d->cap, d->n + 1, sizeof *d->v, 8);
 	struct diag *g = &d->v[d->n++];
 	memset(g, 0, sizeof *g);
 	g->sev = sev;
 	if (sev == DIAG_ERR)
 		d->nerr++;
 	return g;
-}
-
-static char *vformat(const char *fmt, va_list ap)
-{
-	char *msg;
-	if (vasprintf(&msg, fmt, ap) == -1)
-		err(1, "out of memory");
-	return msg;
 }
 
 /*
@@ -81,10 +64,8 @@ static char *line_of(const struct src *src, int line, int *col)
 		to = from + 2 * DIAG_WINDOW;
 	if (from == 0 && to == n)
 		return xstrndup(p, n);
-	char *w;
-	if (asprintf(&w, "%s%.*s%s", from ? "..." : "", (int)(to - from), p + from,
-	             to < n ? "..." : "") == -1)
-		err(1, "out of memory");
+	char *w = xasprintf("%s%.*s%s", from ? "..." : "", (int)(to - from), p + from,
+	                    to < n ? "..." : "");
 	if (*col > 0)
 		*col -= (int)from - (from ? 3 : 0);
 	return w;
@@ -95,10 +76,10 @@ void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt
 	struct diag *g = push(d, sev);
 	va_list ap;
 	va_start(ap, fmt);
-	g->msg = vformat(fmt, ap);
+	g->msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (loc.src != NULL && loc.src->name != NULL)
-		g->file = xstrndup(loc.src->name, strlen(loc.src->name));
+		g->file = xstrdup(loc.src->name);
 	g->line = loc.line;
 	g->col = loc.col;
 	g->caret = loc.col;
@@ -110,10 +91,10 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
 	struct diag *g = push(d, sev);
 	va_list ap;
 	va_start(ap, fmt);
-	g->msg = vformat(fmt, ap);
+	g->msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (file != NULL)
-		g->file = xstrndup(file, strlen(file));
+		g->file = xstrdup(file);
 	g->line = line;
 }
 
@@ -124,25 +105,18 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
  */
 static void print_srcline(FILE *fp, const char *line, int col)
 {
-	size_t n = strlen(line);
-	char *buf = malloc(2 * n + 8);
-	if (buf == NULL)
-		err(1, "out of memory");
-	char *q = buf;
-	*q++ = ' ';
-	*q++ = ' ';
+	struct buf b;
+	buf_init(&b);
+	buf_adds(&b, "  ");
 	for (const char *p = line; *p; p++)
-		*q++ = *p == '\t' || (unsigned char)*p >= 0x20 ? *p : '?';
-	*q++ = '\n';
-	*q++ = ' ';
-	*q++ = ' ';
+		buf_addc(&b, *p == '\t' || (unsigned char)*p >= 0x20 ? *p : '?');
+	buf_adds(&b, "\n  ");
 	/* Keep tabs so the caret lines up under tab-indented source. */
-	for (int i = 1; i < col && (size_t)i <= n; i++)
-		*q++ = line[i - 1] == '\t' ? '\t' : ' ';
-	*q++ = '^';
-	*q++ = '\n';
-	fwrite(buf, 1, (size_t)(q - buf), fp);
-	free(buf);
+	for (int i = 1; i < col && line[i - 1] != '\0'; i++)
+		buf_addc(&b, line[i - 1] == '\t' ? '\t' : ' ');
+	buf_adds(&b, "^\n");
+	fwrite(b.p, 1, b.len, fp);
+	buf_free(&b);
 }
 
 void diags_print(const struct diags *d, FILE *fp)

@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/envdir.h"
 #include "lib/grow.h"
 #include "lib/names.h"
+#include "lib/readfile.h"
 
 void envv_init(struct envv *e)
 {
@@ -40,42 +43,22 @@ const char *envv_get(const struct envv *e, const char *name)
 	return i < 0 ? NULL : e->v[i] + strlen(name) + 1;
 }
 
-static char *join(const char *name, const char *value, size_t vlen)
-{
-	size_t nlen = strlen(name);
-	char *s = malloc(nlen + 1 + vlen + 1);
-	if (s == NULL)
-		return NULL;
-	memcpy(s, name, nlen);
-	s[nlen] = '=';
-	memcpy(s + nlen + 1, value, vlen);
-	s[nlen + 1 + vlen] = '\0';
-	return s;
-}
-
-static int set_owned(struct envv *e, const char *name, char *entry)
+static void set_owned(struct envv *e, const char *name, char *entry)
 {
 	ssize_t i = find(e, name);
 	if (i >= 0) {
 		free(e->v[i]);
 		e->v[i] = entry;
-		return 0;
+		return;
 	}
-	if (grow(&e->v, &e->cap, e->n + 2, sizeof *e->v, 32) == -1) { /* + the NULL */
-		free(entry);
-		return -1;
-	}
+	grow(&e->v, &e->cap, e->n + 2, sizeof *e->v, 32); /* + the NULL */
 	e->v[e->n++] = entry;
 	e->v[e->n] = NULL;
-	return 0;
 }
 
-int envv_set(struct envv *e, const char *name, const char *value)
+void envv_set(struct envv *e, const char *name, const char *value)
 {
-	char *entry = join(name, value, strlen(value));
-	if (entry == NULL)
-		return -1;
-	return set_owned(e, name, entry);
+	set_owned(e, name, xasprintf("%s=%s", name, value));
 }
 
 void envv_unset(struct envv *e, const char *name)
@@ -104,57 +87,26 @@ void envv_sort(struct envv *e)
 		qsort(e->v, e->n, sizeof *e->v, cmp_entry);
 }
 
-/* Read one variable file (a regular file, not a symlink) whole. */
+/* One variable file, whole: a regular file, not a symlink, with no NUL byte. */
 static int read_var(int dfd, const char *name, struct envv *e)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1)
-		return errno == ELOOP ? (errno = EINVAL, -1) : -1;
-	struct stat st;
-	if (fstat(fd, &st) == -1)
-		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		goto fail;
+	struct buf entry;
+	buf_init(&entry);
+	buf_addf(&entry, "%s=", name);
+	size_t start = entry.len;
+	if (readfile_at(dfd, name, &entry, ENVDIR_MAX_VALUE) == -1) {
+		int error = errno == ELOOP || errno == EISDIR ? EINVAL : errno;
+		buf_free(&entry);
+		errno = error;
+		return -1;
 	}
-	if (st.st_size > ENVDIR_MAX_VALUE) {
-		errno = EFBIG;
-		goto fail;
-	}
-	size_t nlen = strlen(name);
-	char *entry = malloc(nlen + 1 + (size_t)st.st_size + 1);
-	if (entry == NULL)
-		goto fail;
-	char *val = entry + nlen + 1;
-	/* Files are replaced by rename, never rewritten in place: st_size is the value's size. */
-	size_t len = 0, want = (size_t)st.st_size;
-	while (len < want) {
-		ssize_t r = read(fd, val + len, want - len);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			free(entry);
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (memchr(val, '\0', len) != NULL) { /* an env value cannot hold NUL */
-		free(entry);
+	if (memchr(entry.p + start, '\0', entry.len - start) != NULL) {
+		buf_free(&entry); /* an env value cannot hold NUL */
 		errno = EINVAL;
 		return -1;
 	}
-	memcpy(entry, name, nlen);
-	entry[nlen] = '=';
-	val[len] = '\0';
-	return set_owned(e, name, entry);
-fail:;
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return -1;
+	set_owned(e, name, buf_take(&entry));
+	return 0;
 }
 
 int envdir_read(const char *dir, struct envv *e, char *bad, size_t badlen)

@@ -26,8 +26,8 @@ struct envv {
 void envv_init(struct envv *e);
 void envv_free(struct envv *e);
 
-/* Set (replace) NAME to value. Returns 0, or -1 with errno. */
-int envv_set(struct envv *e, const char *name, const char *value);
+/* Set (replace) NAME to value. */
+void envv_set(struct envv *e, const char *name, const char *value);
 /* The value of NAME, or NULL. */
 const char *envv_get(const struct envv *e, const char *name);
 void envv_unset(struct envv *e, const char *name);

@@ -1,9 +1,8 @@
 /* Doubling arrays (see grow.h). */
-#include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/grow.h"
 
 int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
@@ -11,19 +10,12 @@ int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
 	if (need <= *cap)
 		return 0;
 	size_t ncap = *cap ? *cap : first;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2) {
-			errno = ENOMEM;
-			return -1;
-		}
-		ncap *= 2;
-	}
+	while (ncap < need)
+		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
 	/* The array pointer is passed as void *: copy it out and back, no type punning. */
 	void *old, *nv;
 	memcpy(&old, arrayp, sizeof old);
-	nv = reallocarray(old, ncap, size); /* checks ncap * size for overflow */
-	if (nv == NULL)
-		return -1;
+	nv = xreallocarray(old, ncap, size); /* checks ncap * size for overflow */
 	memcpy(arrayp, &nv, sizeof nv);
 	*cap = ncap;
 	return 0;

@@ -1,6 +1,7 @@
 /*
  * grow: the one doubling-array helper, so that every growing list checks the
- * size multiplication for overflow the same way.
+ * size multiplication for overflow the same way. Out of memory dies with 111
+ * (lib/alloc.h), so growing cannot fail.
  */
 #ifndef GITLAB_CTL_GROW_H
 #define GITLAB_CTL_GROW_H
@@ -10,7 +11,8 @@
 /*
  * Make room for `need` elements of `size` bytes in the array whose pointer is
  * at arrayp (e.g. &list->v), whose capacity is *cap: doubles, starting at
- * `first`. Returns 0, or -1 with errno (ENOMEM) and the array unchanged.
+ * `first`. Always returns 0: the int remains only for callers (attrs.c,
+ * tree.c) that still test it, until they drop the test.
  */
 int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
 

@@ -35,3 +35,11 @@ bool name_account_ok(const char *name)
 			return false;
 	return true;
 }
+
+bool text_has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}

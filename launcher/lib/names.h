@@ -1,5 +1,6 @@
 /*
- * names: the syntax of the names gitlab-ctl passes on to other programs.
+ * names: the syntax of the names (and one-line values) gitlab-ctl passes on
+ * to other programs.
  * One definition each, so that the catalog, gitlab.rb, env directories and
  * account creation cannot disagree about what a valid name is.
  */
@@ -16,5 +17,11 @@ bool name_env_ok(const char *name);
  * letters, digits, '_', '-', '.', not starting with '-', at most 32 bytes.
  */
 bool name_account_ok(const char *name);
+
+/*
+ * A value that would break the line it is written on (a newline injecting
+ * lines into a config, log or env file): any C0 control character or DEL.
+ */
+bool text_has_control(const char *s);
 
 #endif

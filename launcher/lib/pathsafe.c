@@ -1,6 +1,8 @@
 /* Path policy: normalisation, containment, StrictModes walk (see pathsafe.h). */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -114,6 +116,41 @@ int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badle
 	return 0;
 }
 
+/*
+ * Whoever can write a directory above gitlab.rb can put another file in its
+ * place, so each one, as the kernel resolves it (realpath: a symlinked
+ * /etc/gitlab is judged by its target), must be root's and writable by nobody
+ * else; a sticky directory such as /tmp is fine, since there only the owner
+ * may rename or remove root's entries.
+ */
+static int config_parents(const char *path, char *msg, size_t msglen)
+{
+	char given[PATH_MAX], dir[PATH_MAX];
+	if (strlcpy(given, path, sizeof given) >= sizeof given ||
+	    realpath(dirname(given), dir) == NULL)
+		return 0; /* the loader reports what is wrong with the path */
+	for (;;) {
+		struct stat st;
+		const char *d = dir[0] != '\0' ? dir : "/";
+		if (stat(d, &st) == -1)
+			return 0;
+		bool others = (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+		if (st.st_uid != 0 || others) {
+			snprintf(msg, msglen,
+			         "is in %s, which %s can write (owner uid %ld, mode %04o), so they "
+			         "could replace it, and it decides what root runs; fix: chown root "
+			         "%s && chmod go-w %s",
+			         d, st.st_uid != 0 ? "its owner" : "group or others",
+			         (long)st.st_uid, (unsigned)(st.st_mode & 07777), d, d);
+			return -1;
+		}
+		char *slash = strrchr(dir, '/');
+		if (slash == NULL || d[1] == '\0')
+			return 0;
+		*slash = '\0';
+	}
+}
+
 int pathsafe_config_file(const char *path, char *msg, size_t msglen)
 {
 	struct stat st;
@@ -137,7 +174,7 @@ int pathsafe_config_file(const char *path, char *msg, size_t msglen)
 		         (unsigned)(st.st_mode & 07777), path);
 		return -1;
 	}
-	return 0;
+	return config_parents(path, msg, msglen);
 }
 
 int pathsafe_mkdirs(const char *path, mode_t mode)

@@ -39,7 +39,8 @@ int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badle
 
 /*
  * What doas asks of its config, for gitlab.rb read by root: a regular file
- * owned by root, writable by nobody else. Returns 0, or -1 with a message
+ * owned by root, writable by nobody else, in directories only root can write
+ * to (sticky ones aside). Returns 0, or -1 with a message
  * that says how to fix it in msg. Callers run it only as root.
  */
 int pathsafe_config_file(const char *path, char *msg, size_t msglen);

@@ -7,15 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/grow.h"
 #include "lib/proctree.h"
+#include "lib/readfile.h"
+
+/* Seven digits and a space for each of the at most 2^22 pids: no real list comes near. */
+#define CHILDREN_MAX (8 * 4194304)
 
 int proc_stat_parse(const char *text, struct pstat *ps)
 {
 	/* comm may hold spaces and parentheses: it ends at the last ')'. */
 	const char *open = strchr(text, '('), *close = strrchr(text, ')');
 	long pid, ppid, pgrp, sid;
-	char state;
 	if (open == NULL || close == NULL || close < open || sscanf(text, "%ld", &pid) != 1)
 		goto bad;
 	memset(ps, 0, sizeof *ps);
@@ -29,7 +34,7 @@ int proc_stat_parse(const char *text, struct pstat *ps)
 	if (sscanf(close + 1,
 	           " %c %ld %ld %ld %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
 	           "%*d %llu",
-	           &state, &ppid, &pgrp, &sid, &ps->start) != 5)
+	           &ps->state, &ppid, &pgrp, &sid, &ps->start) != 5)
 		goto bad;
 	ps->pid = (pid_t)pid;
 	ps->ppid = (pid_t)ppid;
@@ -41,27 +46,11 @@ bad:
 	return -1;
 }
 
-static ssize_t slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (n == -1) {
-		errno = e;
-		return -1;
-	}
-	buf[n] = '\0';
-	return n;
-}
-
 int proc_stat(pid_t pid, struct pstat *ps)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	ssize_t n = slurp(path, buf, sizeof buf);
+	ssize_t n = readfile_small_at(AT_FDCWD, path, buf, sizeof buf);
 	if (n <= 0) {
 		if (n == 0)
 			errno = ESRCH;
@@ -80,12 +69,18 @@ int proc_group_is(pid_t pgrp, unsigned long long leader_start)
 
 int proc_children(pid_t pid, pid_t *out, size_t cap)
 {
-	char path[64], buf[4096];
+	char path[64];
 	snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", (long)pid, (long)pid);
-	if (slurp(path, buf, sizeof buf) == -1)
+	struct buf b;
+	buf_init(&b);
+	if (readfile(path, &b, CHILDREN_MAX) == -1) {
+		int e = errno;
+		buf_free(&b);
+		errno = e;
 		return -1;
+	}
 	int n = 0;
-	for (char *p = buf, *end; *p; p = end) {
+	for (char *p = b.p, *end; p != NULL && *p; p = end) {
 		long v = strtol(p, &end, 10);
 		if (end == p)
 			break;
@@ -93,6 +88,7 @@ int proc_children(pid_t pid, pid_t *out, size_t cap)
 			out[n] = (pid_t)v;
 		n++;
 	}
+	buf_free(&b);
 	return n;
 }
 
@@ -114,15 +110,12 @@ static int ptable_load(struct ptable *t)
 		struct pstat ps;
 		if (errstr != NULL || proc_stat((pid_t)pid, &ps) == -1)
 			continue; /* not a process, or gone meanwhile */
-		if (grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 256) == -1) {
-			closedir(d);
-			return -1;
-		}
+		grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 256);
 		t->v[t->n++] = ps;
 	}
 	closedir(d);
-	t->mark = calloc(t->n ? t->n : 1, sizeof *t->mark);
-	return t->mark == NULL ? -1 : 0;
+	t->mark = xcalloc(t->n, sizeof *t->mark);
+	return 0;
 }
 
 static const struct pstat *find(const struct ptable *t, pid_t pid)
@@ -171,11 +164,8 @@ int proc_leftovers(pid_t root, const pid_t *skip, size_t nskip, bool orphans_onl
 	struct ptable t = {0};
 	*out = NULL;
 	*n = 0;
-	if (ptable_load(&t) == -1) {
-		free(t.v);
-		free(t.mark);
+	if (ptable_load(&t) == -1)
 		return -1;
-	}
 	size_t seeds = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct pstat *ps = &t.v[i];

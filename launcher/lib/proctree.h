@@ -13,6 +13,7 @@
 
 struct pstat {
 	pid_t pid, ppid, pgrp, sid;
+	char state;               /* R, S, D, Z (zombie), X (dead), ... */
 	unsigned long long start; /* clock ticks after boot: with pid, names a process */
 	char comm[32];
 };
@@ -31,7 +32,7 @@ int proc_stat_parse(const char *text, struct pstat *ps);
  */
 int proc_group_is(pid_t pgrp, unsigned long long leader_start);
 
-/* Direct children of pid (one read of /proc/PID/task/PID/children). Count, or -1. */
+/* Direct children of pid (from /proc/PID/task/PID/children). Count, or -1. */
 int proc_children(pid_t pid, pid_t *out, size_t cap);
 
 /*

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/grow.h"
 #include "lib/rmtree.h"
 
 #define MAX_DEPTH 256
@@ -37,21 +39,13 @@ static void rm_contents(struct rm *r, int fd, const char *path, int depth)
 	}
 	/* Names first: unlinking while readdir walks the same directory may skip entries. */
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		char **v = reallocarray(names, n + 1, sizeof *v);
-		char *s = strdup(de->d_name);
-		if (v == NULL || s == NULL) {
-			free(s);
-			names = v ? v : names;
-			complain(r, path, de->d_name, "out of memory");
-			break;
-		}
-		names = v;
-		names[n++] = s;
+		grow(&names, &cap, n + 1, sizeof *names, 16);
+		names[n++] = xstrdup(de->d_name);
 	}
 	for (size_t i = 0; i < n; i++) {
 		rm_at(r, dirfd(d), names[i], path, depth + 1);

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "proc/httpprobe.h"
 
 int http_status_code(const char *line, size_t len)
@@ -27,28 +27,19 @@ int http_status_code(const char *line, size_t len)
 	return code;
 }
 
-static long ms_left(const struct timespec *deadline)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms =
-	    (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	return ms > 0 ? ms : 0;
-}
-
 /* Wait for events on fd until the deadline. 1 ready, 0 timed out, -1 error. */
-static int wait_fd(int fd, short events, const struct timespec *deadline)
+static int wait_fd(int fd, short events, long deadline)
 {
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = events};
-		int r = poll(&p, 1, (int)ms_left(deadline));
+		int r = poll(&p, 1, (int)ms_until(deadline));
 		if (r == -1 && errno == EINTR)
 			continue;
 		return r;
 	}
 }
 
-static int connect_one(const struct addrinfo *ai, const struct timespec *deadline)
+static int connect_one(const struct addrinfo *ai, long deadline)
 {
 	int fd =
 	    socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
@@ -81,8 +72,8 @@ fail:;
 }
 
 /* Send the request and read the status line. Returns the code, or -1 with err. */
-static int exchange(int fd, const char *host, const char *path, const struct timespec *deadline,
-                    char *err, size_t errlen)
+static int exchange(int fd, const char *host, const char *path, long deadline, char *err,
+                    size_t errlen)
 {
 	char req[512], resp[256];
 	int n = snprintf(req, sizeof req,
@@ -125,7 +116,6 @@ int http_probe(const char *host, int port, const char *path, int timeout_ms, cha
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res;
-	struct timespec deadline;
 	char portstr[16];
 
 	/* A server bound to the wildcard address is reached on loopback. */
@@ -139,22 +129,16 @@ int http_probe(const char *host, int port, const char *path, int timeout_ms, cha
 		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	long deadline = mono_ms() + timeout_ms;
 	int code = -1;
 	snprintf(err, errlen, "no address");
 	for (const struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
-		int fd = connect_one(ai, &deadline);
+		int fd = connect_one(ai, deadline);
 		if (fd == -1) {
 			snprintf(err, errlen, "connect: %s", strerror(errno));
 			continue;
 		}
-		code = exchange(fd, host, path, &deadline, err, errlen);
+		code = exchange(fd, host, path, deadline, err, errlen);
 		close(fd);
 		break;
 	}

@@ -1,60 +1,22 @@
 /* /proc/PID readers for `inspect`: whole-file reads, then small parsers. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proc/procinfo.h"
+#include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/readfile.h"
 
 #define PROC_MAX (64L * 1024 * 1024) /* maps of a huge process stays far below */
 
-/* Read a whole /proc file (their sizes are not known in advance). NUL-terminated. */
-static char *slurp(pid_t pid, const char *what, size_t *lenp)
+/* A whole /proc/PID file into b (their sizes are not known in advance). */
+static int slurp(pid_t pid, const char *what, struct buf *b)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, what);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return NULL;
-	size_t cap = 16384, len = 0;
-	char *buf = malloc(cap);
-	while (buf != NULL) {
-		if (len + 1 >= cap) {
-			char *nb = cap < (size_t)PROC_MAX ? realloc(buf, cap * 2) : NULL;
-			if (nb == NULL) {
-				free(buf);
-				buf = NULL;
-				errno = ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + len, cap - len - 1);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			int e = errno;
-			free(buf);
-			buf = NULL;
-			errno = e;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	int e = errno;
-	close(fd);
-	errno = e;
-	if (buf != NULL) {
-		buf[len] = '\0';
-		if (lenp != NULL)
-			*lenp = len;
-	}
-	return buf;
+	return readfile(path, b, PROC_MAX);
 }
 
 /* "Key:   123 kB" -> 123, when line starts with key. */
@@ -95,12 +57,11 @@ int procinfo_parse_mem(const char *text, struct pmem *m)
 
 int proc_mem(pid_t pid, struct pmem *m)
 {
-	char *t = slurp(pid, "smaps_rollup", NULL);
-	if (t == NULL)
-		return -1;
-	int r = procinfo_parse_mem(t, m);
+	struct buf t;
+	buf_init(&t);
+	int r = slurp(pid, "smaps_rollup", &t) == -1 ? -1 : procinfo_parse_mem(buf_str(&t), m);
 	int e = errno;
-	free(t);
+	buf_free(&t);
 	errno = e;
 	return r;
 }
@@ -137,77 +98,74 @@ int procinfo_parse_maps(const char *text, const char *prefix, char *out, size_t 
 
 int proc_maps_find(pid_t pid, const char *prefix, char *out, size_t len)
 {
-	char *t = slurp(pid, "maps", NULL);
-	if (t == NULL)
-		return -1;
-	int r = procinfo_parse_maps(t, prefix, out, len);
+	struct buf t;
+	buf_init(&t);
+	int r =
+	    slurp(pid, "maps", &t) == -1 ? -1 : procinfo_parse_maps(buf_str(&t), prefix, out, len);
 	int e = errno;
-	free(t);
+	buf_free(&t);
 	errno = e;
 	return r;
 }
 
-int proc_uid(pid_t pid, uid_t *uid)
+/* The real uid of a "Uid:\treal\teffective..." line. 0, or -1 (EINVAL). */
+static int parse_uid(const char *text, uid_t *uid)
 {
-	char *t = slurp(pid, "status", NULL);
-	if (t == NULL)
-		return -1;
-	int r = -1;
-	errno = EINVAL;
-	for (const char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		if (strncmp(l, "Uid:", 4) != 0)
 			continue;
 		char *end;
 		errno = 0;
 		unsigned long v = strtoul(l + 4, &end, 10);
-		if (errno == 0 && end != l + 4) {
-			*uid = (uid_t)v;
-			r = 0;
-		} else {
-			errno = EINVAL;
-		}
-		break;
+		if (errno != 0 || end == l + 4)
+			break;
+		*uid = (uid_t)v;
+		return 0;
 	}
+	errno = EINVAL;
+	return -1;
+}
+
+int proc_uid(pid_t pid, uid_t *uid)
+{
+	struct buf t;
+	buf_init(&t);
+	int r = slurp(pid, "status", &t) == -1 ? -1 : parse_uid(buf_str(&t), uid);
 	int e = errno;
-	free(t);
+	buf_free(&t);
 	errno = e;
 	return r;
 }
 
-int procinfo_parse_environ(const char *buf, size_t len, struct envv *e)
+void procinfo_parse_environ(const char *buf, size_t len, struct envv *e)
 {
 	for (size_t i = 0; i < len;) {
 		const char *s = buf + i;
 		size_t n = strnlen(s, len - i);
-		char *eq = memchr(s, '=', n);
+		const char *eq = memchr(s, '=', n);
 		if (eq != NULL && eq != s) {
-			char name[256];
-			size_t nl = (size_t)(eq - s);
-			if (nl < sizeof name) {
-				memcpy(name, s, nl);
-				name[nl] = '\0';
-				/* the last entry need not be NUL-terminated within len */
-				char *val = strndup(eq + 1, n - nl - 1);
-				int r = val ? envv_set(e, name, val) : -1;
-				free(val);
-				if (r == -1)
-					return -1;
-			}
+			/* the last entry need not be NUL-terminated within len */
+			char *name = xstrndup(s, (size_t)(eq - s)),
+			     *val = xstrndup(eq + 1, n - (size_t)(eq - s) - 1);
+			envv_set(e, name, val);
+			free(name);
+			free(val);
 		}
 		i += n + 1;
 	}
-	return 0;
 }
 
 int proc_environ(pid_t pid, struct envv *e)
 {
-	size_t len;
-	char *t = slurp(pid, "environ", &len);
-	if (t == NULL)
+	struct buf t;
+	buf_init(&t);
+	if (slurp(pid, "environ", &t) == -1) {
+		int err = errno;
+		buf_free(&t);
+		errno = err;
 		return -1;
-	int r = procinfo_parse_environ(t, len, e);
-	int err = errno;
-	free(t);
-	errno = err;
-	return r;
+	}
+	procinfo_parse_environ(buf_str(&t), t.len, e);
+	buf_free(&t);
+	return 0;
 }

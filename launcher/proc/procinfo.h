@@ -33,6 +33,6 @@ int proc_environ(pid_t pid, struct envv *e);
 /* Parsers, separated from /proc for tests and fuzzing. */
 int procinfo_parse_mem(const char *text, struct pmem *m);
 int procinfo_parse_maps(const char *text, const char *prefix, char *out, size_t len);
-int procinfo_parse_environ(const char *buf, size_t len, struct envv *e);
+void procinfo_parse_environ(const char *buf, size_t len, struct envv *e);
 
 #endif

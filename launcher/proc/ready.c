@@ -12,7 +12,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/proctree.h"
+#include "lib/readfile.h"
 #include "proc/httpprobe.h"
 #include "proc/ready.h"
 #include "proc/svrun.h"
@@ -126,26 +129,13 @@ static bool holds(pid_t pid, const struct inodes *in)
 	return found;
 }
 
-/* The process group of pid from /proc/PID/stat (field 5, after the comm in parentheses). */
 static pid_t pgrp_of(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	long pg;
-	if (p == NULL || sscanf(p + 1, " %*c %*d %ld", &pg) != 1)
-		return -1;
-	return (pid_t)pg;
+	struct pstat ps;
+	return proc_stat(pid, &ps) == -1 ? -1 : ps.pgrp;
 }
 
+/* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
 	char path[64];
@@ -154,7 +144,7 @@ static void cmdline_of(pid_t pid, char *out, size_t len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return;
-	ssize_t n = read(fd, out, len - 1);
+	ssize_t n = read_full(fd, out, len - 1);
 	close(fd);
 	if (n <= 0) {
 		out[0] = '\0';
@@ -424,8 +414,8 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 static char **expand_argv(const struct attrs *a, const struct svc *s, char **tmpl, size_t n,
                           char *why, size_t len)
 {
-	char **v = calloc(n + 1, sizeof *v);
-	for (size_t i = 0; v && i < n; i++)
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
 		if ((v[i] = attrs_expand(a, s, tmpl[i])) == NULL) {
 			snprintf(why, len, "check_command: cannot expand \"%s\"", tmpl[i]);
 			for (size_t j = 0; j < i; j++)
@@ -443,8 +433,8 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 	char **argv = expand_argv(a, s, def->check_command, def->ncheck_command, why, len);
 	if (argv == NULL)
 		return 0;
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	int rc = svrun(ctl, s, argv, deadline, &out);
 	if (rc == -1)
 		snprintf(why, len, "%s: %s", argv[0],
@@ -455,7 +445,7 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
 		         n > 160 ? 160 : n, p);
 	}
-	tbuf_free(&out);
+	buf_free(&out);
 	for (size_t i = 0; argv[i]; i++)
 		free(argv[i]);
 	free(argv);

@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/gcovflush.h"
 #include "proc/svrun.h"
@@ -22,9 +24,7 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 	size_t n = 0;
 	while (argv[n])
 		n++;
-	char **v = calloc(n + 16, sizeof *v);
-	if (v == NULL)
-		return NULL;
+	char **v = xcalloc(n + 16, sizeof *v);
 	size_t k = 0;
 	v[k++] = (char *)ctl->self;
 	v[k++] = "exec";
@@ -57,7 +57,7 @@ static void child(int wfd, const char *self, char **v)
 }
 
 /* Read the child's output until EOF or the deadline. 0 at EOF, -1 at the deadline. */
-static int drain(int rfd, long deadline, struct tbuf *out)
+static int drain(int rfd, long deadline, struct buf *out)
 {
 	char buf[4096];
 	for (;;) {
@@ -76,17 +76,15 @@ static int drain(int rfd, long deadline, struct tbuf *out)
 		if (n <= 0)
 			return 0;
 		if (out->len < OUT_MAX)
-			tbuf_add(out, buf, (size_t)n);
+			buf_add(out, buf, (size_t)n);
 	}
 }
 
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct tbuf *out)
+          struct buf *out)
 {
 	int fds[2];
 	char **v = exec_argv(ctl, s, argv);
-	if (v == NULL)
-		return -1;
 	if (pipe2(fds, O_CLOEXEC) == -1) {
 		free(v);
 		return -1;

@@ -8,8 +8,8 @@
 #define GITLAB_CTL_SVRUN_H
 
 #include "config/attrs.h"
+#include "lib/buf.h"
 #include "lib/ctl.h"
-#include "render/template.h"
 
 /*
  * argv (already expanded) as service s. Output (at most 64 KiB) is appended
@@ -17,6 +17,6 @@
  * killed at deadline, a mono_ms() time).
  */
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct tbuf *out);
+          struct buf *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "render/pending.h"
 #include "render/tree.h"
 #include "lib/pathsafe.h"
+#include "lib/readfile.h"
 
 static const struct {
 	unsigned bit;
@@ -96,18 +97,9 @@ int pending_get(const struct pending *pd, const char *svc, unsigned *what)
 		errno = EINVAL;
 		return -1;
 	}
-	int fd = openat(pd->dirfd, svc, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		return errno == ENOENT ? 0 : -1;
 	char buf[256];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	int e = errno;
-	close(fd);
-	if (n == -1) {
-		errno = e;
-		return -1;
-	}
-	buf[n] = '\0';
+	if (readfile_small_at(pd->dirfd, svc, buf, sizeof buf) == -1)
+		return errno == ENOENT ? 0 : -1;
 	*what = parse(buf);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "render/accounts.h"
+#include "lib/alloc.h"
 #include "lib/diag.h"
 #include "render/svfiles.h"
 #include "render/svvars.h"
@@ -30,8 +31,8 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 		const struct cat_template *ct = &def->templates[i];
 		char src[PATH_MAX];
 		char *dest = svc_expand(s, ct->dest);
-		struct tbuf body;
-		tbuf_init(&body);
+		struct buf body;
+		buf_init(&body);
 		if (dest == NULL || dest[0] != '/') {
 			diag_file(d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
@@ -45,10 +46,10 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 			rc = -1;
 		} else if (tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid),
 		                         (gid_t)owner(ct, (uid_t)gid), -1, TR_CONFIG, 0) < 0) {
-			err(1, "out of memory");
+			die_nomem(); /* tree.c fails only to allocate */
 		}
 		free(dest);
-		tbuf_free(&body);
+		buf_free(&body);
 	}
 	return rc;
 }
@@ -73,7 +74,7 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 	 */
 	unsigned flags = uid == TREE_NO_OWNER ? TN_IF_MISSING : 0;
 	if (tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags) < 0)
-		err(1, "out of memory");
+		die_nomem();
 	if (render_all(ctl, a, s, uid, gid, &t, &d) == -1) {
 		diags_print(&d, stderr);
 		goto out;

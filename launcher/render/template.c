@@ -10,64 +10,23 @@
 #include <unistd.h>
 
 #include "render/template.h"
+#include "lib/names.h"
+#include "lib/readfile.h"
 
 #define TPL_MAX_DEPTH 16
 #define TPL_MAX_FILE  (1024 * 1024)
 
-void tbuf_init(struct tbuf *b)
-{
-	memset(b, 0, sizeof *b);
-}
-
-void tbuf_free(struct tbuf *b)
-{
-	free(b->p);
-	tbuf_init(b);
-}
-
-void tbuf_add(struct tbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (p == NULL) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	if (n > 0)
-		memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void tbuf_adds(struct tbuf *b, const char *s)
-{
-	tbuf_add(b, s, strlen(s));
-}
-
-void tbuf_addc(struct tbuf *b, char c)
-{
-	tbuf_add(b, &c, 1);
-}
-
 /* Inside single quotes nothing is special but the quote itself: close, escape, reopen. */
-void tpl_sh_quote(struct tbuf *b, const char *s)
+void tpl_sh_quote(struct buf *b, const char *s)
 {
-	tbuf_addc(b, '\'');
+	buf_addc(b, '\'');
 	for (; *s; s++) {
 		if (*s == '\'')
-			tbuf_adds(b, "'\\''");
+			buf_adds(b, "'\\''");
 		else
-			tbuf_addc(b, *s);
+			buf_addc(b, *s);
 	}
-	tbuf_addc(b, '\'');
+	buf_addc(b, '\'');
 }
 
 /* Length of a valid UTF-8 sequence at s, or 0. */
@@ -95,51 +54,51 @@ static size_t utf8_len(const unsigned char *s)
  * parser would otherwise fold. A byte that is not valid UTF-8 becomes U+FFFD,
  * as a YAML stream must be valid Unicode.
  */
-void tpl_yaml_quote(struct tbuf *b, const char *str)
+void tpl_yaml_quote(struct buf *b, const char *str)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *s = (const unsigned char *)str;
 
-	tbuf_addc(b, '"');
+	buf_addc(b, '"');
 	while (*s) {
 		unsigned char c = *s;
 		if (c == '"' || c == '\\') {
-			tbuf_addc(b, '\\');
-			tbuf_addc(b, (char)c);
+			buf_addc(b, '\\');
+			buf_addc(b, (char)c);
 		} else if (c == '\n') {
-			tbuf_adds(b, "\\n");
+			buf_adds(b, "\\n");
 		} else if (c == '\t') {
-			tbuf_adds(b, "\\t");
+			buf_adds(b, "\\t");
 		} else if (c == '\r') {
-			tbuf_adds(b, "\\r");
+			buf_adds(b, "\\r");
 		} else if (c < 0x20 || c == 0x7f) {
 			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			tbuf_add(b, esc, sizeof esc);
+			buf_add(b, esc, sizeof esc);
 		} else if (c < 0x80) {
-			tbuf_addc(b, (char)c);
+			buf_addc(b, (char)c);
 		} else {
 			size_t n = utf8_len(s);
 			if (n == 0) {
-				tbuf_adds(b, "\\uFFFD");
+				buf_adds(b, "\\uFFFD");
 				s++;
 				continue;
 			}
 			if (n == 2 && s[0] == 0xc2 && s[1] == 0x85)
-				tbuf_adds(b, "\\N");
+				buf_adds(b, "\\N");
 			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa8)
-				tbuf_adds(b, "\\L");
+				buf_adds(b, "\\L");
 			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa9)
-				tbuf_adds(b, "\\P");
+				buf_adds(b, "\\P");
 			else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-				tbuf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
+				buf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
 			else
-				tbuf_add(b, (const char *)s, n);
+				buf_add(b, (const char *)s, n);
 			s += n;
 			continue;
 		}
 		s++;
 	}
-	tbuf_addc(b, '"');
+	buf_addc(b, '"');
 }
 
 enum tag_kind {
@@ -157,7 +116,7 @@ enum tag_kind {
 struct render {
 	const char *name;
 	const struct tpl_vars *vars;
-	struct tbuf *out;
+	struct buf *out;
 	struct diags *d;
 	int line;
 	int nerr;
@@ -252,14 +211,6 @@ static bool is_int(const char *v)
 	return true;
 }
 
-static bool has_control(const char *v)
-{
-	for (; *v; v++)
-		if ((unsigned char)*v < 0x20 || *v == 0x7f)
-			return true;
-	return false;
-}
-
 /* Emit one substitution (the value is looked up even in inactive blocks, to catch typos). */
 static void substitute(struct render *r, enum tag_kind kind, const char *nm)
 {
@@ -273,7 +224,7 @@ static void substitute(struct render *r, enum tag_kind kind, const char *nm)
 		}
 		for (size_t i = 0; on && list[i]; i++) {
 			if (i > 0)
-				tbuf_addc(r->out, ' ');
+				buf_addc(r->out, ' ');
 			tpl_sh_quote(r->out, list[i]);
 		}
 		return;
@@ -307,13 +258,13 @@ static void substitute(struct render *r, enum tag_kind kind, const char *nm)
 		if (on && !is_int(v))
 			rerr(r, "value of '%s' is not an integer", nm);
 		else if (on)
-			tbuf_adds(r->out, v);
+			buf_adds(r->out, v);
 		return;
 	default:
-		if (on && has_control(v))
+		if (on && text_has_control(v))
 			rerr(r, "value of '%s' holds a newline or control character", nm);
 		else if (on)
-			tbuf_adds(r->out, v);
+			buf_adds(r->out, v);
 		return;
 	}
 }
@@ -328,12 +279,12 @@ static void count_lines(struct render *r, const char *s, size_t n)
 static void emit(struct render *r, const char *s, size_t n)
 {
 	if (r->active[r->depth])
-		tbuf_add(r->out, s, n);
+		buf_add(r->out, s, n);
 	count_lines(r, s, n);
 }
 
 int tpl_render(const char *name, const char *text, size_t len, const struct tpl_vars *vars,
-               struct tbuf *out, struct diags *d)
+               struct buf *out, struct diags *d)
 {
 	struct render r = {.name = name, .vars = vars, .out = out, .d = d, .line = 1};
 	const char *end = text + len, *lit = text;
@@ -396,36 +347,19 @@ int tpl_render(const char *name, const char *text, size_t len, const struct tpl_
 		r.line = r.open_line[r.depth];
 		rerr(&r, "block opened here is not closed with '%s'", "{{/if}}");
 	}
-	if (out->oom) {
-		diag_file(d, DIAG_ERR, name, 0, "out of memory");
-		r.nerr++;
-	}
 	return r.nerr ? -1 : 0;
 }
 
-int tpl_render_file(const char *path, const struct tpl_vars *vars, struct tbuf *out,
-                    struct diags *d)
+int tpl_render_file(const char *path, const struct tpl_vars *vars, struct buf *out, struct diags *d)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1) {
-		diag_file(d, DIAG_ERR, path, 0, "cannot open template: %s", strerror(errno));
-		return -1;
-	}
-	struct tbuf text;
-	tbuf_init(&text);
-	char buf[8192];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof buf)) > 0 && text.len < TPL_MAX_FILE)
-		tbuf_add(&text, buf, (size_t)n);
-	int saved = errno;
-	close(fd);
+	struct buf text;
+	buf_init(&text);
 	int rc = -1;
-	if (n == -1)
-		diag_file(d, DIAG_ERR, path, 0, "cannot read template: %s", strerror(saved));
-	else if (text.len >= TPL_MAX_FILE || text.oom)
-		diag_file(d, DIAG_ERR, path, 0, "template too large");
+	if (readfile(path, &text, TPL_MAX_FILE) == -1)
+		diag_file(d, DIAG_ERR, path, 0, "cannot read template: %s",
+		          errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
 	else
-		rc = tpl_render(path, text.p ? text.p : "", text.len, vars, out, d);
-	tbuf_free(&text);
+		rc = tpl_render(path, buf_str(&text), text.len, vars, out, d);
+	buf_free(&text);
 	return rc;
 }

@@ -23,25 +23,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/buf.h"
 #include "lib/diag.h"
 
-/* A growable byte buffer, always NUL-terminated. */
-struct tbuf {
-	char *p;
-	size_t len, cap;
-	bool oom; /* an append failed: the content is incomplete */
-};
-
-void tbuf_init(struct tbuf *b);
-void tbuf_free(struct tbuf *b);
-void tbuf_add(struct tbuf *b, const char *s, size_t n);
-void tbuf_adds(struct tbuf *b, const char *s);
-void tbuf_addc(struct tbuf *b, char c);
+/*
+ * The old spellings of lib/buf.h, kept only until cmd_reconfigure.c (being
+ * split) says struct buf / buf_*: new code uses lib/buf.h directly.
+ */
+#define tbuf      buf
+#define tbuf_init buf_init
+#define tbuf_free buf_free
+#define tbuf_add  buf_add
+#define tbuf_adds buf_adds
+#define tbuf_addc buf_addc
 
 /* Append s as one single-quoted shell word ('' for the empty string). */
-void tpl_sh_quote(struct tbuf *b, const char *s);
+void tpl_sh_quote(struct buf *b, const char *s);
 /* Append s as a YAML double-quoted scalar, quotes included. */
-void tpl_yaml_quote(struct tbuf *b, const char *s);
+void tpl_yaml_quote(struct buf *b, const char *s);
 
 /* Where values come from: a scalar (NULL: unknown) and a list (NULL: unknown). */
 struct tpl_vars {
@@ -55,10 +54,10 @@ struct tpl_vars {
  * -1 with every problem recorded in d as "name:LINE: error: ...".
  */
 int tpl_render(const char *name, const char *text, size_t len, const struct tpl_vars *vars,
-               struct tbuf *out, struct diags *d);
+               struct buf *out, struct diags *d);
 
 /* Read a template file and render it. I/O errors are recorded in d too. */
-int tpl_render_file(const char *path, const struct tpl_vars *vars, struct tbuf *out,
+int tpl_render_file(const char *path, const struct tpl_vars *vars, struct buf *out,
                     struct diags *d);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "runit/sdunit.h"
+#include "lib/readfile.h"
 #include "lib/spawn.h"
 
 #define START_TIMEOUT_MS 10000
@@ -55,7 +56,8 @@ static int read_unit(char *buf, size_t len)
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd == -1)
 			continue;
-		ssize_t n = read(fd, buf, len - 1);
+		/* Not readfile: systemd follows links in its unit directories, so we do too. */
+		ssize_t n = read_full(fd, buf, len - 1);
 		close(fd);
 		if (n < 0)
 			return -1;

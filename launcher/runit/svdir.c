@@ -16,6 +16,7 @@
 #include <bsd/libutil.h>
 
 #include "lib/clock.h"
+#include "lib/readfile.h"
 #include "lib/gcovflush.h"
 #include "lib/proctree.h"
 #include "lib/rlimits.h"
@@ -59,7 +60,7 @@ int svdir_running(const struct ctl *ctl, pid_t *pid)
 		return -1;
 	}
 	char buf[64];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read_full(fd, buf, sizeof buf - 1);
 	close(fd);
 	bool stopping = false;
 	if (n > 0) {
@@ -316,9 +317,17 @@ static void nudge_child(pid_t child, int *fd)
 	}
 }
 
-static void exec_runsvdir(const char *prog, const char *service_dir)
+static void exec_runsvdir(const char *prog, const char *service_dir, pid_t wrapper)
 {
 	gcov_child();
+	/*
+	 * A wrapper killed with SIGKILL cleans up nothing: the kernel HUPs runsvdir
+	 * instead, and runsvdir answers HUP by TERMing every runsv, so no service
+	 * runs on unsupervised holding locks a new wrapper's runsv would need. The
+	 * wrapper may already be gone by the time the signal is armed.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGHUP) == -1 || getppid() != wrapper)
+		_exit(111);
 	/* Each runsv in its own session (-P); runsvdir in its own too, so a terminal's ^C
 	 * reaches only this wrapper, which then stops the services in order. */
 	setsid();
@@ -596,6 +605,7 @@ int svdir_run(const struct ctl *ctl)
 		wait_s = SV_WAIT_DEFAULT;
 	unsetenv("SVWAIT");
 
+	pid_t self = getpid();
 	pid_t child = fork();
 	if (child == -1) {
 		warn("fork");
@@ -604,7 +614,7 @@ int svdir_run(const struct ctl *ctl)
 	}
 	if (child == 0) {
 		pidfile_close(pfh); /* the lock is not the child's to hold (close-on-exec anyway) */
-		exec_runsvdir(prog, service);
+		exec_runsvdir(prog, service, self);
 	}
 
 	bool stopping = false;

@@ -8,8 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/grow.h"
+#include "lib/readfile.h"
 #include "runit/svsel.h"
+
+/* An after file lists service names, one a line: far below this. */
+#define AFTER_MAX (1024 * 1024)
 
 bool svsel_valid_name(const char *name)
 {
@@ -21,15 +27,10 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int push(struct svsel *sel, size_t *cap, const char *name)
+static void push(struct svsel *sel, size_t *cap, const char *name)
 {
-	if (grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16) == -1)
-		return -1;
-	char *s = strdup(name);
-	if (s == NULL)
-		return -1;
-	sel->names[sel->n++] = s;
-	return 0;
+	grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16);
+	sel->names[sel->n++] = xstrdup(name);
 }
 
 /* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
@@ -46,26 +47,31 @@ static bool is_service(int dfd, const char *name, unsigned char type)
 	       (S_ISLNK(sb.st_mode) || S_ISDIR(sb.st_mode));
 }
 
-/* getdents64 straight into a stack buffer: no opendir allocation on the status path. */
+/* A dup of sel->fd for readdir: closedir closes it, sel->fd stays open for the *at calls. */
 static int load_all(struct svsel *sel)
 {
-	char buf[8192] __attribute__((aligned(8)));
+	int fd = fcntl(sel->fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd == -1 ? NULL : fdopendir(fd);
+	if (d == NULL) {
+		int e = errno;
+		if (fd != -1)
+			close(fd);
+		errno = e;
+		return -1;
+	}
 	size_t cap = 0;
-	for (;;) {
-		ssize_t n = getdents64(sel->fd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		if (n == 0)
-			break;
-		for (ssize_t off = 0; off < n;) {
-			const struct dirent64 *e = (const struct dirent64 *)(buf + off);
-			if (is_service(sel->fd, e->d_name, e->d_type) &&
-			    push(sel, &cap, e->d_name) == -1)
-				return -1;
-			off += e->d_reclen;
-		}
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (is_service(sel->fd, de->d_name, de->d_type))
+			push(sel, &cap, de->d_name);
+		errno = 0;
+	}
+	int e = errno;
+	closedir(d);
+	if (e != 0) {
+		errno = e;
+		return -1;
 	}
 	if (sel->n > 1)
 		qsort(sel->names, sel->n, sizeof *sel->names, cmp_names);
@@ -87,7 +93,8 @@ static int load(struct svsel *sel, const char *name)
 	if (fstatat(sel->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
 	size_t cap = 0;
-	return push(sel, &cap, name);
+	push(sel, &cap, name);
+	return 0;
 }
 
 int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
@@ -151,22 +158,19 @@ static ssize_t find_name(const struct svsel *sel, const char *name, size_t len)
 /* deps[i*n + j]: names[i] needs names[j], from names[i]/after (root's, in its sv dir). */
 static int read_deps(const struct svsel *sel, bool *deps)
 {
-	char path[NAME_MAX + 16], buf[4096];
-	for (size_t i = 0; i < sel->n; i++) {
+	char path[NAME_MAX + 16];
+	struct buf b;
+	buf_init(&b);
+	int rc = 0;
+	for (size_t i = 0; i < sel->n && rc == 0; i++) {
+		buf_reset(&b);
 		if ((size_t)snprintf(path, sizeof path, "%s/after", sel->names[i]) >= sizeof path)
 			continue;
-		int fd = openat(sel->fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1) {
-			if (errno == ENOENT)
-				continue;
-			return -1;
+		if (readfile_at(sel->fd, path, &b, AFTER_MAX) == -1) {
+			rc = errno == ENOENT ? 0 : -1;
+			continue;
 		}
-		ssize_t len = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (len == -1)
-			return -1;
-		buf[len] = '\0';
-		for (char *p = buf; *p;) {
+		for (const char *p = buf_str(&b); *p;) {
 			size_t l = strcspn(p, "\n");
 			ssize_t j = find_name(sel, p, l);
 			if (j >= 0 && (size_t)j != i)
@@ -174,7 +178,10 @@ static int read_deps(const struct svsel *sel, bool *deps)
 			p += l + (p[l] == '\n');
 		}
 	}
-	return 0;
+	int e = errno;
+	buf_free(&b);
+	errno = e;
+	return rc;
 }
 
 static const struct svsel *order_sel;
@@ -190,20 +197,21 @@ static int cmp_wave(const void *a, const void *b)
 int svsel_order(struct svsel *sel, bool reverse)
 {
 	size_t n = sel->n;
-	bool *deps = calloc(n * n + 1, sizeof *deps);
-	int *wave = calloc(n + 1, sizeof *wave);
-	size_t *idx = calloc(n + 1, sizeof *idx);
-	char **names = calloc(n + 1, sizeof *names);
-	int rc = -1;
-	if (deps == NULL || wave == NULL || idx == NULL || names == NULL ||
-	    read_deps(sel, deps) == -1)
-		goto out;
+	bool *deps = xcalloc(n * n + 1, sizeof *deps);
+	if (read_deps(sel, deps) == -1) {
+		int e = errno;
+		free(deps);
+		errno = e;
+		return -1;
+	}
+	int *wave = xcalloc(n, sizeof *wave);
 	/* Longest path from a service without dependencies; n rounds end even a hand-made cycle. */
 	for (size_t round = 0; round < n; round++)
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < n; j++)
 				if (deps[i * n + j] && wave[i] < wave[j] + 1)
 					wave[i] = wave[j] + 1;
+	size_t *idx = xcalloc(n, sizeof *idx);
 	int max = 0;
 	for (size_t i = 0; i < n; i++) {
 		idx[i] = i;
@@ -215,11 +223,8 @@ int svsel_order(struct svsel *sel, bool reverse)
 	sel->wave = wave;
 	order_sel = sel;
 	qsort(idx, n, sizeof *idx, cmp_wave);
-	int *sorted = calloc(n + 1, sizeof *sorted);
-	if (sorted == NULL) {
-		sel->wave = NULL;
-		goto out;
-	}
+	char **names = xcalloc(n, sizeof *names);
+	int *sorted = xcalloc(n, sizeof *sorted);
 	for (size_t i = 0; i < n; i++) {
 		names[i] = sel->names[idx[i]];
 		sorted[i] = wave[idx[i]];
@@ -227,17 +232,15 @@ int svsel_order(struct svsel *sel, bool reverse)
 	memcpy(sel->names, names, n * sizeof *names);
 	sel->wave = sorted;
 	/* The dependency matrix in the new order, for svsel_waiting_for. */
-	sel->deps = calloc(n * n + 1, sizeof *sel->deps);
-	for (size_t i = 0; sel->deps && i < n; i++)
+	sel->deps = xcalloc(n * n + 1, sizeof *sel->deps);
+	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++)
 			sel->deps[i * n + j] = deps[idx[i] * n + idx[j]];
-	rc = 0;
-out:
 	free(deps);
 	free(wave);
 	free(idx);
 	free(names);
-	return rc;
+	return 0;
 }
 
 const char *svsel_waiting_for(const struct svsel *sel, size_t i, const bool *up)

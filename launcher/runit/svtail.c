@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/clock.h"
 #include "runit/runit.h"
 #include "runit/svtail.h"
 
@@ -160,11 +162,7 @@ static int reopen(struct tail *t, struct tfile *f, long lines, bool initial)
 int svtail_files(char **paths, size_t n, long lines, long max_rounds)
 {
 	struct tail t = {.n = n};
-	t.f = calloc(n ? n : 1, sizeof *t.f);
-	if (t.f == NULL) {
-		warn("out of memory");
-		return 1;
-	}
+	t.f = xcalloc(n, sizeof *t.f);
 	t.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	for (size_t i = 0; i < n; i++) {
 		t.f[i] = (struct tfile){.path = paths[i], .fd = -1, .wd = -1};
@@ -179,7 +177,7 @@ int svtail_files(char **paths, size_t n, long lines, long max_rounds)
 			while (read(t.ifd, ev, sizeof ev) > 0)
 				; /* which file changed does not matter: checking all is cheap */
 		} else if (t.ifd == -1) {
-			usleep(250 * 1000);
+			sleep_ms(250);
 		}
 		for (size_t i = 0; i < n; i++) {
 			struct tfile *f = &t.f[i];
@@ -227,15 +225,15 @@ static off_t settled_size(int fd)
 {
 	struct stat st;
 	off_t last = -1;
-	for (int waited = 0; waited <= SETTLE_LIMIT; waited += SETTLE_MS) {
+	long deadline = mono_ms() + SETTLE_LIMIT;
+	for (;;) {
 		if (fstat(fd, &st) == -1)
 			return -1;
-		if (st.st_size == last && st.st_size > 0)
-			break;
+		if ((st.st_size == last && st.st_size > 0) || mono_ms() > deadline)
+			return st.st_size;
 		last = st.st_size;
-		usleep(SETTLE_MS * 1000);
+		sleep_ms(SETTLE_MS);
 	}
-	return last;
 }
 
 /* Service output is untrusted: control characters are shown as '?'. */
@@ -254,8 +252,8 @@ int svtail_last(const char *log_dir, long lines, FILE *fp)
 		return -1;
 	off_t size = settled_size(fd);
 	off_t from = size > LAST_MAX ? size - LAST_MAX : 0;
-	char *buf = malloc(LAST_MAX);
-	ssize_t n = buf != NULL && size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
+	char *buf = xmalloc(LAST_MAX);
+	ssize_t n = size > 0 ? pread(fd, buf, (size_t)(size - from), from) : -1;
 	close(fd);
 	if (n <= 0) {
 		free(buf);

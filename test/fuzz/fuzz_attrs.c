@@ -145,9 +145,9 @@ static void render(const struct svc *s)
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && strcmp(s->def->name, "gitlab-exporter") != 0)
 			continue;
-		struct tbuf out;
+		struct buf out;
 		struct diags d;
-		tbuf_init(&out);
+		buf_init(&out);
 		diags_init(&d);
 		int rc = tpl_render(tpl_names[i], tpl_text[i], tpl_len[i], &vars, &out, &d);
 		/* What attrs accepted must render: errors belong at the gitlab.rb line. */
@@ -157,7 +157,7 @@ static void render(const struct svc *s)
 			check_run(s, out.p);
 		diags_print(&d, devnull);
 		diags_free(&d);
-		tbuf_free(&out);
+		buf_free(&out);
 	}
 }
 

@@ -87,12 +87,12 @@ static bool has_control(const char *s)
 }
 
 /* Render template t; returns rc, and checks the rc/diagnostics contract. */
-static int render(int t, struct vals *v, struct tbuf *out)
+static int render(int t, struct vals *v, struct buf *out)
 {
 	struct tpl_vars vars = {get, get_list, v};
 	struct diags d;
 	diags_init(&d);
-	tbuf_init(out);
+	buf_init(out);
 	int rc = tpl_render(tpl_names[t], tpl_text[t], tpl_len[t], &vars, out, &d);
 	if ((rc == -1) != (d.nerr > 0) || out->p == NULL)
 		abort();
@@ -130,11 +130,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "process_pattern", "gitlab-exporter web");
 	set(&v, "postgresql.enable", "1");
 	set(&v, "redis.enable", "1");
-	struct tbuf out;
+	struct buf out;
 	if (render(T_YAML, &v, &out) != 0)
 		abort();
 	yaml_lines = count_lines(out.p);
-	tbuf_free(&out);
+	buf_free(&out);
 	return 0;
 }
 
@@ -155,9 +155,9 @@ static void fuzz_text(const char *text, size_t len)
 	v.argv[2] = "";
 	v.argv[3] = NULL;
 	struct tpl_vars vars = {get, get_list, &v};
-	struct tbuf out;
+	struct buf out;
 	struct diags d;
-	tbuf_init(&out);
+	buf_init(&out);
 	diags_init(&d);
 	int rc = tpl_render("fuzz.tpl", text, len, &vars, &out, &d);
 	if ((rc == -1) != (d.nerr > 0))
@@ -169,7 +169,7 @@ static void fuzz_text(const char *text, size_t len)
 		abort();
 	diags_print(&d, devnull);
 	diags_free(&d);
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 /* Mode 1: values of the shell templates. f[] are the NUL-separated fields. */
@@ -210,10 +210,10 @@ static void fuzz_shell(char **f, size_t nf)
 	want[n++] = "--";
 	for (size_t i = 0; i < na; i++)
 		want[n++] = v.argv[i];
-	struct tbuf out;
+	struct buf out;
 	if (render(T_RUN, &v, &out) != 0 || !sh_run_ok(out.p, want, n))
 		abort();
-	tbuf_free(&out);
+	buf_free(&out);
 
 	/* log-run: exec svlogd -tt DIR */
 	set(&v, "log_directory", get(&v, "home"));
@@ -225,7 +225,7 @@ static void fuzz_shell(char **f, size_t nf)
 	    strcmp(sh_word(&w, 3), get(&v, "home")) != 0)
 		abort();
 	free(w.buf);
-	tbuf_free(&out);
+	buf_free(&out);
 
 	/* check: GITLAB_CTL_DATADIR=D, then exec gitlab-ctl [--root R] -c CONFIG probe SVC */
 	set(&v, "datadir", get(&v, "home"));
@@ -234,7 +234,7 @@ static void fuzz_shell(char **f, size_t nf)
 		/* only the raw {{service}} of its comment line may refuse a value */
 		if (!has_control(get(&v, "service")))
 			abort();
-		tbuf_free(&out);
+		buf_free(&out);
 		return;
 	}
 	/* The comment lines above cannot hold a newline (raw values refuse it): the first
@@ -266,7 +266,7 @@ static void fuzz_shell(char **f, size_t nf)
 		if (strcmp(sh_word(&w, i), want[i]) != 0)
 			abort();
 	free(w.buf);
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 /* A YAML double-quoted scalar from s[0] == '"' to the end of its line, with no bare quote. */
@@ -318,7 +318,7 @@ static void fuzz_lines(char **f, size_t nf)
 	}
 	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
 	set(&v, "redis.enable", "1");
-	struct tbuf out;
+	struct buf out;
 	if (render(T_LOGCONF, &v, &out) == 0) {
 		/* one directive per set value, nothing else */
 		if (count_lines(out.p) != nset)
@@ -327,7 +327,7 @@ static void fuzz_lines(char **f, size_t nf)
 			if (strchr("sntup!", *p) == NULL || strchr(p, '\n') == NULL)
 				abort();
 	}
-	tbuf_free(&out);
+	buf_free(&out);
 	if (render(T_YAML, &v, &out) == 0) {
 		if (count_lines(out.p) != yaml_lines)
 			abort();
@@ -339,7 +339,7 @@ static void fuzz_lines(char **f, size_t nf)
 				abort();
 		}
 	}
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -169,6 +169,23 @@ chmod 600 "$RB" && chown git "$RB"
 out=$(ctl reconfigure 2>&1) && fail "reconfigure accepted a gitlab.rb owned by git"
 printf '%s\n' "$out" | grep -q "chown root $RB" || fail "no fix given: $out"
 chown root "$RB"
+note "a gitlab.rb in a directory another account can write is refused, naming it"
+chown git "$T_ROOT/etc/gitlab"
+out=$(ctl check-config 2>&1) && fail "accepted gitlab.rb in a directory git owns"
+printf '%s\n' "$out" | grep -q "is in $T_ROOT/etc/gitlab, which its owner can write.*chown root $T_ROOT/etc/gitlab" ||
+	fail "no directory named: $out"
+chown root "$T_ROOT/etc/gitlab" && chmod 775 "$T_ROOT/etc/gitlab"
+out=$(ctl reconfigure 2>&1) && fail "reconfigure accepted gitlab.rb in a group-writable directory"
+printf '%s\n' "$out" | grep -q "which group or others can write" || fail "no reason given: $out"
+chmod 1777 "$T_ROOT/etc/gitlab"
+ctl check-config >/dev/null 2>&1 || fail "refused gitlab.rb in a sticky directory: $(ctl check-config 2>&1)"
+chmod 755 "$T_ROOT/etc/gitlab"
+ln -s "$T_ROOT/etc/gitlab" "$T_ROOT/etc/gitlab-link" && mkdir "$T_ROOT/gitconf" && chown git "$T_ROOT/gitconf"
+cp "$RB" "$T_ROOT/gitconf/gitlab.rb"
+out=$(ctl -c "$T_ROOT/gitconf/gitlab.rb" check-config 2>&1) && fail "accepted gitlab.rb below a git-owned directory"
+printf '%s\n' "$out" | grep -q "is in $T_ROOT/gitconf" || fail "no directory named: $out"
+ctl -c "$T_ROOT/etc/gitlab-link/gitlab.rb" check-config >/dev/null 2>&1 ||
+	fail "refused gitlab.rb through a symlink to a safe directory: $(ctl -c "$T_ROOT/etc/gitlab-link/gitlab.rb" check-config 2>&1)"
 
 # --- nothing outside the root is created, chmodded or chowned ---------------------------------
 note "no command run with --root changes anything outside it (strace)"

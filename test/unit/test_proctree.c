@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "lib/clock.h"
 #include "lib/proctree.h"
 
 struct rec {
@@ -158,6 +159,7 @@ static void test_tree(void **state)
 	assert_int_equal(a.ppid, me);
 	assert_int_equal(a.pgrp, p['A']);
 	assert_string_equal(a.comm, "test_proctree");
+	assert_int_equal(a.state, 'S'); /* parked in pause() */
 	assert_int_equal(proc_group_is(p['A'], a.start), 1);
 	assert_int_equal(proc_group_is(p['A'], a.start + 1), 0);
 
@@ -191,10 +193,27 @@ static void test_tree(void **state)
 	assert_int_equal(proc_children(me, kids, 16), 0);
 }
 
+/* An exited, unreaped child reads as a zombie (what `ended()` in cmd_lifecycle relies on). */
+static void test_zombie_state(void **state)
+{
+	(void)state;
+	pid_t pid = fork_or_fail();
+	if (pid == 0)
+		_exit(0);
+	struct pstat ps = {0};
+	for (int i = 0; i < 10000 && ps.state != 'Z'; i++) {
+		if (proc_stat(pid, &ps) == -1 || ps.state != 'Z')
+			sleep_ms(1);
+	}
+	assert_int_equal(ps.state, 'Z');
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_tree, teardown),
+	    cmocka_unit_test(test_zombie_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

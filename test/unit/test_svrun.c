@@ -55,15 +55,15 @@ static void test_argv_and_output(void **state)
 	/* Prints its argv (one per line), an error line, and the environment's PATH. */
 	script(
 	    "for a in \"$@\"; do echo \"[$a]\"; done; echo oops >&2; echo \"PATH=$PATH\"; exit 7");
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	char *const argv[] = {"cmd", "arg with space", NULL};
 	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 7);
-	tbuf_addc(&out, '\0');
+	buf_addc(&out, '\0');
 	assert_string_equal(out.p, "[exec]\n[--envdir]\n[/x/env]\n[--user]\n[u1]\n[--group]\n[g1]\n"
 	                           "[--chdir]\n[/x/home]\n[h9svc]\n[--]\n[cmd]\n[arg with space]\n"
 	                           "oops\nPATH=/usr/local/bin:/usr/bin:/bin\n");
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 static void test_output_capped(void **state)
@@ -71,33 +71,33 @@ static void test_output_capped(void **state)
 	(void)state;
 	/* 200 KiB of output: read to the end (no blocked writer), kept to 64 KiB and a read. */
 	script("head -c 204800 /dev/zero | tr '\\0' x");
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	char *const argv[] = {NULL};
 	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 0);
 	assert_true(out.len >= 64 * 1024 && out.len < 64 * 1024 + 4096);
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 static void test_deadline(void **state)
 {
 	(void)state;
 	script("echo started; exec sleep 60");
-	struct tbuf out;
-	tbuf_init(&out);
+	struct buf out;
+	buf_init(&out);
 	char *const argv[] = {NULL};
 	errno = 0;
 	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 300, &out), -1);
 	assert_int_equal(errno, ETIMEDOUT);
-	tbuf_addc(&out, '\0');
+	buf_addc(&out, '\0');
 	assert_string_equal(out.p, "started\n");
-	tbuf_free(&out);
+	buf_free(&out);
 
 	/* A self that cannot be executed: the child's 127. */
 	snprintf(ctl.self, sizeof ctl.self, "%s/missing", top);
-	tbuf_init(&out);
+	buf_init(&out);
 	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 127);
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 int main(void)

@@ -43,9 +43,9 @@ static const struct tpl_vars vars = {get, get_list, NULL};
 /* Render, expecting success; returns a malloc'ed string. */
 static char *render_ok(const char *text)
 {
-	struct tbuf out;
+	struct buf out;
 	struct diags d;
-	tbuf_init(&out);
+	buf_init(&out);
 	diags_init(&d);
 	int rc = tpl_render("t", text, strlen(text), &vars, &out, &d);
 	if (rc != 0)
@@ -54,16 +54,16 @@ static char *render_ok(const char *text)
 	assert_int_equal(d.nerr, 0);
 	diags_free(&d);
 	char *s = strdup(out.p ? out.p : "");
-	tbuf_free(&out);
+	buf_free(&out);
 	return s;
 }
 
 /* Render, expecting failure whose first message mentions want at line. */
 static void render_err(const char *text, int line, const char *want)
 {
-	struct tbuf out;
+	struct buf out;
 	struct diags d;
-	tbuf_init(&out);
+	buf_init(&out);
 	diags_init(&d);
 	assert_int_equal(tpl_render("tpl/x", text, strlen(text), &vars, &out, &d), -1);
 	assert_true(d.nerr >= 1);
@@ -72,7 +72,7 @@ static void render_err(const char *text, int line, const char *want)
 	if (strstr(d.v[0].msg, want) == NULL)
 		fail_msg("message '%s' lacks '%s'", d.v[0].msg, want);
 	diags_free(&d);
-	tbuf_free(&out);
+	buf_free(&out);
 }
 
 static void test_raw(void **state)
@@ -132,11 +132,11 @@ static void test_sh_roundtrip(void **state)
 static void test_sh_quote_text(void **state)
 {
 	(void)state;
-	struct tbuf b;
-	tbuf_init(&b);
+	struct buf b;
+	buf_init(&b);
 	tpl_sh_quote(&b, "it's");
 	assert_string_equal(b.p, "'it'\\''s'");
-	tbuf_free(&b);
+	buf_free(&b);
 }
 
 static void test_yaml(void **state)
@@ -152,11 +152,11 @@ static void test_yaml(void **state)
 static void test_yaml_control(void **state)
 {
 	(void)state;
-	struct tbuf b;
-	tbuf_init(&b);
+	struct buf b;
+	buf_init(&b);
 	tpl_yaml_quote(&b, "\x01\t\r\x7f");
 	assert_string_equal(b.p, "\"\\x01\\t\\r\\x7F\"");
-	tbuf_free(&b);
+	buf_free(&b);
 }
 
 static void test_blocks(void **state)
@@ -225,9 +225,9 @@ static char *render_template(const char *file, const struct kvs *k)
 	char path[1024];
 	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
 	struct tpl_vars v = {kv_lookup, kv_list, (void *)k};
-	struct tbuf out;
+	struct buf out;
 	struct diags d;
-	tbuf_init(&out);
+	buf_init(&out);
 	diags_init(&d);
 	int rc = tpl_render_file(path, &v, &out, &d);
 	if (rc != 0)
@@ -235,7 +235,7 @@ static char *render_template(const char *file, const struct kvs *k)
 	assert_int_equal(rc, 0);
 	diags_free(&d);
 	char *s = strdup(out.p);
-	tbuf_free(&out);
+	buf_free(&out);
 	return s;
 }
 
