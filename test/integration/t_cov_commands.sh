@@ -113,9 +113,13 @@ has "$OUT" "no service catalog (sv/)"
 GITLAB_CTL_DATADIR=$T_ROOT/none expect_rc 1 ctl inspect light
 has "$ERR" "$T_ROOT/none"
 
-note "service-list: arguments refused; the catalog with enabled ones starred"
+note "service-list: arguments refused; a broken catalog named; the catalog with enabled ones starred"
 expect_rc 2 ctl service-list extra
 has "$ERR" "service-list: takes no arguments"
+mkdir -p "$T_ROOT/badcat/sv"
+printf 'name = ;\n' >"$T_ROOT/badcat/sv/x.conf"
+GITLAB_CTL_DATADIR=$T_ROOT/badcat expect_rc 1 ctl service-list
+has "$ERR" "$T_ROOT/badcat/sv/x.conf:1"
 
 note "status and control before anything runs: runsv not running, a bad option"
 expect_rc 2 ctl status --bogus

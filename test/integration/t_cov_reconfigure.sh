@@ -238,7 +238,7 @@ until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
 "$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" &  # $! is its pid
 RC_PID=$!
 track_pid "$RC_PID"
-until_true 100 grep -q 'waiting for another reconfigure (pid 4242)' "$T_ROOT/r.err" ||
+until_true 100 grep -qs 'waiting for another reconfigure (pid 4242)' "$T_ROOT/r.err" ||
 	fail "no waiting message: $(cat "$T_ROOT/r.err")"
 : >"$T_ROOT/release"
 wait "$RC_PID" || fail "reconfigure after the lock was released: $(cat "$T_ROOT/r.err")"
@@ -260,11 +260,22 @@ until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
 "$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" & # $! is its pid
 RC_PID=$!
 track_pid "$RC_PID"
-until_true 100 grep -q 'waiting for another reconfigure (pid ?)' "$T_ROOT/r.err" ||
+until_true 100 grep -qs 'waiting for another reconfigure (pid ?)' "$T_ROOT/r.err" ||
 	fail "no waiting message: $(cat "$T_ROOT/r.err")"
 : >"$T_ROOT/release"
 wait "$RC_PID" || fail "reconfigure after the lock was released: $(cat "$T_ROOT/r.err")"
 wait "$HOLDER" || true
+
+note "restart with an after file replaced by a symlink: not followed, said, acts in name order"
+PA=$(pid_of "$A")
+PG=$(pid_of "$SV_DIR/gamma")
+rm "$A/after"
+ln -s /etc/hostname "$A/after"
+expect_rc 0 ctl restart
+has "$ERR" "$SERVICE_DIR: cannot read the service order; acting in name order"
+[ "$(pid_of "$A")" != "$PA" ] && [ "$(pid_of "$SV_DIR/gamma")" != "$PG" ] || fail "not both restarted"
+expect_rc 0 ctl reconfigure
+[ -f "$A/after" ] && [ ! -L "$A/after" ] || fail "reconfigure did not put the after file back"
 
 note "a lock that cannot be opened is named"
 rm -f "$LOCK"
