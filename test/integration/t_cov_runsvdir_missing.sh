@@ -60,6 +60,24 @@ ctl runsvdir >"$T_ROOT/out" 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "runsvdir exit $rc, want 3: $(cat "$T_ROOT/out")"
 grep -q "runsvdir exited with status 3" "$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
 [ -e "$T_ROOT/opt/gitlab/var/runsvdir.pid" ] && fail "pidfile left"
+rc=0
+SVWAIT=soon ctl runsvdir >"$T_ROOT/out" 2>&1 || rc=$? # a bad SVWAIT: the default, not a failure
+[ "$rc" = 3 ] || fail "with SVWAIT=soon: exit $rc, want 3: $(cat "$T_ROOT/out")"
+
+note "a directory where the pidfile goes, a file where var/ goes: named, exit 1"
+mkdir "$T_ROOT/opt/gitlab/var/runsvdir.pid"
+rc=0
+ctl runsvdir >"$T_ROOT/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "exit $rc: $(cat "$T_ROOT/out")"
+grep -q "cannot open $T_ROOT/opt/gitlab/var/runsvdir.pid" "$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
+rmdir "$T_ROOT/opt/gitlab/var/runsvdir.pid"
+R2=$T_ROOT/r2
+mkdir -p "$R2/opt/gitlab"
+: >"$R2/opt/gitlab/var"
+rc=0
+"$GITLAB_CTL" --root "$R2" runsvdir >"$T_ROOT/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "exit $rc: $(cat "$T_ROOT/out")"
+grep -q "cannot open $R2/opt/gitlab/var/runsvdir.pid: Not a directory" "$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
 echo "ok: scenario"
 EOF2
 
