@@ -2,7 +2,8 @@
 # masked (the machine's is never touched). Missing: `gitlab-ctl runsvdir` exits 78 (the
 # unit's "config error, do not restart") naming runit, and reconfigure reports the
 # wrapper's exit status and last log line. A runsvdir that exits 3 at once: the wrapper
-# logs that status and exits with it.
+# logs that status and exits with it. A directory where the pidfile goes and a file where
+# var/ goes are named, exit 1.
 . "$SRCDIR/test/integration/lib.sh"
 command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
