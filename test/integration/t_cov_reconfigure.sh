@@ -1,6 +1,8 @@
 # reconfigure's less travelled paths, with a light catalog (sh sleeping; no Ruby):
 # setup steps (before_start again once `creates` is gone: the service is stopped first and
-# started after; a failing step's output shown; after_ready output counted as an update),
+# started after; a failing step's output shown; a step still running at SVWAIT killed and
+# named; after_ready output counted as an update, -v says when it had nothing to do), a
+# restart runsv does not carry out (runsv stopped) named at SVWAIT,
 # a dependency that never gets ready holds its dependents back, a service stopped on
 # purpose keeps its change for its next start, a log/run change restarts only svlogd,
 # disable (--dry-run, a directory in place of the symlink, a link without runsv, a service
@@ -34,7 +36,7 @@ command = [ "/bin/sh", "-c", "exec sleep 100000" ];
 check_command = [ "/bin/{{ready}}" ];
 setup = (
   { name = "mkmade"; when = "before_start"; creates = "{{home}}/made";
-    command = [ "/bin/sh", "-c", "echo step output here; /bin/{{step_ok}} && touch {{home}}/made" ]; },
+    command = [ "/bin/sh", "-c", "[ ! -e {{home}}/slow ] || exec sleep 30; echo step output here; /bin/{{step_ok}} && touch {{home}}/made" ]; },
   { name = "greet"; when = "after_ready";
     command = [ "/bin/sh", "-c", "[ -e {{home}}/greeted ] || { touch {{home}}/greeted; echo greeted; }" ]; }
 );
@@ -133,6 +135,43 @@ has "$ERR" "step output here"
 sed -i '/step_ok/d' "$RB"
 expect_rc 0 ctl reconfigure
 [ -e "$HOME_A/made" ] || fail "step did not run once fixed"
+
+note "a before_start step still running at the SVWAIT deadline: killed and named"
+rm "$HOME_A/made"
+: >"$HOME_A/slow"
+SVWAIT=2 expect_rc 1 ctl reconfigure
+has "$ERR" "alpha: setup step mkmade: not finished within SVWAIT"
+[ -e "$HOME_A/made" ] && fail "made exists after a killed step"
+rm "$HOME_A/slow"
+expect_rc 0 ctl reconfigure
+has "$OUT" "start alpha (after setup)"
+
+note "-v: an after_ready step with nothing to do says so"
+expect_rc 0 ctl -v reconfigure
+has "$ERR" "alpha setup greet: nothing to do"
+
+note "alpha's runsv stopped (SIGSTOP): its restart does not happen within SVWAIT, and that is named"
+runsv_of() { # the runsv supervising $1, a child of runsvdir
+	_w=$(head -n1 "$PIDFILE")
+	_r=$(cat "/proc/$_w/task/$_w/children")
+	for _k in $(cat "/proc/${_r%% *}/task/${_r%% *}/children"); do
+		[ "$(tr '\0' ' ' <"/proc/$_k/cmdline")" = "runsv $1 " ] && echo "$_k"
+	done
+	return 0
+}
+RA=$(runsv_of alpha)
+[ -n "$RA" ] || fail "no runsv for alpha"
+PA=$(pid_of "$A")
+echo "alpha['env'] = { 'Z' => '1' }" >>"$RB"
+kill -STOP "$RA"
+SVWAIT=1 expect_rc 1 ctl reconfigure
+kill -CONT "$RA"
+has "$ERR" "alpha: did not come back up within SVWAIT (last status: run: alpha: (pid $PA)"
+expect_rc 0 ctl reconfigure
+until_true 100 sh -c "[ \"\$(od -An -tu4 -j12 -N4 '$A/supervise/status' | tr -d ' ')\" != '$PA' ]" ||
+	fail "alpha not restarted once its runsv goes on"
+sed -i "/'Z'/d" "$RB"
+expect_rc 0 ctl reconfigure
 
 note "alpha never ready: beta is held back and named"
 echo "alpha['ready'] = false" >>"$RB"
