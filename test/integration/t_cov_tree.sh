@@ -1,6 +1,8 @@
 # What reconfigure finds in the way of the tree it writes: a file where a service directory
 # goes, a directory where a service link goes (both refused before anything is written,
-# naming the path), and a file where the link goes (replaced by the link).
+# naming the path), and a file where the link goes (replaced by the link). Also what only
+# reconfigure can check in a catalog entry (a tcp check without a port, a relative
+# `creates`, a relative template destination), and an operator's own service left alone.
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out
@@ -51,4 +53,28 @@ has "$OUT" "replace file $SERVICE_DIR/light with symlink"
 [ "$(readlink "$SERVICE_DIR/light")" = "$SV_DIR/light" ] || fail "not the link: $(ls -l "$SERVICE_DIR")"
 P=$(status_pid "$SV_DIR/light/supervise/status")
 [ "$P" != 0 ] && alive "$P" || fail "light not running"
+note "-v: an operator's own service in service/ is left alone, and said so"
+mkdir -p "$T_ROOT/own"
+ln -s "$T_ROOT/own" "$SERVICE_DIR/own"
+expect_rc 0 ctl -v reconfigure
+has "$ERR" "leaving $SERVICE_DIR/own alone: not a catalog service"
+[ -L "$SERVICE_DIR/own" ] || fail "the operator's link was removed"
+rm "$SERVICE_DIR/own"
+
+note "what only reconfigure can check in a catalog entry: each refused at its file, nothing written"
+# bad.conf: light's settings, plus one defect per case
+bad() {
+	sed -e 's/"light"/"bad"/g; s|/light"|/bad"|g' "$DATA/sv/light.conf" >"$DATA/sv/bad.conf"
+	echo "$1" >>"$DATA/sv/bad.conf"
+	expect_rc 1 ctl reconfigure
+	has "$ERR" "$DATA/sv/bad.conf"
+	has "$ERR" "$2"
+	[ -e "$SV_DIR/bad" ] && fail "sv/bad written for: $1"
+	rm "$DATA/sv/bad.conf"
+}
+bad 'check = "tcp";' 'bad: check "tcp" needs a listen address and port'
+bad 'setup = ( { name = "s"; when = "before_start"; creates = "relative"; command = [ "/bin/true" ]; } );' \
+	"bad: setup step s: an unknown placeholder, or 'creates' is not an absolute path"
+bad 'templates = ( { src = "light.yml"; dest = "relative.yml"; } );' \
+	'template light.yml: destination "relative.yml" is not an absolute path'
 echo "ok t_cov_tree"
