@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "config/catalog.h"
+#include "lib/alloc.h"
 #include "lib/clock.h"
 #include "cmd/commands.h"
 #include "lib/proctree.h"
@@ -36,100 +37,65 @@
 /* Exit code contributions of `status` (SPEC section 7). */
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
 
-/* Buffered standard output without stdio: one write for a whole status. */
-struct out {
-	char buf[8192];
-	size_t len;
-};
-
-static void out_flush(struct out *o)
+/*
+ * stdout fully buffered in a static buffer: a whole `status` is one write(2), as sv's, and
+ * nothing is allocated for it. Commands that wait flush before each wait. `status` hands
+ * stdio one line per service: stdio's cost is per call.
+ */
+static void out_init(void)
 {
-	size_t off = 0;
-	while (off < o->len) {
-		ssize_t n = write(STDOUT_FILENO, o->buf + off, o->len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break; /* stdout gone (EPIPE): nothing sensible left to do */
-		off += (size_t)n;
-	}
-	o->len = 0;
-}
-
-static void out_puts(struct out *o, const char *s)
-{
-	size_t len = strlen(s);
-	if (o->len + len > sizeof o->buf)
-		out_flush(o);
-	if (len > sizeof o->buf) {
-		memcpy(o->buf, s, sizeof o->buf); /* lines are short; never truncated in practice */
-		o->len = sizeof o->buf;
-		out_flush(o);
-		return;
-	}
-	memcpy(o->buf + o->len, s, len);
-	o->len += len;
-}
-
-static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out *o, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n >= 0)
-		out_puts(o, line);
+	static char buf[8192];
+	setvbuf(stdout, buf, _IOFBF, sizeof buf);
 }
 
 /*
  * sv's svstatus_get: 1 with st filled; 0 after printing "fail: ...: runsv not
  * running"; -1 after printing a warning. label is "NAME" or "NAME/log".
  */
-static int get_status(struct out *o, int dfd, const char *dir, const char *label,
-                      struct sv_status *st)
+static int get_status(int dfd, const char *dir, const char *label, struct sv_status *st)
 {
 	int live = sv_live_at(dfd, dir);
 	if (live == SV_LIVE_NOT_RUNNING) {
-		out_printf(o, "fail: %s: runsv not running\n", label);
+		printf("fail: %s: runsv not running\n", label);
 		return 0;
 	}
 	struct stat sb;
 	if (live != SV_LIVE_OK && fstatat(dfd, dir, &sb, 0) == -1) {
 		/* e.g. a symlink left behind after its sv directory was removed */
-		out_printf(o, "fail: %s: unable to change to service directory: %s\n", label,
-		           sv_strerror(errno));
+		printf("fail: %s: unable to change to service directory: %s\n", label,
+		       sv_strerror(errno));
 		return 0;
 	}
 	if (live != SV_LIVE_OK) {
 		int e = live == SV_LIVE_NO_SUPERVISE ? ENOENT : errno;
-		out_printf(o, "warning: %s: unable to open supervise/ok: %s\n", label,
-		           sv_strerror(e));
+		printf("warning: %s: unable to open supervise/ok: %s\n", label, sv_strerror(e));
 		return -1;
 	}
 	if (sv_read_status_at(dfd, dir, st) == -1) {
 		int e = errno;
-		out_printf(o, "warning: %s: unable to %s supervise/status: %s\n", label,
-		           e == EBADMSG ? "read" : "open", sv_strerror(e));
+		printf("warning: %s: unable to %s supervise/status: %s\n", label,
+		       e == EBADMSG ? "read" : "open", sv_strerror(e));
 		return -1;
 	}
 	return 1;
 }
 
-static void put_state(struct out *o, int dfd, const char *dir, const char *name,
-                      const struct sv_status *st, time_t now)
+static void put_state(int dfd, const char *dir, const char *name, const struct sv_status *st,
+                      time_t now)
 {
 	bool up = !sv_normally_down_at(dfd, dir);
-	/* straight into the output buffer; flushed and redone when it does not fit */
-	int n = sv_status_format(o->buf + o->len, sizeof o->buf - o->len, name, st, up, now);
-	if (n >= 0 && (size_t)n < sizeof o->buf - o->len) {
-		o->len += (size_t)n;
+	char line[512]; /* a name is at most NAME_MAX: a line fits, but need not */
+	int n = sv_status_format(line, sizeof line, name, st, up, now);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof line) {
+		fwrite(line, 1, (size_t)n, stdout);
 		return;
 	}
-	out_flush(o);
-	n = sv_status_format(o->buf, sizeof o->buf, name, st, up, now);
-	o->len = n < 0 ? 0 : (size_t)n < sizeof o->buf ? (size_t)n : sizeof o->buf - 1;
+	char *big = xmalloc((size_t)n + 1);
+	if (sv_status_format(big, (size_t)n + 1, name, st, up, now) == n)
+		fwrite(big, 1, (size_t)n, stdout);
+	free(big);
 }
 
 static int state_code(const struct sv_status *st)
@@ -150,40 +116,53 @@ static int log_relpath(const char *name, char *out, size_t len)
 	return 0;
 }
 
-/* One line of `status` for a service and its log; returns its exit code share. */
-static int status_one(struct out *o, const struct svsel *sel, const char *name, time_t now)
+/* A service's (or log's) state at buf, as sv_status_format; a name is at most NAME_MAX,
+ * so the line fits the callers' buffers. Returns the length written. */
+static size_t state_at(char *buf, size_t len, int dfd, const char *dir, const char *name,
+                       const struct sv_status *st, time_t now)
 {
-	char logdir[NAME_MAX + 8];
+	int n = sv_status_format(buf, len, name, st, !sv_normally_down_at(dfd, dir), now);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* One line of `status` for a service and its log; returns its exit code share. */
+static int status_one(const struct svsel *sel, const char *name, time_t now)
+{
+	char logdir[NAME_MAX + 8], line[2 * (NAME_MAX + 256)];
 	/* relative to the open service directory, like sv after its chdir */
 	const char *dir = name;
 	struct sv_status st;
 
 	if (log_relpath(name, logdir, sizeof logdir) == -1) {
-		out_printf(o, "fail: %s: %s\n", name, sv_strerror(errno));
+		printf("fail: %s: %s\n", name, sv_strerror(errno));
 		return CODE_FAIL;
 	}
-	int r = get_status(o, sel->fd, dir, name, &st);
+	int r = get_status(sel->fd, dir, name, &st);
 	if (r <= 0)
 		return r == 0 ? CODE_FAIL : CODE_UNKNOWN;
-	put_state(o, sel->fd, dir, name, &st, now);
+	size_t n = state_at(line, sizeof line - 2, sel->fd, dir, name, &st, now);
 	int code = state_code(&st);
 
 	struct stat sb;
 	if (fstatat(sel->fd, logdir, &sb, 0) == -1) {
 		if (errno == ENOENT) {
-			out_puts(o, "\n");
+			line[n++] = '\n';
+			fwrite(line, 1, n, stdout);
 			return code;
 		}
-		out_printf(o, "; warning: %s/log: unable to change directory: %s\n", name,
-		           sv_strerror(errno));
+		fwrite(line, 1, n, stdout);
+		printf("; warning: %s/log: unable to change directory: %s\n", name,
+		       sv_strerror(errno));
 		return code ? code : CODE_UNKNOWN;
 	}
-	out_puts(o, "; ");
-	r = get_status(o, sel->fd, logdir, logdir, &st);
+	memcpy(line + n, "; ", 2);
+	fwrite(line, 1, n + 2, stdout);
+	r = get_status(sel->fd, logdir, logdir, &st);
 	int logcode = r == 0 ? CODE_FAIL : CODE_UNKNOWN;
 	if (r == 1) {
-		put_state(o, sel->fd, logdir, "log", &st, now);
-		out_puts(o, "\n");
+		n = state_at(line, sizeof line - 1, sel->fd, logdir, "log", &st, now);
+		line[n++] = '\n';
+		fwrite(line, 1, n, stdout);
 		logcode = state_code(&st);
 	}
 	/* The main service decides; a failing log only spoils an otherwise running one. */
@@ -199,8 +178,7 @@ static int no_options(int argc, char **argv)
 }
 
 /* Select services; an unknown name is reported in sv's style. 0, 1 (reported) or 2 (usage). */
-static int select_services(const struct ctl *ctl, int argc, char **argv, struct svsel *sel,
-                           struct out *o)
+static int select_services(const struct ctl *ctl, int argc, char **argv, struct svsel *sel)
 {
 	const char *name;
 	if (no_options(argc, argv) == -1 || command_one_arg(argc, argv, &name) == -1)
@@ -212,31 +190,31 @@ static int select_services(const struct ctl *ctl, int argc, char **argv, struct 
 		struct stat sb;
 		bool known = svsel_valid_name(name) && ctl_sv_dir(ctl, sv, sizeof sv, name) == 0 &&
 		             stat(sv, &sb) == 0;
-		out_printf(o, "fail: %s: %s\n", name,
-		           known ? "service disabled" : "unable to find service");
+		printf("fail: %s: %s\n", name,
+		       known ? "service disabled" : "unable to find service");
 	} else {
-		out_printf(o, "fail: %s: %s\n", name ? name : sel->dir, sv_strerror(errno));
+		printf("fail: %s: %s\n", name ? name : sel->dir, sv_strerror(errno));
 	}
-	out_flush(o);
+	fflush(stdout);
 	return 1;
 }
 
 int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
-	static struct out o;
+	out_init();
 	struct svsel sel;
 
-	int r = select_services(ctl, argc, argv, &sel, &o);
+	int r = select_services(ctl, argc, argv, &sel);
 	if (r != 0)
 		return r;
 	time_t now = time(NULL);
 	int code = 0;
 	for (size_t i = 0; i < sel.n; i++) {
-		code += status_one(&o, &sel, sel.names[i], now);
+		code += status_one(&sel, sel.names[i], now);
 		if (code > 255)
 			code = 255; /* a sum past 255 would wrap to a false success */
 	}
-	out_flush(&o);
+	fflush(stdout);
 	svsel_free(&sel);
 	return code;
 }
@@ -437,13 +415,13 @@ static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, siz
 }
 
 /* sv's control(): send acts unless already wanted. 1 sent/skipped, 0 failed (reported). */
-static int send_control(struct out *o, struct job *j, const struct op *op, long await)
+static int send_control(struct job *j, const struct op *op, long await)
 {
 	struct sv_status st;
 
 	if (await > 0 && sv_live(j->dir) != SV_LIVE_OK)
 		await_runsv(j->dir, await);
-	if (get_status(o, AT_FDCWD, j->dir, j->name, &st) != 1)
+	if (get_status(AT_FDCWD, j->dir, j->name, &st) != 1)
 		return 0;
 	struct pstat leader;
 	if (op->kill_on_timeout && st.pid != 0 && getpgid(st.pid) == st.pid &&
@@ -458,10 +436,10 @@ static int send_control(struct out *o, struct job *j, const struct op *op, long 
 		return 1;
 	if (sv_control_str(j->dir, op->acts) == -1) {
 		if (errno == ENXIO)
-			out_printf(o, "fail: %s: runsv not running\n", j->name);
+			printf("fail: %s: runsv not running\n", j->name);
 		else
-			out_printf(o, "warning: %s: unable to open supervise/control: %s\n",
-			           j->name, sv_strerror(errno));
+			printf("warning: %s: unable to open supervise/control: %s\n", j->name,
+			       sv_strerror(errno));
 		return 0;
 	}
 	return 1;
@@ -472,58 +450,57 @@ static int send_control(struct out *o, struct job *j, const struct op *op, long 
  * process group, if that id still names the group we saw (its leader may
  * have died and its pid been reused by another group's leader).
  */
-static void kill_group(struct out *o, const struct job *j)
+static void kill_group(const struct job *j)
 {
 	if (j->pgrp <= 1 || j->pgrp == getpgrp() || kill(-j->pgrp, 0) == -1)
 		return;
 	if (!proc_group_is(j->pgrp, j->pgrp_start)) {
-		out_printf(o,
-		           "warning: %s: process group %ld now belongs to another process; not "
-		           "killing it\n",
-		           j->name, (long)j->pgrp);
+		printf("warning: %s: process group %ld now belongs to another process; not "
+		       "killing it\n",
+		       j->name, (long)j->pgrp);
 		return;
 	}
-	out_printf(o, "kill: %s: process group %ld still has processes, sending SIGKILL\n", j->name,
-	           (long)j->pgrp);
+	printf("kill: %s: process group %ld still has processes, sending SIGKILL\n", j->name,
+	       (long)j->pgrp);
 	kill(-j->pgrp, SIGKILL);
 }
 
 /* After a plain signal: the pid now running, and whether it is still the one signalled. */
-static bool signal_report(struct out *o, const struct job *j, const struct op *op,
-                          const struct sv_status *st, time_t now)
+static bool signal_report(const struct job *j, const struct op *op, const struct sv_status *st,
+                          time_t now)
 {
 	/* Down before the signal: nothing was signalled, and that is fine (as sv says). */
 	bool ok = j->pid0 == 0 || (st->state == SV_RUN && st->pid != 0);
-	out_puts(o, ok ? "ok: " : "fail: ");
-	put_state(o, AT_FDCWD, j->dir, j->name, st, now);
+	fputs(ok ? "ok: " : "fail: ", stdout);
+	put_state(AT_FDCWD, j->dir, j->name, st, now);
 	if (st->pid != j->pid0 && j->pid0 != 0)
-		out_printf(o, " (%s: pid %ld exited on %s)", ok ? "restarted" : "died",
-		           (long)j->pid0, op->signame);
-	out_puts(o, "\n");
+		printf(" (%s: pid %ld exited on %s)", ok ? "restarted" : "died", (long)j->pid0,
+		       op->signame);
+	fputs("\n", stdout);
 	return ok;
 }
 
 /* One finished job: print sv's line, act on a timeout. 1 when it failed. */
-static int finish_job(struct out *o, struct job *j, const struct op *op, const struct sv_status *st,
-                      bool ok, time_t now)
+static int finish_job(struct job *j, const struct op *op, const struct sv_status *st, bool ok,
+                      time_t now)
 {
 	if (op->signame != NULL)
-		return !signal_report(o, j, op, st, now);
-	out_puts(o, ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ");
-	put_state(o, AT_FDCWD, j->dir, j->name, st, now);
-	out_puts(o, "\n");
+		return !signal_report(j, op, st, now);
+	fputs(ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ", stdout);
+	put_state(AT_FDCWD, j->dir, j->name, st, now);
+	fputs("\n", stdout);
 	if (!ok) {
 		if (op->kill_on_timeout)
 			sv_control(j->dir, 'k');
 		else if (strpbrk(op->acts, "utk") != NULL && st->state == SV_RUN && st->pid != 0 &&
 		         !st->got_term) {
 			/* running but not ready: what the check script said last time */
-			out_flush(o);
+			fflush(stdout);
 			show_check_errors(j);
 		}
 	}
 	if (op->kill_on_timeout)
-		kill_group(o, j);
+		kill_group(j);
 	return !ok;
 }
 
@@ -532,7 +509,7 @@ static int finish_job(struct out *o, struct job *j, const struct op *op, const s
  * the command, checks included); backs off from 10 ms to 250 ms, like sv's
  * poll but quicker to notice. 0 or #failed.
  */
-static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op *op, long deadline,
+static int wait_jobs(struct job *jobs, size_t n, const struct op *op, long deadline,
                      const struct timespec *tstart)
 {
 	int failed = 0;
@@ -546,15 +523,15 @@ static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op 
 			struct sv_status st;
 			if (!j->pending)
 				continue;
-			int r = get_status(o, AT_FDCWD, j->dir, j->name, &st);
+			int r = get_status(AT_FDCWD, j->dir, j->name, &st);
 			bool ok = r == 1 && reached(j, op->acts, &st, tstart, deadline);
 			if (r == 1 && !ok && mono_ms() < deadline)
 				continue;
 			j->pending = false;
 			pending--;
-			failed += r != 1 ? 1 : finish_job(o, j, op, &st, ok, now);
+			failed += r != 1 ? 1 : finish_job(j, op, &st, ok, now);
 		}
-		out_flush(o);
+		fflush(stdout);
 		long left = deadline - mono_ms();
 		if (pending > 0 && left > 0)
 			sleep_ms(ms < left ? ms : left);
@@ -564,7 +541,7 @@ static int wait_jobs(struct out *o, struct job *jobs, size_t n, const struct op 
 
 int cmd_control(const struct ctl *ctl, int argc, char **argv)
 {
-	static struct out o;
+	out_init();
 	const struct op *op = NULL;
 	struct svsel sel;
 	long wait;
@@ -578,7 +555,7 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (svwait(&wait) == -1)
 		return 2;
-	int r = select_services(ctl, argc, argv, &sel, &o);
+	int r = select_services(ctl, argc, argv, &sel);
 	if (r != 0)
 		return r;
 	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)
@@ -599,7 +576,7 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 		j->name = sel.names[i];
 		j->errfd = -1;
 		if (svsel_path(&sel, j->name, false, j->dir, sizeof j->dir) == -1) {
-			out_printf(&o, "fail: %s: %s\n", j->name, sv_strerror(errno));
+			printf("fail: %s: %s\n", j->name, sv_strerror(errno));
 			j->dir[0] = '\0';
 			failed++;
 		}
@@ -613,21 +590,20 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 			struct job *j = &jobs[i];
 			const char *dep = starts(op) && up ? svsel_waiting_for(&sel, i, up) : NULL;
 			if (dep != NULL) /* not started: what it needs is not ready */
-				out_printf(&o, "fail: %s: waiting for %s: not ready\n", j->name,
-				           dep);
+				printf("fail: %s: waiting for %s: not ready\n", j->name, dep);
 			if (j->dir[0] == '\0' || dep != NULL) {
 				failed += dep != NULL;
 				continue;
 			}
-			j->pending = send_control(&o, j, op, await) == 1;
+			j->pending = send_control(j, op, await) == 1;
 			failed += !j->pending;
 		}
-		out_flush(&o);
-		failed += wait_jobs(&o, jobs + w, end - w, op, deadline, &tstart);
+		fflush(stdout);
+		failed += wait_jobs(jobs + w, end - w, op, deadline, &tstart);
 		for (size_t i = w; up && i < end; i++)
 			up[i] = ready_now(&jobs[i], deadline);
 	}
-	out_flush(&o);
+	fflush(stdout);
 	if (failed && starts(op))
 		cmd_tail_failed(ctl, sel.names, sel.n, stderr);
 	free(up);

@@ -22,6 +22,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -470,15 +471,48 @@ static int resolve(const char *cmd, const struct envv *env, char *out, size_t ou
 	return EXIT_NOTFOUND;
 }
 
-/* Undo whatever runsv, a shell or a container runtime left: ignored signals survive execve. */
+/*
+ * The signals ignored now, from SigIgn in /proc/self/status (3 syscalls, not one per signal).
+ * 0, or -1 when /proc cannot tell.
+ */
+static int ignored_signals(unsigned long long *mask)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof buf - 1);
+	while (n == -1 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nSigIgn:");
+	char *end;
+	if (p == NULL)
+		return -1;
+	errno = 0;
+	*mask = strtoull(p + strlen("\nSigIgn:"), &end, 16);
+	return errno != 0 || (*end != '\n' && *end != '\0') ? -1 : 0;
+}
+
+/*
+ * Undo whatever runsv, a shell or a container runtime left: ignored signals survive execve
+ * (handled ones are reset by it), so only those are set back to default.
+ */
 static void reset_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
+	unsigned long long ign = ~0ULL;
+	if (ignored_signals(&ign) == -1)
+		ign = ~0ULL; /* no /proc: every signal */
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sig != SIGKILL && sig != SIGSTOP && (sig > 64 || (ign >> (sig - 1)) & 1))
 			(void)sigaction(sig, &sa, NULL); /* EINVAL for libc-reserved ones */
 	sigset_t none;
 	sigemptyset(&none);

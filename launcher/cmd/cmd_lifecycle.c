@@ -33,13 +33,13 @@
 #include "lib/proctree.h"
 #include "cmd/commands.h"
 #include "lib/rmtree.h"
+#include "lib/rootlock.h"
 #include "runit/runit.h"
 #include "runit/sdunit.h"
 #include "lib/spawn.h"
 #include "runit/svdir.h"
 #include "runit/svsel.h"
 
-#define LOCK_WAIT_MS    60000
 #define STOP_TIMEOUT_MS 150000 /* the wrapper kills what is left after 120 s */
 
 static int usage(const char *cmd, const char *args)
@@ -59,46 +59,6 @@ static int parse_yes(int argc, char **argv, bool allow_yes, bool *yes)
 			return -1;
 	}
 	return 0;
-}
-
-/* The reconfigure lock of the root (<install>/var/reconfigure.lock), when there is one. */
-static int lock_root(const struct ctl *ctl, int *fdp)
-{
-	char path[PATH_MAX];
-	*fdp = -1;
-	if (ctl_var_dir(ctl, path, sizeof path) == -1 ||
-	    strlcat(path, "/reconfigure.lock", sizeof path) >= sizeof path) {
-		warnx("path too long");
-		return -1;
-	}
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd == -1) {
-		if (errno == ENOENT)
-			return 0; /* never reconfigured: nothing to keep out */
-		warn("cannot open %s", path);
-		return -1;
-	}
-	long deadline = mono_ms() + LOCK_WAIT_MS;
-	bool said = false;
-	while (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno != EWOULDBLOCK || mono_ms() > deadline) {
-			warnx("another reconfigure still holds %s", path);
-			close(fd);
-			return -1;
-		}
-		if (!said)
-			fprintf(stderr, "waiting for a running reconfigure...\n");
-		said = true;
-		sleep_ms(50);
-	}
-	*fdp = fd;
-	return 0;
-}
-
-static void unlock_root(int fd)
-{
-	if (fd != -1)
-		close(fd);
 }
 
 /* Has pid ended: gone, or a zombie (a detached wrapper is reaped by init, maybe late)? */
@@ -217,10 +177,10 @@ int cmd_uninstall(const struct ctl *ctl, int argc, char **argv)
 	if (parse_yes(argc, argv, false, &yes) == -1)
 		return usage(argv[0], "");
 	int lock;
-	if (lock_root(ctl, &lock) == -1)
+	if (rootlock_take(ctl, false, &lock) == -1)
 		return 1;
 	int rc = stop_everything(ctl);
-	unlock_root(lock);
+	rootlock_release(lock);
 	if (rc == -1)
 		return 1;
 	printf("gitlab-ctl uninstalled: services and runsvdir stopped; configuration, data and "
@@ -306,7 +266,7 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	int lock;
-	if (lock_root(ctl, &lock) == -1)
+	if (rootlock_take(ctl, false, &lock) == -1)
 		return 1;
 	int rc = stop_everything(ctl);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -319,7 +279,7 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (rc == 0)
 		remove_embedded(ctl);
-	unlock_root(lock);
+	rootlock_release(lock);
 	if (rc == -1)
 		return 1;
 	printf("gitlab-ctl cleansed: %s kept; 'gitlab-ctl reconfigure' starts afresh\n",

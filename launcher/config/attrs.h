@@ -31,20 +31,12 @@
 #include <stddef.h>
 
 #include "config/catalog.h"
+#include "config/rbconf.h"
+#include "config/secret.h" /* env_is_secret: what redacts a service's env */
+#include "config/svlog.h"
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "lib/kvlist.h"
-#include "config/rbconf.h"
-
-/* svlogd settings (logging['svlogd_*'] and per-service overrides); NULL/-1 = unset. */
-struct svlog {
-	long long size;    /* s, bytes */
-	long long num;     /* n */
-	long long timeout; /* t, seconds */
-	char *filter;      /* ! processor, e.g. "gzip" */
-	char *udp;         /* u */
-	char *prefix;      /* p */
-};
 
 struct svc {
 	const struct cat_service *def;
@@ -101,7 +93,7 @@ const char *svc_var(const struct svc *s, const char *name);
 /*
  * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,
  * e.g. a template's dest. Returns a malloc'ed string, or NULL with errno
- * EINVAL for an unknown placeholder (ENOMEM when out of memory).
+ * EINVAL for an unknown placeholder.
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
 
@@ -109,8 +101,5 @@ char *svc_expand(const struct svc *s, const char *tmpl);
 const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name);
 /* svc_expand with attrs_var names. */
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl);
-
-/* Names whose values show-config redacts: contain PASSWORD, SECRET, TOKEN or KEY. */
-bool env_is_secret(const char *name);
 
 #endif

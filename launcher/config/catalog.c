@@ -1030,3 +1030,8 @@ struct loc cat_loc(const struct cat_service *s, int line)
 	struct loc l = {.src = &s->src, .line = line, .col = 0};
 	return l;
 }
+
+bool catalog_has_check(const struct cat_service *def)
+{
+	return def->check != NULL || def->check_command != NULL;
+}

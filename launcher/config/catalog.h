@@ -114,6 +114,9 @@ void catalog_free(struct catalog *c);
 
 /* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */
 const struct cat_service *catalog_find(const struct catalog *c, const char *name);
+
+/* Whether a service declares a readiness check (check or check_command). */
+bool catalog_has_check(const struct cat_service *def);
 const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name);
 
 /* The location of a line of a service's .conf (column unknown), for diag_at(). */

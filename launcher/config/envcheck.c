@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "build_config.h"
+#include "lib/alloc.h"
 #include "lib/clock.h"
 #include "config/envcheck.h"
 #include "lib/envdir.h"
@@ -188,351 +189,112 @@ static int check_gc(const char *name, const char *value, struct loc loc, struct 
 
 /* ---- jemalloc MALLOC_CONF ----------------------------------------------- */
 
-enum je_kind {
-	JE_BOOL,
-	JE_ENUM,   /* one of `values`, separated by '|' */
-	JE_ANY,    /* free-form (file prefixes, size-class specs) */
-	JE_SIGNED, /* integer; below min or above max is an error in jemalloc */
-	JE_UNSIGNED,
-	JE_CLIPPED, /* unsigned; jemalloc clips it into [min, max] */
-	JE_FXP,     /* fixed point "N[.N]" */
-	JE_STATS,   /* letters of stats_print_opts */
-};
-
-struct je_opt {
-	const char *key;
-	enum je_kind kind;
-	long long min, max; /* max 0: unbounded */
-	const char *values;
-};
-
-/* jemalloc 5.3 src/jemalloc.c malloc_conf_init_helper(). */
-static const struct je_opt je_opts[] = {
-    {"abort", JE_BOOL, 0, 0, NULL},
-    {"abort_conf", JE_BOOL, 0, 0, NULL},
-    {"background_thread", JE_BOOL, 0, 0, NULL},
-    {"bin_shards", JE_ANY, 0, 0, NULL},
-    {"cache_oblivious", JE_BOOL, 0, 0, NULL},
-    {"confirm_conf", JE_BOOL, 0, 0, NULL},
-    {"dirty_decay_ms", JE_SIGNED, -1, 0, NULL},
-    {"dss", JE_ENUM, 0, 0, "disabled|primary|secondary"},
-    {"experimental_infallible_new", JE_BOOL, 0, 0, NULL},
-    {"hpa", JE_BOOL, 0, 0, NULL},
-    {"hpa_dirty_mult", JE_FXP, 0, 0, NULL},
-    {"hpa_hugification_threshold", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_hugification_threshold_ratio", JE_FXP, 0, 1, NULL},
-    {"hpa_hugify_delay_ms", JE_UNSIGNED, 0, 0, NULL},
-    {"hpa_min_purge_interval_ms", JE_UNSIGNED, 0, 0, NULL},
-    {"hpa_sec_batch_fill_extra", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_sec_bytes_after_flush", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_sec_max_alloc", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_sec_max_bytes", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_sec_nshards", JE_CLIPPED, 0, 0, NULL},
-    {"hpa_slab_max_alloc", JE_CLIPPED, 0, 0, NULL},
-    {"junk", JE_ENUM, 0, 0, "true|false|alloc|free"},
-    {"lg_extent_max_active_fit", JE_UNSIGNED, 0, 64, NULL},
-    {"lg_prof_interval", JE_SIGNED, -1, 63, NULL},
-    {"lg_prof_sample", JE_CLIPPED, 0, 63, NULL},
-    {"lg_san_uaf_align", JE_SIGNED, -1, 0, NULL},
-    {"lg_tcache_flush_large_div", JE_CLIPPED, 1, 16, NULL},
-    {"lg_tcache_flush_small_div", JE_CLIPPED, 1, 16, NULL},
-    {"lg_tcache_max", JE_CLIPPED, 0, 0, NULL},
-    {"lg_tcache_nslots_mul", JE_SIGNED, -16, 16, NULL},
-    {"log", JE_ANY, 0, 0, NULL},
-    {"max_background_threads", JE_CLIPPED, 1, 0, NULL},
-    {"metadata_thp", JE_ENUM, 0, 0, "disabled|auto|always"},
-    {"muzzy_decay_ms", JE_SIGNED, -1, 0, NULL},
-    {"mutex_max_spin", JE_SIGNED, -1, 0, NULL},
-    {"narenas", JE_UNSIGNED, 1, 0, "default"},
-    {"narenas_ratio", JE_FXP, 0, 0, NULL},
-    {"oversize_threshold", JE_UNSIGNED, 0, 0, NULL},
-    {"percpu_arena", JE_ENUM, 0, 0, "disabled|percpu|phycpu"},
-    {"prof", JE_BOOL, 0, 0, NULL},
-    {"prof_accum", JE_BOOL, 0, 0, NULL},
-    {"prof_active", JE_BOOL, 0, 0, NULL},
-    {"prof_final", JE_BOOL, 0, 0, NULL},
-    {"prof_gdump", JE_BOOL, 0, 0, NULL},
-    {"prof_leak", JE_BOOL, 0, 0, NULL},
-    {"prof_leak_error", JE_BOOL, 0, 0, NULL},
-    {"prof_log", JE_BOOL, 0, 0, NULL},
-    {"prof_prefix", JE_ANY, 0, 0, NULL},
-    {"prof_recent_alloc_max", JE_SIGNED, -1, 0, NULL},
-    {"prof_stats", JE_BOOL, 0, 0, NULL},
-    {"prof_sys_thread_name", JE_BOOL, 0, 0, NULL},
-    {"prof_thread_active_init", JE_BOOL, 0, 0, NULL},
-    {"prof_time_resolution", JE_ENUM, 0, 0, "default|high"},
-    {"prof_unbias", JE_BOOL, 0, 0, NULL},
-    {"retain", JE_BOOL, 0, 0, NULL},
-    {"san_guard_large", JE_UNSIGNED, 0, 0, NULL},
-    {"san_guard_small", JE_UNSIGNED, 0, 0, NULL},
-    {"slab_sizes", JE_ANY, 0, 0, NULL},
-    {"stats_interval", JE_SIGNED, -1, 0, NULL},
-    {"stats_interval_opts", JE_STATS, 0, 0, NULL},
-    {"stats_print", JE_BOOL, 0, 0, NULL},
-    {"stats_print_opts", JE_STATS, 0, 0, NULL},
-    {"tcache", JE_BOOL, 0, 0, NULL},
-    {"tcache_gc_delay_bytes", JE_UNSIGNED, 0, 0, NULL},
-    {"tcache_gc_incr_bytes", JE_CLIPPED, 1024, 0, NULL},
-    {"tcache_max", JE_CLIPPED, 0, 0, NULL},
-    {"tcache_nslots_large", JE_CLIPPED, 1, 2048, NULL},
-    {"tcache_nslots_small_max", JE_CLIPPED, 1, 2048, NULL},
-    {"tcache_nslots_small_min", JE_CLIPPED, 1, 2048, NULL},
-    {"thp", JE_ENUM, 0, 0, "default|always|never"},
-    {"trust_madvise", JE_BOOL, 0, 0, NULL},
-    {"utrace", JE_BOOL, 0, 0, NULL},
-    {"xmalloc", JE_BOOL, 0, 0, NULL},
-    {"zero", JE_BOOL, 0, 0, NULL},
-    {"zero_realloc", JE_ENUM, 0, 0, "alloc|free|abort"},
-};
-
-static const struct je_opt *je_find(const char *k, size_t klen)
-{
-	for (size_t i = 0; i < sizeof je_opts / sizeof je_opts[0]; i++)
-		if (strlen(je_opts[i].key) == klen && strncmp(je_opts[i].key, k, klen) == 0)
-			return &je_opts[i];
-	return NULL;
-}
-
-static bool in_list(const char *list, const char *v)
-{
-	size_t n = strlen(v);
-	for (const char *p = list; p && *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-		if (len == n && strncmp(p, v, n) == 0)
-			return true;
-		p = bar ? bar + 1 : NULL;
-	}
-	return false;
-}
-
-/* jemalloc's malloc_strtoumax accepts base prefixes and a sign; the whole value must parse. */
-static int je_int(const char *v, long long *out)
-{
-	char *end;
-	if (*v == '\0' || isspace((unsigned char)*v))
-		return -1;
-	errno = 0;
-	*out = strtoll(v, &end, 0);
-	return errno || *end != '\0' ? -1 : 0;
-}
-
-static bool je_fxp(const char *v)
-{
-	const char *p = v;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (p == v)
-		return false;
-	if (*p == '.') {
-		const char *q = ++p;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (p == q)
-			return false;
-	}
-	return *p == '\0';
-}
-
-static int je_value(const struct je_opt *o, const char *v, struct loc loc, struct diags *d)
-{
-	long long n;
-	switch (o->kind) {
-	case JE_BOOL:
-		if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
-			return 0;
-		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s:%s must be true or false", o->key, v);
-		return -1;
-	case JE_ENUM:
-		if (in_list(o->values, v))
-			return 0;
-		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s:%s must be one of %s", o->key, v,
-		        o->values);
-		return -1;
-	case JE_ANY:
-		return 0;
-	case JE_FXP:
-		if (strcmp(o->key, "hpa_dirty_mult") == 0 && strcmp(v, "-1") == 0)
-			return 0;
-		if (je_fxp(v) && (o->max == 0 || strtod(v, NULL) <= (double)o->max))
-			return 0;
-		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s:%s must be a decimal like 0.5%s", o->key,
-		        v, o->max ? " (at most 1)" : "");
-		return -1;
-	case JE_STATS:
-		for (const char *p = v; *p; p++)
-			if (strchr("Jgmdablxeh", *p) == NULL) {
-				diag_at(d, DIAG_ERR, loc,
-				        "MALLOC_CONF: %s:%s: '%c' is not a stats option letter "
-				        "(J g m d a b l x e h)",
-				        o->key, v, *p);
-				return -1;
-			}
-		return 0;
-	case JE_SIGNED:
-	case JE_UNSIGNED:
-	case JE_CLIPPED:
-		if (o->values && in_list(o->values, v))
-			return 0;
-		if (je_int(v, &n) == -1 || (o->kind != JE_SIGNED && (v[0] == '-' || n < 0))) {
-			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s:%s must be %s integer", o->key,
-			        v, o->kind == JE_SIGNED ? "an" : "a non-negative");
-			return -1;
-		}
-		if (n < o->min || (o->max != 0 && n > o->max)) {
-			char range[64];
-			if (o->max != 0)
-				snprintf(range, sizeof range, "between %lld and %lld", o->min,
-				         o->max);
-			else
-				snprintf(range, sizeof range, "%lld or greater", o->min);
-			if (o->kind == JE_CLIPPED) {
-				diag_at(d, DIAG_WARN, loc,
-				        "MALLOC_CONF: %s:%s is outside %s; jemalloc clips it",
-				        o->key, v, range);
-				return 0;
-			}
-			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s:%s must be %s", o->key, v,
-			        range);
-			return -1;
-		}
-		return 0;
-	}
-	return 0;
-}
-
 /*
- * Ask the jemalloc that services preload: /bin/true run with only
- * LD_PRELOAD=<it> and MALLOC_CONF=abort_conf:true,<value> (fixed argv, no
- * shell) aborts with "<jemalloc>: Invalid conf pair: k:v" on its stderr for
- * anything this build of jemalloc refuses. 1 accepted, 0 refused (its first
- * complaint in msg), -1 when it could not be asked. Cached per value: a
- * run checks every service's env.
+ * The jemalloc that will be preloaded is the only authority on its options (no copied
+ * table to drift from it): /bin/true runs with only LD_PRELOAD=<it> and
+ * MALLOC_CONF=abort_conf:true,<value> (fixed argv, no shell), and jemalloc aborts with
+ * "<jemalloc>: Invalid conf pair: k:v" (or "Malformed conf string", ...) on its stderr for
+ * anything it refuses.
  */
-#define JE_CACHE 16
-static int je_ask(const char *value, char *msg, size_t len)
+static const char *je_path = GITLAB_CTL_JEMALLOC;
+
+void envcheck_jemalloc(const char *path)
 {
-	static struct {
-		char *value;
-		int rc;
-		char msg[160];
-	} cache[JE_CACHE];
-	static size_t ncache;
-	for (size_t i = 0; i < ncache; i++)
-		if (strcmp(cache[i].value, value) == 0) {
-			strlcpy(msg, cache[i].msg, len);
-			return cache[i].rc;
-		}
-	if (access(GITLAB_CTL_JEMALLOC, R_OK) == -1 || access("/bin/true", X_OK) == -1)
-		return -1;
-	char *env[3] = {NULL, NULL, NULL};
+	je_path = path;
+}
+
+enum je_answer { JE_ACCEPTED, JE_REFUSED, JE_UNKNOWN };
+
+/* One run: its answer, with jemalloc's first complaint, or why there was none, in msg. */
+static enum je_answer je_run(const char *value, char *msg, size_t len)
+{
+	if (access(je_path, R_OK) == -1) {
+		snprintf(msg, len, "cannot read %s: %s", je_path, strerror(errno));
+		return JE_UNKNOWN;
+	}
+	char *env[] = {xasprintf("LD_PRELOAD=%s", je_path),
+	               xasprintf("MALLOC_CONF=abort_conf:true,%s", value), NULL};
 	char *argv[] = {"true", NULL};
-	int fd = memfd_create("jemalloc-conf", MFD_CLOEXEC), rc = -1;
-	if (fd == -1 || asprintf(&env[0], "LD_PRELOAD=%s", GITLAB_CTL_JEMALLOC) == -1 ||
-	    asprintf(&env[1], "MALLOC_CONF=abort_conf:true,%s", value) == -1)
-		goto out;
+	enum je_answer a = JE_UNKNOWN;
+	int fd = memfd_create("jemalloc-conf", MFD_CLOEXEC);
 	struct spawn sp = {.envp = env, .out = SPAWN_NULL, .err = fd, .deadline = mono_ms() + 5000};
-	int st = spawn_wait("/bin/true", argv, &sp);
+	int st = fd == -1 ? -1 : spawn_wait("/bin/true", argv, &sp);
 	char buf[1024];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	ssize_t n = st == -1 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
 	const char *je = strstr(buf, "<jemalloc>: ");
-	if (st == 0 && strstr(buf, "ld.so") == NULL) {
-		rc = 1; /* ld.so complaining means jemalloc was not loaded: not an answer */
+	if (st == -1) {
+		snprintf(msg, len, "cannot run /bin/true with it: %s", strerror(errno));
+	} else if (strstr(buf, "ld.so") != NULL) { /* jemalloc was not loaded */
+		snprintf(msg, len, "ld.so cannot preload it: %.*s", (int)strcspn(buf, "\n"), buf);
+	} else if (st == 0) {
+		a = JE_ACCEPTED;
 		msg[0] = '\0';
-	} else if (st != -1 && je != NULL) {
-		rc = 0;
+	} else if (je != NULL) {
+		a = JE_REFUSED;
 		je += strlen("<jemalloc>: ");
 		snprintf(msg, len, "%.*s", (int)strcspn(je, "\n"), je);
+	} else {
+		snprintf(msg, len, "/bin/true with it exited %d without a word from jemalloc", st);
 	}
-	if (rc != -1 && ncache < JE_CACHE && (cache[ncache].value = strdup(value)) != NULL) {
-		cache[ncache].rc = rc;
-		strlcpy(cache[ncache++].msg, msg, sizeof cache[0].msg);
-	}
-out:
 	if (fd != -1)
 		close(fd);
 	free(env[0]);
 	free(env[1]);
-	return rc;
+	return a;
 }
 
-/*
- * The jemalloc that will be preloaded is the authority on its options; the
- * table above (jemalloc 5.3's) is used only when it cannot be run.
- */
-static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d);
+/* Asked once per value and jemalloc in a process: a run checks every service's env. */
+static enum je_answer je_ask(const char *value, char *msg, size_t len)
+{
+	static struct je_seen {
+		char *value;
+		const char *je;
+		enum je_answer a;
+		char msg[200];
+	} * seen;
+	static size_t nseen, cap;
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i].je == je_path && strcmp(seen[i].value, value) == 0) {
+			strlcpy(msg, seen[i].msg, len);
+			return seen[i].a;
+		}
+	enum je_answer a = je_run(value, msg, len);
+	if (nseen == cap) {
+		cap = cap ? 2 * cap : 8;
+		seen = xreallocarray(seen, cap, sizeof *seen);
+	}
+	seen[nseen] = (struct je_seen){xstrdup(value), je_path, a, ""};
+	strlcpy(seen[nseen++].msg, msg, sizeof seen[0].msg);
+	return a;
+}
 
 static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
 {
-	char msg[160];
+	char msg[200];
 	if (value[0] == '\0')
 		return 0;
-	int ok = je_ask(value, msg, sizeof msg);
-	if (ok == 1)
+	switch (je_ask(value, msg, sizeof msg)) {
+	case JE_ACCEPTED:
 		return 0;
-	if (ok == 0) {
-		const char *pair = "Invalid conf pair: ";
-		if (strncmp(msg, pair, strlen(pair)) == 0)
-			diag_at(d, DIAG_ERR, loc,
-			        "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
-			        (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair),
-			        GITLAB_CTL_JEMALLOC, msg);
-		else
-			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s",
-			        GITLAB_CTL_JEMALLOC, msg);
-		return -1;
+	case JE_UNKNOWN:
+		diag_at(
+		    d, DIAG_WARN, loc,
+		    "MALLOC_CONF is not checked: %s (jemalloc judges it when the service starts "
+		    "and logs what it refuses)",
+		    msg);
+		return 0;
+	case JE_REFUSED:
+		break;
 	}
-	return check_malloc_conf_table(value, loc, d);
-}
-
-/* jemalloc's malloc_conf_next(): key chars [A-Za-z0-9_], ':', value up to ',' */
-static int check_malloc_conf_table(const char *value, struct loc loc, struct diags *d)
-{
-	int rc = 0;
-	const char *p = value;
-	while (*p) {
-		const char *k = p;
-		while (isalnum((unsigned char)*p) || *p == '_')
-			p++;
-		size_t klen = (size_t)(p - k);
-		if (*p != ':' || klen == 0) {
-			if (*p == '\0')
-				diag_at(d, DIAG_ERR, loc,
-				        "MALLOC_CONF=%s: '%.*s' has no value (write key:value)",
-				        value, (int)klen, k);
-			else
-				diag_at(d, DIAG_ERR, loc,
-				        "MALLOC_CONF=%s: malformed at offset %zu: expected "
-				        "key:value[,...]",
-				        value, (size_t)(p - value));
-			return -1;
-		}
-		const char *v = ++p;
-		while (*p && *p != ',')
-			p++;
-		char *val = strndup(v, (size_t)(p - v));
-		if (val == NULL)
-			abort();
-		const struct je_opt *o = je_find(k, klen);
-		if (o == NULL) {
-			diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: unknown jemalloc option '%.*s'",
-			        (int)klen, k);
-			rc = -1;
-		} else if (je_value(o, val, loc, d) == -1) {
-			rc = -1;
-		}
-		free(val);
-		if (*p == ',') {
-			p++;
-			if (*p == '\0') {
-				diag_at(d, DIAG_ERR, loc, "MALLOC_CONF=%s ends with a comma",
-				        value);
-				return -1;
-			}
-		}
-	}
-	return rc;
+	const char *pair = "Invalid conf pair: ";
+	if (strncmp(msg, pair, strlen(pair)) == 0)
+		diag_at(d, DIAG_ERR, loc,
+		        "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
+		        (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair), je_path, msg);
+	else
+		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s", je_path, msg);
+	return -1;
 }
 
 /* ---- LD_PRELOAD --------------------------------------------------------- */
@@ -540,10 +302,8 @@ static int check_malloc_conf_table(const char *value, struct loc loc, struct dia
 /* ld.so splits on spaces and colons and skips what it cannot open. */
 static int check_preload(const char *value, struct loc loc, struct diags *d)
 {
-	char *copy = strdup(value), *save = NULL;
+	char *copy = xstrdup(value), *save = NULL;
 	int rc = 0;
-	if (copy == NULL)
-		abort();
 	for (char *e = strtok_r(copy, " :", &save); e; e = strtok_r(NULL, " :", &save)) {
 		struct stat st;
 		if (strchr(e, '$') != NULL || strchr(e, '/') == NULL)
@@ -675,13 +435,17 @@ int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, s
 	return rc;
 }
 
-int envcheck_argv(char *const *argv, struct loc loc, struct diags *d)
+int envcheck_argv(char *const *argv, const struct loc *locs, struct diags *d)
 {
-	size_t total = 0;
+	size_t total = 0, longest = 0, longest_len = 0;
 	for (size_t i = 0; argv[i] != NULL; i++) {
 		size_t len = strlen(argv[i]) + 1;
+		if (len > longest_len) {
+			longest = i;
+			longest_len = len;
+		}
 		if (len > ENVCHECK_MAX_ARG_STRLEN) {
-			diag_at(d, DIAG_ERR, loc,
+			diag_at(d, DIAG_ERR, locs[i],
 			        "argument %zu of the command is %zu bytes; execve refuses one over "
 			        "%d (MAX_ARG_STRLEN)",
 			        i, len - 1, ENVCHECK_MAX_ARG_STRLEN - 1);
@@ -690,10 +454,10 @@ int envcheck_argv(char *const *argv, struct loc loc, struct diags *d)
 		total += len + sizeof(char *);
 	}
 	if (total > ENVCHECK_ARGV_MAX) {
-		diag_at(d, DIAG_ERR, loc,
-		        "the command line is %zu bytes; at most %d fit beside the environment "
-		        "(ARG_MAX)",
-		        total, ENVCHECK_ARGV_MAX);
+		diag_at(d, DIAG_ERR, locs[longest],
+		        "the command line is %zu bytes (argument %zu, the longest, is %zu); at "
+		        "most %d fit beside the environment (ARG_MAX)",
+		        total, longest, longest_len - 1, ENVCHECK_ARGV_MAX);
 		return -1;
 	}
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * envcheck: validate env values that their consumers would silently ignore
- * or misread (SPEC section 5): env names, Ruby's RUBY_GC_* rules, jemalloc's
- * MALLOC_CONF keys, LD_PRELOAD files.
+ * or misread (SPEC section 5): env names, Ruby's RUBY_GC_* rules, MALLOC_CONF
+ * (asked of the installed jemalloc itself), LD_PRELOAD files.
  */
 #ifndef GITLAB_CTL_ENVCHECK_H
 #define GITLAB_CTL_ENVCHECK_H
@@ -20,6 +20,12 @@
 #define ENVCHECK_MAX_ARG_STRLEN 131072
 #define ENVCHECK_ARGV_RESERVE   (64 * 1024)
 #define ENVCHECK_BASE_VARS      16
+
+/*
+ * The jemalloc that judges MALLOC_CONF values (default: the one services preload,
+ * GITLAB_CTL_JEMALLOC). When it cannot be run, a value is not checked and a warning says why.
+ */
+void envcheck_jemalloc(const char *path);
 
 /* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
  * or -1 if an error was recorded. */
@@ -41,10 +47,12 @@ typedef struct loc (*envcheck_locfn)(const char *name, void *ctx);
 /*
  * A service's argv as execve sees it: each argument within MAX_ARG_STRLEN,
  * and all of them within the part of ARG_MAX the env check leaves for argv
- * (ENVCHECK_ARGV_RESERVE, less room for the base env). Problems at loc.
+ * (ENVCHECK_ARGV_RESERVE, less room for the base env). locs[i] is where
+ * argv[i] was written (a gitlab.rb flag, the catalog's command); a line too
+ * long as a whole is reported where its longest argument was written.
  */
 #define ENVCHECK_ARGV_MAX (ENVCHECK_ARGV_RESERVE - 8 * 1024)
-int envcheck_argv(char *const *argv, struct loc loc, struct diags *d);
+int envcheck_argv(char *const *argv, const struct loc *locs, struct diags *d);
 int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d);
 
 #endif

@@ -1,5 +1,7 @@
 /*
- * rbconf: lexer and parser for the gitlab.rb subset of SPEC section 5.
+ * rbconf: the parser of the gitlab.rb subset of SPEC section 5: literals,
+ * statements and the public API; its cursor is rblex, its scanner of Ruby it
+ * cannot evaluate is rbscan.
  *
  * Values are parsed as literals first. When a value turns out to be any other
  * Ruby (an identifier, an operator on non-integers, an interpolated string,
@@ -13,832 +15,32 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/rbconf.h"
+#include "config/rblex.h"
+#include "config/rbscan.h"
+#include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/readfile.h"
 
-/* Heredocs started on one line whose bodies are still to be read. */
-#define MAX_HEREDOCS 16
 /* Failed literal attempts and opaque copies may re-copy text; bound the total. */
 #define ARENA_LIMIT ((size_t)RB_MAX_FILE * 8u)
-#define CHUNK_SIZE  ((size_t)64 * 1024)
 
-/* ---------------------------------------------------------------- arena */
-
-struct rb_chunk {
-	struct rb_chunk *next;
-	size_t used, cap;
-	long long data[]; /* 8-aligned, see arena_alloc() */
-};
-
-struct rb_arena {
-	struct rb_chunk *head;
-	size_t total;
-	bool limit_hit; /* ARENA_LIMIT, as opposed to malloc failing */
-};
-
-static void *arena_alloc(struct rb_arena *a, size_t n)
-{
-	/* Everything stored here (pointers, long long, double) needs at most 8. */
-	const size_t al = 8;
-	if (n > ARENA_LIMIT || a->total + n > ARENA_LIMIT) {
-		a->limit_hit = true;
-		return NULL;
-	}
-	n = (n + al - 1) & ~(al - 1);
-	struct rb_chunk *c = a->head;
-	if (c != NULL && c->cap - c->used >= n) {
-		void *ptr = (char *)c->data + c->used;
-		c->used += n;
-		return ptr;
-	}
-	size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
-	struct rb_chunk *nc = malloc(sizeof *nc + cap);
-	if (nc == NULL)
-		return NULL;
-	nc->cap = cap;
-	nc->used = n;
-	a->total += sizeof *nc + cap;
-	/* A big dedicated chunk goes behind the current one, which keeps its free space. */
-	if (c != NULL && cap != CHUNK_SIZE) {
-		nc->next = c->next;
-		c->next = nc;
-	} else {
-		nc->next = c;
-		a->head = nc;
-	}
-	return nc->data;
-}
-
-static void arena_free(struct rb_arena *a)
-{
-	if (a == NULL)
-		return;
-	for (struct rb_chunk *c = a->head, *next; c != NULL; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(a);
-}
-
-/* --------------------------------------------------------------- parser */
-
-struct heredoc {
-	size_t start;     /* of "<<", for errors */
-	size_t id, idlen; /* terminator word */
-	bool indent;      /* <<- or <<~: the terminator may be indented */
-};
-
-struct parser {
-	const struct src *src;
-	const char *s;
-	size_t len, pos;
-	struct rb_arena *arena;
-	struct diags *d;
-	bool failed;
-	int depth;
-	struct heredoc pend[MAX_HEREDOCS];
-	size_t npend;
-	size_t hd_end;          /* end of the last heredoc terminator line read */
-	bool stmt_done;         /* the value consumed its statement's newline */
-	size_t tok_end;         /* end of the last token skipped by scan_tokens() */
-	struct rb_value *spare; /* a node arithmetic consumed, for reuse */
-	size_t lc_pos;          /* location cache: lc_line and line start lc_ls of lc_pos */
-	size_t lc_ls;
-	int lc_line;
-};
-
-/* A rewind point for a failed literal attempt. */
-struct mark {
-	size_t pos;
-	int depth;
-	size_t npend;
-	struct heredoc pend[MAX_HEREDOCS];
-};
-
-static void mark(const struct parser *p, struct mark *m)
-{
-	m->pos = p->pos;
-	m->depth = p->depth;
-	m->npend = p->npend;
-	memcpy(m->pend, p->pend, p->npend * sizeof *p->pend);
-}
-
-static void restore(struct parser *p, const struct mark *m)
-{
-	p->pos = m->pos;
-	p->depth = m->depth;
-	p->npend = m->npend;
-	memcpy(p->pend, m->pend, m->npend * sizeof *m->pend);
-}
-
-/* Locations are computed lazily from a cache, as they are asked for mostly in order. */
-static struct loc loc_at(struct parser *p, size_t pos)
-{
-	if (pos > p->len)
-		pos = p->len;
-	if (pos >= p->lc_pos) {
-		const char *q = p->s + p->lc_pos, *end = p->s + pos, *nl;
-		while (q < end && (nl = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-			p->lc_line++;
-			q = nl + 1;
-			p->lc_ls = (size_t)(q - p->s);
-		}
-	} else {
-		for (size_t i = pos; i < p->lc_pos; i++)
-			if (p->s[i] == '\n')
-				p->lc_line--;
-		const char *nl = memrchr(p->s, '\n', pos);
-		p->lc_ls = nl ? (size_t)(nl - p->s) + 1 : 0;
-	}
-	p->lc_pos = pos;
-	return (struct loc){.src = p->src, .line = p->lc_line, .col = (int)(pos - p->lc_ls) + 1};
-}
-
-static void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
-{
-	if (p->failed)
-		return;
-	p->failed = true;
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_at(p->d, DIAG_ERR, loc_at(p, pos), "%s", msg);
-}
-
-/* "expected ']' to close '[' at 3:14" */
-static void fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
-{
-	struct loc o = loc_at(p, open);
-	fail_at(p, at, "expected '%c' to close '%c' at %d:%d", closer, p->s[open], o.line, o.col);
-}
-
-static void *palloc(struct parser *p, size_t n)
-{
-	void *ptr = arena_alloc(p->arena, n);
-	if (ptr == NULL && p->arena->limit_hit)
-		fail_at(p, p->pos, "configuration too large: its values need more than %zu MiB",
-		        ARENA_LIMIT >> 20);
-	else if (ptr == NULL)
-		fail_at(p, p->pos, "out of memory");
-	return ptr;
-}
-
-static char *pstrndup(struct parser *p, const char *s, size_t n)
-{
-	char *d = palloc(p, n + 1);
-	if (d != NULL) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
-static bool enter(struct parser *p, size_t at)
-{
-	if (p->depth >= RB_MAX_DEPTH) {
-		fail_at(p, at, "nesting deeper than %d levels", RB_MAX_DEPTH);
-		return false;
-	}
-	p->depth++;
-	return true;
-}
-
-struct vec {
-	void *v;
-	size_t n, cap;
-};
-
-static bool vec_push(struct parser *p, struct vec *vec, const void *elem, size_t size)
-{
-	if (vec->n == vec->cap) {
-		size_t cap = vec->cap ? vec->cap * 2 : 4;
-		void *nv = palloc(p, cap * size);
-		if (nv == NULL)
-			return false;
-		if (vec->n > 0)
-			memcpy(nv, vec->v, vec->n * size);
-		vec->v = nv;
-		vec->cap = cap;
-	}
-	memcpy((char *)vec->v + vec->n * size, elem, size);
-	vec->n++;
-	return true;
-}
-
-/* ------------------------------------------------------------ characters */
-
-static int at(const struct parser *p, size_t i)
-{
-	return i < p->len ? (unsigned char)p->s[i] : -1;
-}
-
-static int peek(const struct parser *p)
-{
-	return at(p, p->pos);
-}
-
-static int peek1(const struct parser *p)
-{
-	return at(p, p->pos + 1);
-}
-
-static bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Ruby identifiers may hold any non-ASCII (UTF-8) byte. */
-static bool is_ident_start(int c)
-{
-	return is_alpha(c) || c == '_' || c >= 0x80;
-}
-
-static bool is_ident(int c)
-{
-	return is_ident_start(c) || is_digit(c);
-}
-
-static bool is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static bool is_closer(int c)
-{
-	return c == ')' || c == ']' || c == '}';
-}
-
-static int closer_of(int c)
-{
-	return c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : c;
-}
-
-static bool skip_sp(struct parser *p)
-{
-	size_t from = p->pos;
-	while (is_space(peek(p)))
-		p->pos++;
-	return p->pos > from;
-}
-
-static void skip_comment(struct parser *p)
-{
-	const char *nl = memchr(p->s + p->pos, '\n', p->len - p->pos);
-	p->pos = nl ? (size_t)(nl - p->s) : p->len;
-}
-
-/* Read a heredoc body, from pos to the terminator line included. */
-static void read_heredoc(struct parser *p, const struct heredoc *h)
-{
-	const char *id = p->s + h->id;
-	while (p->pos < p->len) {
-		size_t ls = p->pos;
-		const char *nl = memchr(p->s + ls, '\n', p->len - ls);
-		size_t le = nl ? (size_t)(nl - p->s) : p->len;
-		size_t b = ls, e = le;
-		if (e > b && p->s[e - 1] == '\r')
-			e--;
-		if (h->indent)
-			while (b < e && (p->s[b] == ' ' || p->s[b] == '\t'))
-				b++;
-		p->pos = nl ? le + 1 : p->len;
-		if (e - b == h->idlen && memcmp(p->s + b, id, h->idlen) == 0) {
-			p->hd_end = e;
-			return;
-		}
-	}
-	fail_at(p, h->start, "unterminated heredoc: no line '%.*s' closes it", (int)h->idlen, id);
-}
-
-/* Consume the '\n' at pos, then the bodies of the heredocs started on its line. */
-static void newline(struct parser *p)
-{
-	p->pos++;
-	for (size_t i = 0; i < p->npend && !p->failed; i++)
-		read_heredoc(p, &p->pend[i]);
-	p->npend = 0;
-}
-
-/* Spaces, comments and newlines: used where a statement cannot end. */
-static void skip_ws_nl(struct parser *p)
-{
-	while (!p->failed) {
-		skip_sp(p);
-		int c = peek(p);
-		if (c == '#')
-			skip_comment(p);
-		else if (c == '\n')
-			newline(p);
-		else if (c == '\\' && peek1(p) == '\n') {
-			p->pos++;
-			newline(p);
-		} else
-			return;
-	}
-}
-
-/* Ruby continues a statement on a next line that starts with ".method" or "&.method". */
-static bool continues_next_line(const struct parser *p)
-{
-	if (p->npend > 0)
-		return false;
-	size_t i = p->pos + 1;
-	while (at(p, i) == ' ' || at(p, i) == '\t')
-		i++;
-	return (at(p, i) == '.' && at(p, i + 1) != '.') || (at(p, i) == '&' && at(p, i + 1) == '.');
-}
-
-/* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
-static void describe(const struct parser *p, size_t pos, char *buf, size_t len)
-{
-	int c = at(p, pos);
-	if (c < 0) {
-		snprintf(buf, len, "end of file");
-	} else if (c == '\n') {
-		snprintf(buf, len, "end of line");
-	} else if (is_ident(c) && c < 0x80) {
-		size_t e = pos;
-		while (e < p->len && e - pos < 24 && is_ident(at(p, e)) && at(p, e) < 0x80)
-			e++;
-		snprintf(buf, len, "'%.*s'", (int)(e - pos), p->s + pos);
-	} else if (c == '\'') {
-		snprintf(buf, len, "\"'\"");
-	} else if (c > 0x20 && c < 0x7f) {
-		snprintf(buf, len, "'%c'", c);
-	} else {
-		snprintf(buf, len, "byte 0x%02x", (unsigned)c);
-	}
-}
-
-static size_t ident_end(const struct parser *p, size_t i)
-{
-	while (is_ident(at(p, i)))
-		i++;
-	return i;
-}
-
-static bool word_is(const struct parser *p, size_t b, size_t e, const char *w)
-{
-	size_t n = strlen(w);
-	return e - b == n && memcmp(p->s + b, w, n) == 0;
-}
-
-static bool word_in(const struct parser *p, size_t b, size_t e, const char *const *list)
-{
-	for (; *list; list++)
-		if (word_is(p, b, e, *list))
-			return true;
-	return false;
-}
-
-/* Ruby that would need evaluation of control flow: never a setting value. */
-static const char *const forbidden_words[] = {
-    "if",     "unless", "while",  "until",   "do",
-    "begin",  "case",   "def",    "for",     "class",
-    "module", "end",    "rescue", "ensure",  "then",
-    "elsif",  "else",   "when",   "require", "require_relative",
-    "BEGIN",  "END",    "yield",  "return",  "break",
-    "next",   "redo",   "retry",  "alias",   "undef",
-    NULL,
-};
-
-static void fail_keyword(struct parser *p, size_t b, size_t e)
-{
-	int n = (int)(e - b);
-	const char *w = p->s + b;
-	if (word_in(p, b, e, (const char *const[]){"require", "require_relative", NULL}))
-		fail_at(p, b, "'%.*s' is not supported in gitlab.rb", n, w);
-	else if (word_is(p, b, e, "do"))
-		fail_at(p, b, "blocks ('do ... end') are not supported in gitlab.rb");
-	else if (word_in(p, b, e, (const char *const[]){"def", "class", "module", NULL}))
-		fail_at(p, b, "'%.*s' definitions are not supported in gitlab.rb", n, w);
-	else if (word_in(p, b, e,
-	                 (const char *const[]){"if", "unless", "while", "until", "case", "for",
-	                                       "begin", NULL}))
-		fail_at(p, b,
-		        "'%.*s' is not supported in gitlab.rb: settings must be plain "
-		        "assignments",
-		        n, w);
-	else
-		fail_at(p, b, "unexpected '%.*s'", n, w);
-}
-
-/* -------------------------------------------------- opaque Ruby scanning */
-
-static void scan_tokens(struct parser *p, size_t open, int closer, int ctx);
-
-static void scan_group(struct parser *p, size_t open, int closer)
-{
-	if (!enter(p, open))
-		return;
-	scan_tokens(p, open, closer, 0);
-	p->depth--;
-}
-
-static void scan_sq(struct parser *p, int quote)
-{
-	size_t start = p->pos++;
-	while (p->pos < p->len) {
-		int c = peek(p);
-		if (c == '\\') {
-			p->pos += 2;
-			continue;
-		}
-		p->pos++;
-		if (c == quote)
-			return;
-	}
-	p->pos = p->len;
-	fail_at(p, start, "unterminated string started here");
-}
-
-/* A string-like token with #{} interpolation, ending at `close` (nesting `open` if a bracket). */
-static void scan_interp(struct parser *p, size_t start, int open, int close, const char *what)
-{
-	int nest = 0;
-	while (p->pos < p->len && !p->failed) {
-		int c = peek(p);
-		if (c == '\\') {
-			p->pos += 2;
-			continue;
-		}
-		if (c == '#' && peek1(p) == '{') {
-			size_t ob = p->pos + 1;
-			p->pos += 2;
-			scan_group(p, ob, '}');
-			continue;
-		}
-		p->pos++;
-		if (c == close && nest == 0)
-			return;
-		if (c == close)
-			nest--;
-		else if (c == open)
-			nest++;
-	}
-	if (p->pos > p->len)
-		p->pos = p->len;
-	fail_at(p, start, "unterminated %s started here", what);
-}
-
-/* Percent literals: %w[a b], %i(x), %q{...}, %Q|...|, %(...), %r{...}. */
-static bool try_percent(struct parser *p, bool prev_value, bool space_before)
-{
-	size_t start = p->pos, i = p->pos + 1;
-	int c = at(p, i);
-	bool interp = true, letter = false;
-	if (c > 0 && strchr("qwisQWIrx", c) != NULL) {
-		interp = strchr("QWIrx", c) != NULL;
-		letter = true;
-		i++;
-		if (prev_value && !space_before)
-			return false;
-	} else if (prev_value && !(space_before && at(p, i) != ' ' && at(p, i) != '=')) {
-		return false;
-	}
-	int open = at(p, i);
-	if (open < 0x21 || open > 0x7e || is_ident(open) || (!letter && open == '='))
-		return false;
-	int close = closer_of(open);
-	p->pos = i + 1;
-	if (interp) {
-		scan_interp(p, start, open, close, "%-literal");
-		return true;
-	}
-	int nest = 0;
-	while (p->pos < p->len) {
-		int ch = peek(p);
-		p->pos += ch == '\\' ? 2 : 1;
-		if (ch == close && nest == 0)
-			return true;
-		if (ch == close)
-			nest--;
-		else if (ch == open)
-			nest++;
-	}
-	p->pos = p->len;
-	fail_at(p, start, "unterminated %%-literal started here");
-	return true;
-}
-
-/* "<<~EOS", "<<-'EOS'", "<<EOS": registers the heredoc, whose body follows the line. */
-static bool try_heredoc(struct parser *p, bool prev_value, bool prev_ident, bool space_before)
-{
-	size_t i = p->pos + 2, id, idlen, end;
-	bool indent = false;
-	if (prev_value && !(prev_ident && space_before))
-		return false;
-	if (at(p, i) == '~' || at(p, i) == '-') {
-		indent = true;
-		i++;
-	}
-	int c = at(p, i);
-	if (c == '\'' || c == '"' || c == '`') {
-		size_t j = i + 1;
-		while (j < p->len && p->s[j] != c && p->s[j] != '\n')
-			j++;
-		if (at(p, j) != c || j == i + 1)
-			return false;
-		id = i + 1;
-		idlen = j - id;
-		end = j + 1;
-	} else if (is_ident_start(c)) {
-		id = i;
-		end = ident_end(p, i);
-		idlen = end - id;
-	} else {
-		return false;
-	}
-	if (p->npend == MAX_HEREDOCS) {
-		fail_at(p, p->pos, "more than %d heredocs on one line", MAX_HEREDOCS);
-		return true;
-	}
-	p->pend[p->npend++] =
-	    (struct heredoc){.start = p->pos, .id = id, .idlen = idlen, .indent = indent};
-	p->pos = end;
-	return true;
-}
-
-static bool try_regexp(struct parser *p, bool prev_value, bool prev_ident, bool space_before)
-{
-	int n = peek1(p);
-	if (prev_value && !(prev_ident && space_before && n != ' ' && n != '='))
-		return false;
-	size_t start = p->pos++;
-	scan_interp(p, start, '/', '/', "regexp");
-	while (is_alpha(peek(p)))
-		p->pos++;
-	return true;
-}
-
-/* Identifiers after '.', '&.' or '::' are method or constant names, not keywords. */
-static bool after_dot(const struct parser *p, size_t b)
-{
-	return (b >= 1 && p->s[b - 1] == '.') ||
-	       (b >= 2 && p->s[b - 1] == ':' && p->s[b - 2] == ':');
-}
-
-/* A value cannot end after a binary operator or a comma. */
-static void value_stop(struct parser *p, size_t b, bool last_op)
-{
-	if (last_op) {
-		char what[40];
-		describe(p, b, what, sizeof what);
-		fail_at(p, b, "expected a value, found %s", what);
-	}
-}
-
-/*
- * Skip Ruby tokens. In a group (closer != 0, opened at `open`), stop after the
- * matching closer. At value level (closer == 0), stop before a ',' or a closer
- * when inside a literal container (ctx != 0), or before the end of the
- * statement (ctx == 0).
- */
-static void scan_tokens(struct parser *p, size_t open, int closer, int ctx)
-{
-	bool group = closer != 0;
-	bool prev_value = false, prev_ident = false, prev_str = false, last_op = false;
-	bool first = true;
-	while (!p->failed) {
-		size_t b = p->pos;
-		int c = peek(p);
-		bool space_before = b > 0 && (p->s[b - 1] == ' ' || p->s[b - 1] == '\t');
-		bool value = true, ident = false, str = false, operand = true;
-		if (c < 0) {
-			if (group)
-				fail_unclosed(p, b, open, closer);
-			else
-				value_stop(p, b, last_op);
-			return;
-		}
-		if (is_space(c)) {
-			p->pos++;
-			continue;
-		}
-		switch (c) {
-		case '\\':
-			if (peek1(p) != '\n') {
-				fail_at(p, b, "unexpected '\\'");
-				return;
-			}
-			p->pos++;
-			newline(p);
-			continue;
-		case '\n':
-			if (!group && ctx == 0 && !last_op && !continues_next_line(p))
-				return; /* the statement ends here */
-			newline(p);
-			continue;
-		case '#':
-			skip_comment(p);
-			continue;
-		case ';':
-			if (!group) {
-				value_stop(p, b, last_op);
-				return;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case ',':
-			if (!group && ctx != 0) {
-				value_stop(p, b, last_op);
-				return;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case ')':
-		case ']':
-		case '}':
-			if (!group) {
-				if (ctx == 0)
-					fail_at(p, b, "unexpected '%c'", c);
-				else
-					value_stop(p, b, last_op);
-				return;
-			}
-			if (c != closer) {
-				fail_unclosed(p, b, open, closer);
-				return;
-			}
-			p->pos++;
-			p->tok_end = p->pos;
-			return;
-		case '(':
-		case '[':
-		case '{':
-			if (c == '{') {
-				size_t i = b + 1;
-				while (at(p, i) == ' ' || at(p, i) == '\t')
-					i++;
-				if (at(p, i) == '|') {
-					fail_at(p, b,
-					        "blocks ('{ |...| ... }') are not supported in "
-					        "gitlab.rb");
-					return;
-				}
-			}
-			p->pos++;
-			scan_group(p, b, closer_of(c));
-			operand = false; /* a call, an index or a block after a value */
-			break;
-		case '\'':
-			scan_sq(p, c);
-			str = true;
-			break;
-		case '"':
-		case '`':
-			p->pos++;
-			scan_interp(p, b, c, c, "string");
-			str = true;
-			break;
-		case ':':
-			if (peek1(p) == ':') {
-				p->pos += 2;
-				value = false;
-			} else if (peek1(p) == '"' || peek1(p) == '\'') {
-				p->pos++;
-				if (peek(p) == '"') {
-					p->pos++;
-					scan_interp(p, b, '"', '"', "string");
-				} else {
-					scan_sq(p, '\'');
-				}
-			} else if (is_ident_start(peek1(p)) && !(prev_value && !space_before)) {
-				p->pos = ident_end(p, b + 1);
-				if (peek(p) == '?' || peek(p) == '!')
-					p->pos++;
-			} else {
-				p->pos++;
-				value = false;
-			}
-			break;
-		case '<':
-			if (peek1(p) == '<' && try_heredoc(p, prev_value, prev_ident, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '%':
-			if (try_percent(p, prev_value, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '/':
-			if (try_regexp(p, prev_value, prev_ident, space_before))
-				break;
-			p->pos++;
-			value = false;
-			break;
-		case '?':
-			/* ?x character literal, else the ternary operator */
-			if (!prev_value && peek1(p) > 0x20) {
-				p->pos += peek1(p) == '\\' ? 3 : 2;
-				while (at(p, p->pos) >= 0x80 && at(p, p->pos) < 0xc0)
-					p->pos++;
-				if (p->pos > p->len)
-					p->pos = p->len;
-				break;
-			}
-			p->pos++;
-			value = false;
-			break;
-		case '$':
-			p->pos++;
-			if (is_ident(peek(p)))
-				p->pos = ident_end(p, p->pos);
-			else if (peek(p) > 0x20)
-				p->pos++;
-			break;
-		case '@':
-			p->pos++;
-			if (peek(p) == '@')
-				p->pos++;
-			p->pos = ident_end(p, p->pos);
-			break;
-		default:
-			if (is_digit(c)) {
-				while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
-					p->pos++;
-			} else if (is_ident_start(c)) {
-				size_t e = ident_end(p, b);
-				if ((at(p, e) == '?' || at(p, e) == '!') && at(p, e + 1) != '=')
-					e++;
-				p->pos = e;
-				if (at(p, e) == ':' && at(p, e + 1) != ':') {
-					p->pos++; /* label of a hash: key: value */
-					value = false;
-				} else if (after_dot(p, b)) {
-					ident = true;
-				} else if (word_in(p, b, e, forbidden_words)) {
-					fail_keyword(p, b, e);
-					return;
-				} else if (word_in(
-				               p, b, e,
-				               (const char *const[]){"and", "or", "not", NULL})) {
-					value = false;
-				} else {
-					ident = true;
-				}
-			} else if (c < 0x20 || c == 0x7f) {
-				fail_at(p, b, "unexpected control character 0x%02x", (unsigned)c);
-				return;
-			} else {
-				p->pos++;
-				value = false;
-			}
-			break;
-		}
-		if (p->pos > p->len)
-			p->pos = p->len;
-		if (!group && first && !value && strchr("<>=|^.?%&", c) != NULL) {
-			fail_at(p, b, "expected a value, found '%c'", c);
-			return;
-		}
-		/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
-		if (value && operand && prev_value && !prev_ident && !(str && prev_str)) {
-			char what[40];
-			describe(p, b, what, sizeof what);
-			fail_at(p, b, "unexpected %s after value", what);
-			return;
-		}
-		p->tok_end = p->pos;
-		first = false;
-		prev_value = value;
-		prev_ident = ident;
-		prev_str = str;
-		last_op = !value;
-	}
-}
+/* --------------------------------------------------------------- literals */
 
 static struct rb_value *new_value(struct parser *p, enum rb_kind kind, size_t pos)
 {
-	struct rb_value *v = p->spare ? p->spare : palloc(p, sizeof *v);
+	struct rb_value *v = p->spare ? p->spare : rbl_palloc(p, sizeof *v);
 	p->spare = NULL;
 	if (v == NULL)
 		return NULL;
 	memset(v, 0, sizeof *v);
 	v->kind = kind;
-	v->loc = loc_at(p, pos);
+	v->loc = rbl_loc_at(p, pos);
 	return v;
 }
 
@@ -846,22 +48,22 @@ static struct rb_value *scan_opaque(struct parser *p, int ctx)
 {
 	size_t start = p->pos;
 	p->tok_end = start;
-	scan_tokens(p, 0, 0, ctx);
+	rbscan_tokens(p, 0, 0, ctx);
 	if (p->failed)
 		return NULL;
 	size_t end = p->tok_end;
 	if (end == start) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a value, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a value, found %s", what);
 		return NULL;
 	}
 	if (ctx == 0 && p->npend > 0 && peek(p) != ';') {
 		/* The heredoc bodies follow this line: keep them in the value's text. */
 		if (peek(p) == '#')
-			skip_comment(p);
+			rbl_skip_comment(p);
 		if (peek(p) == '\n') {
-			newline(p);
+			rbl_newline(p);
 			if (p->failed)
 				return NULL;
 			end = p->hd_end;
@@ -871,12 +73,10 @@ static struct rb_value *scan_opaque(struct parser *p, int ctx)
 	struct rb_value *v = new_value(p, RB_OPAQUE, start);
 	if (v == NULL)
 		return NULL;
-	v->u.s.ptr = pstrndup(p, p->s + start, end - start);
+	v->u.s.ptr = rbl_pstrndup(p, p->s + start, end - start);
 	v->u.s.len = end - start;
 	return v->u.s.ptr ? v : NULL;
 }
-
-/* --------------------------------------------------------------- literals */
 
 static int hexval(int c)
 {
@@ -929,7 +129,7 @@ static long read_hex(const struct parser *p, size_t *i, size_t end, int max)
 static bool put_codepoint(struct parser *p, size_t esc, long cp, char *out, size_t *o)
 {
 	if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-		fail_at(p, esc, "invalid Unicode escape");
+		rbl_fail_at(p, esc, "invalid Unicode escape");
 		return false;
 	}
 	*o += utf8_put(out + *o, (unsigned long)cp);
@@ -948,7 +148,7 @@ static bool decode_ubrace(struct parser *p, size_t esc, size_t *i, size_t end, c
 		}
 		long cp = read_hex(p, i, end, 6);
 		if (cp < 0 || hexval(at(p, *i)) >= 0) {
-			fail_at(p, esc, "invalid Unicode escape");
+			rbl_fail_at(p, esc, "invalid Unicode escape");
 			return false;
 		}
 		if (!put_codepoint(p, esc, cp, out, o))
@@ -971,6 +171,67 @@ static bool interpolates(const struct parser *p, size_t i)
 	return is_ident(n) || (n > 0 && strchr("~*$?!@/\\;,.=:<>\"&`'+", n) != NULL);
 }
 
+/* The byte of a one-letter escape (\n, \t, ...), or -1. */
+static int letter_escape(int c)
+{
+	static const char from[] = "ntresabfv", to[] = "\n\t\r\x1b \a\b\f\v";
+	const char *f = c > 0 ? strchr(from, c) : NULL;
+	return f != NULL ? (unsigned char)to[f - from] : -1;
+}
+
+/* \uXXXX or \u{X...}; i is after the 'u'. false after an error. */
+static bool decode_unicode(struct parser *p, size_t esc, size_t *i, size_t e, char *out, size_t *o)
+{
+	if (*i < e && at(p, *i) == '{') {
+		(*i)++;
+		return decode_ubrace(p, esc, i, e, out, o);
+	}
+	size_t h = *i;
+	long cp = read_hex(p, i, e, 4);
+	if (cp < 0 || *i - h != 4) {
+		rbl_fail_at(p, esc, "invalid Unicode escape");
+		return false;
+	}
+	return put_codepoint(p, esc, cp, out, o);
+}
+
+/* \0 to \377: up to three octal digits, the first already read as c. */
+static char decode_octal(const struct parser *p, int c, size_t *i, size_t e)
+{
+	int v = c - '0';
+	for (int k = 0; k < 2 && *i < e && at(p, *i) >= '0' && at(p, *i) <= '7'; k++)
+		v = v * 8 + (at(p, (*i)++) - '0');
+	return (char)(v & 0xff);
+}
+
+/* The escape at esc (a backslash); *i moves past it. 1, 0 when it needs Ruby, -1 on error. */
+static int decode_escape(struct parser *p, size_t esc, size_t *i, size_t e, char *out, size_t *o)
+{
+	*i = esc + 1;
+	int c = at(p, (*i)++);
+	if (letter_escape(c) >= 0) {
+		out[(*o)++] = (char)letter_escape(c);
+	} else if (c == '\n') {
+		/* a line continuation */
+	} else if (c == 'x') {
+		long v = read_hex(p, i, e, 2);
+		if (v < 0) {
+			rbl_fail_at(p, esc, "invalid hex escape");
+			return -1;
+		}
+		out[(*o)++] = (char)v;
+	} else if (c == 'u') {
+		return decode_unicode(p, esc, i, e, out, o) ? 1 : -1;
+	} else if (c == 'c' || c == 'C' || c == 'M') {
+		return 0;
+	} else if (c >= '0' && c <= '7') {
+		out[(*o)++] = decode_octal(p, c, i, e);
+	} else {
+		out[(*o)++] = (char)c; /* \\ \" and unknown escapes: the character */
+	}
+	return 1;
+}
+
 /*
  * Decode a double-quoted body [b, e) into out (which has e - b + 1 bytes).
  * Returns 1, 0 when the string needs Ruby (interpolation, \M- \c escapes), -1 on error.
@@ -987,82 +248,9 @@ static int decode_dq(struct parser *p, size_t b, size_t e, char *out, size_t *ou
 			i++;
 			continue;
 		}
-		size_t esc = i;
-		i++;
-		c = at(p, i++);
-		switch (c) {
-		case 'n':
-			out[o++] = '\n';
-			break;
-		case 't':
-			out[o++] = '\t';
-			break;
-		case 'r':
-			out[o++] = '\r';
-			break;
-		case 'e':
-			out[o++] = 0x1b;
-			break;
-		case 's':
-			out[o++] = ' ';
-			break;
-		case 'a':
-			out[o++] = '\a';
-			break;
-		case 'b':
-			out[o++] = '\b';
-			break;
-		case 'f':
-			out[o++] = '\f';
-			break;
-		case 'v':
-			out[o++] = '\v';
-			break;
-		case '\n':
-			break; /* line continuation */
-		case 'x': {
-			long v = read_hex(p, &i, e, 2);
-			if (v < 0) {
-				fail_at(p, esc, "invalid hex escape");
-				return -1;
-			}
-			out[o++] = (char)v;
-			break;
-		}
-		case 'u':
-			if (i < e && at(p, i) == '{') {
-				i++;
-				if (!decode_ubrace(p, esc, &i, e, out, &o))
-					return -1;
-				break;
-			}
-			{
-				size_t h = i;
-				long cp = read_hex(p, &i, e, 4);
-				if (cp < 0 || i - h != 4) {
-					fail_at(p, esc, "invalid Unicode escape");
-					return -1;
-				}
-				if (!put_codepoint(p, esc, cp, out, &o))
-					return -1;
-			}
-			break;
-		case 'c':
-		case 'C':
-		case 'M':
-			return 0;
-		default:
-			if (c >= '0' && c <= '7') {
-				int v = c - '0';
-				for (int k = 0;
-				     k < 2 && i < e && at(p, i) >= '0' && at(p, i) <= '7'; k++)
-					v = v * 8 + (at(p, i++) - '0');
-				out[o++] = (char)(v & 0xff);
-			} else {
-				out[o++] = (char)c; /* \\ \" and unknown escapes: the character */
-			}
-			break;
-		}
+		int rc = decode_escape(p, i, &i, e, out, &o);
+		if (rc <= 0)
+			return rc;
 	}
 	out[o] = '\0';
 	*outlen = o;
@@ -1087,10 +275,10 @@ static struct rb_value *parse_sq(struct parser *p, enum rb_kind kind, size_t sta
 	while (i < p->len && p->s[i] != '\'')
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		fail_at(p, q, "unterminated string started here");
+		rbl_fail_at(p, q, "unterminated string started here");
 		return NULL;
 	}
-	char *buf = palloc(p, i - q);
+	char *buf = rbl_palloc(p, i - q);
 	if (buf == NULL)
 		return NULL;
 	size_t o = 0;
@@ -1111,10 +299,10 @@ static struct rb_value *parse_dq(struct parser *p, enum rb_kind kind, size_t sta
 	while (i < p->len && p->s[i] != '"')
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		fail_at(p, q, "unterminated string started here");
+		rbl_fail_at(p, q, "unterminated string started here");
 		return NULL;
 	}
-	char *buf = palloc(p, i - q);
+	char *buf = rbl_palloc(p, i - q);
 	if (buf == NULL)
 		return NULL;
 	size_t n = 0;
@@ -1136,10 +324,10 @@ static struct rb_value *parse_symbol(struct parser *p)
 	}
 	if (!is_ident_start(n))
 		return NULL;
-	size_t e = ident_end(p, start + 1);
+	size_t e = rbl_ident_end(p, start + 1);
 	if (at(p, e) == '?' || at(p, e) == '!')
 		e++;
-	char *name = pstrndup(p, p->s + start + 1, e - start - 1);
+	char *name = rbl_pstrndup(p, p->s + start + 1, e - start - 1);
 	if (name == NULL)
 		return NULL;
 	p->pos = e;
@@ -1156,7 +344,7 @@ static bool base_digit(int c, int base)
 static struct rb_value *make_float(struct parser *p, size_t vstart, size_t start, size_t e,
                                    bool neg)
 {
-	char *buf = palloc(p, e - start + 2);
+	char *buf = rbl_palloc(p, e - start + 2);
 	if (buf == NULL)
 		return NULL;
 	size_t o = 0;
@@ -1169,7 +357,7 @@ static struct rb_value *make_float(struct parser *p, size_t vstart, size_t start
 	errno = 0;
 	double f = strtod(buf, NULL);
 	if (errno == ERANGE && (f > 1.0 || f < -1.0)) {
-		fail_at(p, start, "float literal out of range");
+		rbl_fail_at(p, start, "float literal out of range");
 		return NULL;
 	}
 	struct rb_value *v = new_value(p, RB_FLOAT, vstart);
@@ -1185,7 +373,7 @@ static bool skip_digits(struct parser *p, int base, bool prev_digit)
 		int c = peek(p);
 		if (c == '_') {
 			if (!prev_digit || !base_digit(peek1(p), base)) {
-				fail_at(p, p->pos, "malformed number: misplaced '_'");
+				rbl_fail_at(p, p->pos, "malformed number: misplaced '_'");
 				return false;
 			}
 		} else if (!base_digit(c, base)) {
@@ -1200,64 +388,62 @@ static bool skip_digits(struct parser *p, int base, bool prev_digit)
  * Integer (0x 0o 0b 0d prefixes, leading-0 octal as in Ruby) or float at pos.
  * `start` is where the value starts (its '-' when neg).
  */
-static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
+/* A 0x, 0o, 0b, 0d prefix or a leading 0 (octal): the base, -1 after an error. */
+static int number_base(struct parser *p, bool *implicit_octal)
 {
 	size_t b = p->pos;
-	int base = 10;
-	bool implicit_octal = false;
-	if (at(p, b) == '0') {
-		int x = at(p, b + 1) | 0x20;
-		if (x == 'x' || x == 'o' || x == 'b' || x == 'd') {
-			base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
-			p->pos += 2;
-			if (!base_digit(peek(p), base)) {
-				fail_at(p, p->pos, "malformed number");
-				return NULL;
-			}
-		} else if (is_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
-			base = 8;
-			implicit_octal = true;
-			p->pos++;
+	*implicit_octal = false;
+	if (at(p, b) != '0')
+		return 10;
+	int x = at(p, b + 1) | 0x20;
+	if (x == 'x' || x == 'o' || x == 'b' || x == 'd') {
+		int base = x == 'x' ? 16 : x == 'o' ? 8 : x == 'b' ? 2 : 10;
+		p->pos += 2;
+		if (!base_digit(peek(p), base)) {
+			rbl_fail_at(p, p->pos, "malformed number");
+			return -1;
 		}
+		return base;
 	}
-	size_t ds = p->pos;
-	if (!skip_digits(p, base, implicit_octal))
-		return NULL;
-	if (base == 10 && ds == b) {
-		bool isfloat = false;
-		if (peek(p) == '.' && is_digit(peek1(p))) {
-			p->pos++;
-			if (!skip_digits(p, 10, false))
-				return NULL;
-			isfloat = true;
-		}
-		int e1 = peek1(p), e2 = at(p, p->pos + 2);
-		if ((peek(p) | 0x20) == 'e' &&
-		    (is_digit(e1) || ((e1 == '+' || e1 == '-') && is_digit(e2)))) {
-			p->pos += is_digit(e1) ? 1 : 2;
-			if (!skip_digits(p, 10, false))
-				return NULL;
-			isfloat = true;
-		}
-		if (isfloat) {
-			if (is_ident(peek(p))) {
-				fail_at(p, p->pos, "malformed number");
-				return NULL;
-			}
-			return make_float(p, start, b, p->pos, neg);
-		}
+	if (is_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
+		*implicit_octal = true;
+		p->pos++;
+		return 8;
 	}
-	if (is_ident(peek(p))) {
-		fail_at(p, p->pos, "malformed number");
-		return NULL;
+	return 10;
+}
+
+/* A fraction and/or exponent after decimal digits: 1 a float, 0 none, -1 after an error. */
+static int float_part(struct parser *p)
+{
+	bool isfloat = false;
+	if (peek(p) == '.' && is_digit(peek1(p))) {
+		p->pos++;
+		if (!skip_digits(p, 10, false))
+			return -1;
+		isfloat = true;
 	}
+	int e1 = peek1(p), e2 = at(p, p->pos + 2);
+	if ((peek(p) | 0x20) == 'e' &&
+	    (is_digit(e1) || ((e1 == '+' || e1 == '-') && is_digit(e2)))) {
+		p->pos += is_digit(e1) ? 1 : 2;
+		if (!skip_digits(p, 10, false))
+			return -1;
+		isfloat = true;
+	}
+	return isfloat ? 1 : 0;
+}
+
+/* The digits [ds, p->pos) in base as an integer, range-checked (-2^63 fits when neg). */
+static struct rb_value *make_int(struct parser *p, size_t start, size_t ds, int base, bool neg)
+{
 	unsigned long long mag = 0, limit = neg ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
 	for (size_t i = ds; i < p->pos; i++) {
 		if (p->s[i] == '_')
 			continue;
 		unsigned d = (unsigned)hexval(p->s[i]);
 		if (mag > (limit - d) / (unsigned)base) {
-			fail_at(p, start, "integer literal out of range");
+			rbl_fail_at(p, start, "integer literal out of range");
 			return NULL;
 		}
 		mag = mag * (unsigned)base + d;
@@ -1268,56 +454,99 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 	return v;
 }
 
+static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
+{
+	size_t b = p->pos;
+	bool implicit_octal;
+	int base = number_base(p, &implicit_octal);
+	if (base == -1)
+		return NULL;
+	size_t ds = p->pos;
+	if (!skip_digits(p, base, implicit_octal))
+		return NULL;
+	int isfloat = base == 10 && ds == b ? float_part(p) : 0;
+	if (isfloat == -1)
+		return NULL;
+	if (is_ident(peek(p))) {
+		rbl_fail_at(p, p->pos, "malformed number");
+		return NULL;
+	}
+	return isfloat ? make_float(p, start, b, p->pos, neg) : make_int(p, start, ds, base, neg);
+}
+
 static struct rb_value *parse_value(struct parser *p, int ctx, size_t open);
 static struct rb_value *parse_sum(struct parser *p);
 
-static struct rb_value *parse_array(struct parser *p)
+/* One element of a list into vec; false on failure or when the text is not a literal. */
+typedef bool (*list_item_fn)(struct parser *p, size_t open, struct vec *vec);
+
+/*
+ * The items between the opener at p->pos and `closer`, separated by optional
+ * commas, pushed by item(); on success the list is its new value of `type`.
+ */
+static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind type,
+                                   list_item_fn item)
 {
 	size_t open = p->pos++;
-	if (!enter(p, open))
+	if (!rbl_enter(p, open))
 		return NULL;
 	struct vec vec = {0};
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	while (!p->failed) {
 		int c = peek(p);
-		if (c == ']') {
+		if (c == closer) {
 			p->pos++;
 			break;
 		}
 		if (c < 0 || is_closer(c)) {
-			fail_unclosed(p, p->pos, open, ']');
+			rbl_fail_unclosed(p, p->pos, open, closer);
 			return NULL;
 		}
-		struct rb_value *v = parse_value(p, ']', open);
-		if (v == NULL || !vec_push(p, &vec, &v, sizeof v))
+		if (!item(p, open, &vec))
 			return NULL;
 		if (peek(p) == ',') {
 			p->pos++;
-			skip_ws_nl(p);
+			rbl_skip_ws_nl(p);
 		}
 	}
 	if (p->failed)
 		return NULL;
 	p->depth--;
-	struct rb_value *a = new_value(p, RB_ARRAY, open);
-	if (a != NULL) {
-		a->u.a.v = vec.v;
-		a->u.a.n = vec.n;
+	struct rb_value *l = new_value(p, type, open);
+	if (l == NULL)
+		return NULL;
+	if (type == RB_ARRAY) {
+		l->u.a.v = vec.v;
+		l->u.a.n = vec.n;
+	} else {
+		l->u.h.v = vec.v;
+		l->u.h.n = vec.n;
 	}
-	return a;
+	return l;
+}
+
+static bool array_item(struct parser *p, size_t open, struct vec *vec)
+{
+	struct rb_value *v = parse_value(p, ']', open);
+	return v != NULL && rbl_vec_push(p, vec, &v, sizeof v);
+}
+
+static struct rb_value *parse_array(struct parser *p)
+{
+	return parse_list(p, ']', RB_ARRAY, array_item);
 }
 
 /* After a hash key: "=>". NULL result means "not a literal hash" unless failed. */
 static bool expect_arrow(struct parser *p)
 {
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	if (peek(p) == '=' && peek1(p) == '>') {
 		p->pos += 2;
 		return true;
 	}
 	int c = peek(p);
 	if (c == '\'' || c == '"' || c == ':' || is_ident(c))
-		fail_at(p, p->pos, "expected '=>' after hash key");
+		rbl_fail_at(p, p->pos, "expected '=>' after hash key");
 	return false;
 }
 
@@ -1328,10 +557,10 @@ static struct rb_value *parse_key(struct parser *p)
 	int c = peek(p);
 	struct rb_value *k = NULL;
 	if (is_ident_start(c)) {
-		size_t e = ident_end(p, start);
+		size_t e = rbl_ident_end(p, start);
 		if (at(p, e) != ':' || at(p, e + 1) == ':')
 			return NULL;
-		char *name = pstrndup(p, p->s + start, e - start);
+		char *name = rbl_pstrndup(p, p->s + start, e - start);
 		if (name == NULL)
 			return NULL;
 		p->pos = e + 1;
@@ -1356,56 +585,31 @@ static struct rb_value *parse_key(struct parser *p)
 	return expect_arrow(p) ? k : NULL;
 }
 
+static bool hash_item(struct parser *p, size_t open, struct vec *vec)
+{
+	struct rb_pair pair = {.key = parse_key(p)};
+	if (pair.key == NULL)
+		return false;
+	rbl_skip_ws_nl(p);
+	pair.val = parse_value(p, '}', open);
+	return pair.val != NULL && rbl_vec_push(p, vec, &pair, sizeof pair);
+}
+
 static struct rb_value *parse_hash(struct parser *p)
 {
-	size_t open = p->pos++;
-	if (!enter(p, open))
-		return NULL;
-	struct vec vec = {0};
-	skip_ws_nl(p);
-	while (!p->failed) {
-		int c = peek(p);
-		if (c == '}') {
-			p->pos++;
-			break;
-		}
-		if (c < 0 || is_closer(c)) {
-			fail_unclosed(p, p->pos, open, '}');
-			return NULL;
-		}
-		struct rb_pair pair = {.key = parse_key(p)};
-		if (pair.key == NULL)
-			return NULL;
-		skip_ws_nl(p);
-		pair.val = parse_value(p, '}', open);
-		if (pair.val == NULL || !vec_push(p, &vec, &pair, sizeof pair))
-			return NULL;
-		if (peek(p) == ',') {
-			p->pos++;
-			skip_ws_nl(p);
-		}
-	}
-	if (p->failed)
-		return NULL;
-	p->depth--;
-	struct rb_value *h = new_value(p, RB_HASH, open);
-	if (h != NULL) {
-		h->u.h.v = vec.v;
-		h->u.h.n = vec.n;
-	}
-	return h;
+	return parse_list(p, '}', RB_HASH, hash_item);
 }
 
 static struct rb_value *parse_paren(struct parser *p)
 {
 	size_t open = p->pos++;
-	if (!enter(p, open))
+	if (!rbl_enter(p, open))
 		return NULL;
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	struct rb_value *v = parse_sum(p);
 	if (v == NULL)
 		return NULL;
-	skip_ws_nl(p);
+	rbl_skip_ws_nl(p);
 	int c = peek(p);
 	if (c == ')') {
 		p->pos++;
@@ -1413,7 +617,7 @@ static struct rb_value *parse_paren(struct parser *p)
 		return v;
 	}
 	if (c < 0 || c == ']' || c == '}')
-		fail_unclosed(p, p->pos, open, ')');
+		rbl_fail_unclosed(p, p->pos, open, ')');
 	return NULL;
 }
 
@@ -1441,14 +645,14 @@ static struct rb_value *parse_primary(struct parser *p)
 		return parse_number(p, false, start);
 	if (!is_ident_start(c))
 		return NULL;
-	size_t e = ident_end(p, start);
+	size_t e = rbl_ident_end(p, start);
 	int n = at(p, e);
 	if (n == '?' || n == '!' || n == ':')
 		return NULL;
 	struct rb_value *v = NULL;
-	if (word_is(p, start, e, "nil")) {
+	if (rbl_word_is(p, start, e, "nil")) {
 		v = new_value(p, RB_NIL, start);
-	} else if (word_is(p, start, e, "true") || word_is(p, start, e, "false")) {
+	} else if (rbl_word_is(p, start, e, "true") || rbl_word_is(p, start, e, "false")) {
 		v = new_value(p, RB_BOOL, start);
 		if (v != NULL)
 			v->u.b = p->s[start] == 't';
@@ -1468,10 +672,10 @@ static struct rb_value *parse_unary(struct parser *p)
 		p->pos++;
 		return parse_number(p, c == '-', start);
 	}
-	if (!enter(p, start))
+	if (!rbl_enter(p, start))
 		return NULL;
 	p->pos++;
-	skip_sp(p);
+	rbl_skip_sp(p);
 	struct rb_value *v = parse_unary(p);
 	if (v == NULL)
 		return NULL;
@@ -1482,14 +686,14 @@ static struct rb_value *parse_unary(struct parser *p)
 		v->u.f = -v->u.f;
 	} else if (v->kind == RB_INT) {
 		if (v->u.i == LLONG_MIN) {
-			fail_at(p, start, "integer overflow");
+			rbl_fail_at(p, start, "integer overflow");
 			return NULL;
 		}
 		v->u.i = -v->u.i;
 	} else {
 		return NULL;
 	}
-	v->loc = loc_at(p, start);
+	v->loc = rbl_loc_at(p, start);
 	return v;
 }
 
@@ -1519,7 +723,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 		break;
 	default:
 		if (b == 0) {
-			fail_at(p, op_pos, "division by zero");
+			rbl_fail_at(p, op_pos, "division by zero");
 			return false;
 		}
 		ovf = a == LLONG_MIN && b == -1;
@@ -1527,7 +731,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 		break;
 	}
 	if (ovf) {
-		fail_at(p, op_pos, "integer overflow in '%c'", op);
+		rbl_fail_at(p, op_pos, "integer overflow in '%c'", op);
 		return false;
 	}
 	l->u.i = res;
@@ -1538,7 +742,7 @@ static bool arith(struct parser *p, size_t op_pos, int op, struct rb_value *l,
 static int binary_op(struct parser *p, const char *ops)
 {
 	size_t save = p->pos;
-	skip_sp(p);
+	rbl_skip_sp(p);
 	int c = peek(p), n = peek1(p);
 	if (c > 0 && strchr(ops, c) != NULL && n != '=' && n != c && n != '>') {
 		p->pos++;
@@ -1557,7 +761,7 @@ static struct rb_value *parse_binary(struct parser *p, const char *ops,
 		size_t op_pos = p->pos - 1;
 		if (v->kind != RB_INT)
 			return NULL;
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 		struct rb_value *r = operand(p);
 		if (r == NULL || r->kind != RB_INT || !arith(p, op_pos, op, v, r))
 			return NULL;
@@ -1584,9 +788,9 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 {
 	char what[40];
 	if (ctx == 0)
-		skip_sp(p);
+		rbl_skip_sp(p);
 	else
-		skip_ws_nl(p);
+		rbl_skip_ws_nl(p);
 	if (p->failed)
 		return -1;
 	size_t b = p->pos;
@@ -1595,11 +799,11 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 	    (ctx != 0 && (c == ',' || is_closer(c))))
 		return 1;
 	if (c == '\n')
-		return continues_next_line(p) ? 0 : 1;
+		return rbl_continues_next_line(p) ? 0 : 1;
 	if (c == '\\' && peek1(p) == '\n')
 		return 0;
 	if (ctx == 0 && is_closer(c)) {
-		fail_at(p, b, "unexpected '%c'", c);
+		rbl_fail_at(p, b, "unexpected '%c'", c);
 		return -1;
 	}
 	if (ctx == 0 && c == ',')
@@ -1609,24 +813,24 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 	if ((c == '\'' || c == '"') && v->kind == RB_STR)
 		return 0; /* 'a' 'b' concatenates */
 	if (is_ident_start(c)) {
-		size_t e = ident_end(p, b);
-		if (word_in(p, b, e, (const char *const[]){"and", "or", "do", NULL}))
+		size_t e = rbl_ident_end(p, b);
+		if (rbl_word_in(p, b, e, (const char *const[]){"and", "or", "do", NULL}))
 			return 0;
-		if (word_in(
+		if (rbl_word_in(
 		        p, b, e,
 		        (const char *const[]){"if", "unless", "while", "until", "rescue", NULL})) {
-			fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
-			        (int)(e - b), p->s + b);
+			rbl_fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
+			            (int)(e - b), p->s + b);
 			return -1;
 		}
 	}
-	describe(p, b, what, sizeof what);
+	rbl_describe(p, b, what, sizeof what);
 	if (ctx == 0)
-		fail_at(p, b, "unexpected %s after value", what);
+		rbl_fail_at(p, b, "unexpected %s after value", what);
 	else {
-		struct loc o = loc_at(p, open);
-		fail_at(p, b, "expected ',' or '%c' to close '%c' at %d:%d, found %s", ctx,
-		        p->s[open], o.line, o.col, what);
+		struct loc o = rbl_loc_at(p, open);
+		rbl_fail_at(p, b, "expected ',' or '%c' to close '%c' at %d:%d, found %s", ctx,
+		            p->s[open], o.line, o.col, what);
 	}
 	return -1;
 }
@@ -1638,12 +842,12 @@ static struct rb_value *parse_value(struct parser *p, int ctx, size_t open)
 	int c = peek(p);
 	if (c < 0 || c == '\n' || c == '#' || c == ';' || c == ',' || is_closer(c)) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a value, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a value, found %s", what);
 		return NULL;
 	}
-	struct mark m;
-	mark(p, &m);
+	struct rbl_mark m;
+	rbl_mark(p, &m);
 	struct rb_value *v = parse_sum(p);
 	if (p->failed)
 		return NULL;
@@ -1654,7 +858,7 @@ static struct rb_value *parse_value(struct parser *p, int ctx, size_t open)
 		if (r < 0)
 			return NULL;
 	}
-	restore(p, &m);
+	rbl_restore(p, &m);
 	return scan_opaque(p, ctx);
 }
 
@@ -1672,10 +876,10 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 	while (peek(p) == '[') {
 		size_t open = p->pos++;
 		if (sb->nkeys == RB_MAX_DEPTH) {
-			fail_at(p, open, "more than %d subscripts", RB_MAX_DEPTH);
+			rbl_fail_at(p, open, "more than %d subscripts", RB_MAX_DEPTH);
 			return false;
 		}
-		skip_sp(p);
+		rbl_skip_sp(p);
 		size_t kpos = p->pos;
 		int c = peek(p);
 		struct rb_value *k = NULL;
@@ -1687,17 +891,17 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 			k = parse_symbol(p);
 		if (k == NULL) {
 			if (!p->failed)
-				fail_at(p, kpos, "expected a literal string or symbol key");
+				rbl_fail_at(p, kpos, "expected a literal string or symbol key");
 			return false;
 		}
 		/* Keys are C strings from here on: "a\0b" would silently become "a". */
 		if (strlen(k->u.s.ptr) != k->u.s.len) {
-			fail_at(p, kpos, "a subscript key cannot contain a NUL byte");
+			rbl_fail_at(p, kpos, "a subscript key cannot contain a NUL byte");
 			return false;
 		}
-		skip_sp(p);
+		rbl_skip_sp(p);
 		if (peek(p) != ']') {
-			fail_unclosed(p, p->pos, open, ']');
+			rbl_fail_unclosed(p, p->pos, open, ']');
 			return false;
 		}
 		p->pos++;
@@ -1744,89 +948,111 @@ static bool end_statement(struct parser *p)
 		p->stmt_done = false;
 		return true;
 	}
-	skip_sp(p);
+	rbl_skip_sp(p);
 	int c = peek(p);
 	if (c == ';')
 		p->pos++;
 	else if (c == '#')
-		skip_comment(p);
+		rbl_skip_comment(p);
 	else if (c >= 0 && c != '\n') {
 		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "unexpected %s after value", what);
+		rbl_describe(p, p->pos, what, sizeof what);
+		rbl_fail_at(p, p->pos, "unexpected %s after value", what);
 		return false;
 	}
 	return true;
 }
 
-static bool parse_statement(struct parser *p, struct vec *stmts)
+/* The setting name a statement starts with; false after an error. */
+static bool statement_name(struct parser *p, struct rb_stmt *st)
 {
 	size_t start = p->pos;
 	int c = peek(p);
 	if (!((c >= 'a' && c <= 'z') || c == '_')) {
 		char what[40];
-		describe(p, start, what, sizeof what);
-		fail_at(p, start, "expected a setting name, found %s", what);
+		rbl_describe(p, start, what, sizeof what);
+		rbl_fail_at(p, start, "expected a setting name, found %s", what);
 		return false;
 	}
-	size_t e = ident_end(p, start);
-	if (word_in(p, start, e, forbidden_words)) {
-		fail_keyword(p, start, e);
+	size_t e = rbl_ident_end(p, start);
+	if (rbl_word_in(p, start, e, rbl_forbidden_words)) {
+		rbl_fail_keyword(p, start, e);
 		return false;
 	}
-	struct rb_stmt st = {.loc = loc_at(p, start)};
-	st.name = pstrndup(p, p->s + start, e - start);
-	if (st.name == NULL)
-		return false;
+	st->loc = rbl_loc_at(p, start);
+	st->name = rbl_pstrndup(p, p->s + start, e - start);
 	p->pos = e;
+	return st->name != NULL;
+}
+
+/* After "= ": the value, here or (after a comment or a line end that continues) below. */
+static bool after_equals(struct parser *p)
+{
+	p->pos++;
+	rbl_skip_sp(p);
+	int c = peek(p);
+	if ((c == '\n' || c == '#') && value_on_next_line(p)) {
+		rbl_skip_ws_nl(p);
+	} else if (c < 0 || c == '\n' || c == '#' || c == ';') {
+		rbl_fail_at(p, p->pos, "missing value after '='");
+		return false;
+	}
+	return true;
+}
+
+/* What follows the name (and subscripts): '=', or a call's argument (name value). */
+static bool statement_operator(struct parser *p, struct rb_stmt *st, size_t nkeys)
+{
+	bool space = rbl_skip_sp(p);
+	int c = peek(p), n = peek1(p);
+	char what[40];
+	if (is_op_assign(p)) {
+		rbl_fail_at(p, p->pos, "only '=' assignments are supported in gitlab.rb");
+		return false;
+	}
+	if (c == '=' && n != '=' && n != '~' && n != '>')
+		return after_equals(p);
+	if (nkeys == 0 && ((c == '(' && !space) ||
+	                   (space && c >= 0 && c != '\n' && c != '#' && c != ';' && c != '='))) {
+		st->call = true;
+		return true;
+	}
+	rbl_describe(p, p->pos, what, sizeof what);
+	if (nkeys == 0)
+		rbl_fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st->name,
+		            what);
+	else
+		rbl_fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st->name, what);
+	return false;
+}
+
+/* The subscripts, copied into the arena with the statement. */
+static bool statement_keys(struct parser *p, struct rb_stmt *st, const struct stmt_builder *sb)
+{
+	st->nkeys = sb->nkeys;
+	if (sb->nkeys == 0)
+		return true;
+	st->keys = rbl_palloc(p, sb->nkeys * sizeof *st->keys);
+	st->key_locs = rbl_palloc(p, sb->nkeys * sizeof *st->key_locs);
+	if (st->keys == NULL || st->key_locs == NULL)
+		return false;
+	memcpy(st->keys, sb->keys, sb->nkeys * sizeof *st->keys);
+	memcpy(st->key_locs, sb->key_locs, sb->nkeys * sizeof *st->key_locs);
+	return true;
+}
+
+static bool parse_statement(struct parser *p, struct vec *stmts)
+{
+	struct rb_stmt st = {0};
 	struct stmt_builder sb;
 	sb.nkeys = 0;
-	if (!parse_subscripts(p, &sb))
+	if (!statement_name(p, &st) || !parse_subscripts(p, &sb) ||
+	    !statement_operator(p, &st, sb.nkeys))
 		return false;
-	bool space = skip_sp(p);
-	c = peek(p);
-	int n = peek1(p);
-	if (is_op_assign(p)) {
-		fail_at(p, p->pos, "only '=' assignments are supported in gitlab.rb");
-		return false;
-	}
-	if (c == '=' && n != '=' && n != '~' && n != '>') {
-		p->pos++;
-		skip_sp(p);
-		c = peek(p);
-		if ((c == '\n' || c == '#') && value_on_next_line(p))
-			skip_ws_nl(p);
-		else if (c < 0 || c == '\n' || c == '#' || c == ';') {
-			fail_at(p, p->pos, "missing value after '='");
-			return false;
-		}
-	} else if (sb.nkeys == 0 && ((c == '(' && !space) || (space && c >= 0 && c != '\n' &&
-	                                                      c != '#' && c != ';' && c != '='))) {
-		st.call = true;
-	} else if (sb.nkeys == 0) {
-		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "expected '=' or a value after '%s', found %s", st.name, what);
-		return false;
-	} else {
-		char what[40];
-		describe(p, p->pos, what, sizeof what);
-		fail_at(p, p->pos, "expected '=' after '%s[...]', found %s", st.name, what);
-		return false;
-	}
 	st.value = parse_value(p, 0, 0);
-	if (st.value == NULL || !end_statement(p))
+	if (st.value == NULL || !end_statement(p) || !statement_keys(p, &st, &sb))
 		return false;
-	st.nkeys = sb.nkeys;
-	if (sb.nkeys > 0) {
-		st.keys = palloc(p, sb.nkeys * sizeof *st.keys);
-		st.key_locs = palloc(p, sb.nkeys * sizeof *st.key_locs);
-		if (st.keys == NULL || st.key_locs == NULL)
-			return false;
-		memcpy(st.keys, sb.keys, sb.nkeys * sizeof *st.keys);
-		memcpy(st.key_locs, sb.key_locs, sb.nkeys * sizeof *st.key_locs);
-	}
-	return vec_push(p, stmts, &st, sizeof st);
+	return rbl_vec_push(p, stmts, &st, sizeof st);
 }
 
 static bool line_is(const struct parser *p, const char *word, bool exact)
@@ -1846,14 +1072,14 @@ static void skip_block_comment(struct parser *p)
 {
 	size_t start = p->pos;
 	for (;;) {
-		skip_comment(p);
+		rbl_skip_comment(p);
 		if (peek(p) < 0) {
-			fail_at(p, start, "unterminated '=begin' comment");
+			rbl_fail_at(p, start, "unterminated '=begin' comment");
 			return;
 		}
 		p->pos++;
 		if (line_is(p, "=end", false)) {
-			skip_comment(p);
+			rbl_skip_comment(p);
 			return;
 		}
 	}
@@ -1869,22 +1095,22 @@ static void parse_file(struct parser *p, struct vec *stmts)
 		}
 		if (bol && line_is(p, "__END__", true))
 			break;
-		skip_sp(p);
+		rbl_skip_sp(p);
 		int c = peek(p);
 		if (c < 0)
 			break;
 		if (c == '\n')
-			newline(p);
+			rbl_newline(p);
 		else if (c == '#')
-			skip_comment(p);
+			rbl_skip_comment(p);
 		else if (c == ';')
 			p->pos++;
 		else if (!parse_statement(p, stmts))
 			break;
 	}
 	if (!p->failed && p->npend > 0)
-		fail_at(p, p->pend[0].start, "unterminated heredoc: no line '%.*s' closes it",
-		        (int)p->pend[0].idlen, p->s + p->pend[0].id);
+		rbl_fail_at(p, p->pend[0].start, "unterminated heredoc: no line '%.*s' closes it",
+		            (int)p->pend[0].idlen, p->s + p->pend[0].id);
 }
 
 /* ------------------------------------------------------------ public API */
@@ -1897,19 +1123,15 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	if (len > RB_MAX_FILE) {
 		struct src big = {.name = name, .text = text, .len = len};
 		struct parser tmp = {.src = &big, .s = text, .len = len, .lc_line = 1, .d = d};
-		fail_at(&tmp, RB_MAX_FILE, "file larger than %u bytes", RB_MAX_FILE);
+		rbl_fail_at(&tmp, RB_MAX_FILE, "file larger than %u bytes", RB_MAX_FILE);
 		return -1;
 	}
-	out->arena = calloc(1, sizeof *out->arena);
-	if (out->arena == NULL) {
-		diag_file(d, DIAG_ERR, name, 0, "out of memory");
-		return -1;
-	}
-	struct src *src = arena_alloc(out->arena, sizeof *src);
-	char *copy = arena_alloc(out->arena, len + 1);
-	char *ncopy = arena_alloc(out->arena, strlen(name) + 1);
-	if (src == NULL || copy == NULL || ncopy == NULL) {
-		diag_file(d, DIAG_ERR, name, 0, "out of memory");
+	out->arena = rbl_arena_new(ARENA_LIMIT);
+	struct src *src = rbl_arena_alloc(out->arena, sizeof *src);
+	char *copy = rbl_arena_alloc(out->arena, len + 1);
+	char *ncopy = rbl_arena_alloc(out->arena, strlen(name) + 1);
+	if (src == NULL || copy == NULL || ncopy == NULL) { /* a name of 100 MiB */
+		diag_file(d, DIAG_ERR, name, 0, "configuration too large");
 		return -1;
 	}
 	if (len > 0)
@@ -1919,11 +1141,16 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	*src = (struct src){.name = ncopy, .text = copy, .len = len};
 	out->src = *src;
 
-	struct parser p = {
-	    .src = src, .s = copy, .len = len, .arena = out->arena, .d = d, .lc_line = 1};
+	struct parser p = {.src = src,
+	                   .s = copy,
+	                   .len = len,
+	                   .arena = out->arena,
+	                   .d = d,
+	                   .lc_line = 1,
+	                   .max_depth = RB_MAX_DEPTH};
 	const char *nul = memchr(copy, '\0', len);
 	if (nul != NULL) {
-		fail_at(&p, (size_t)(nul - copy), "NUL byte in file");
+		rbl_fail_at(&p, (size_t)(nul - copy), "NUL byte in file");
 		return -1;
 	}
 	struct vec stmts = {0};
@@ -1943,43 +1170,19 @@ int rb_load(const char *path, struct rb_file *out, struct diags *d)
 		diag_file(d, DIAG_ERR, path, 0, "%s", strerror(errno));
 		return -1;
 	}
-	/* Read at most one byte more than the limit so that rb_parse reports it. */
-	size_t cap = 0, len = 0, max = (size_t)RB_MAX_FILE + 1;
-	char *buf = NULL;
-	for (;;) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 16384;
-			if (ncap > max)
-				ncap = max;
-			if (ncap == cap)
-				break;
-			char *nb = realloc(buf, ncap);
-			if (nb == NULL) {
-				free(buf);
-				close(fd);
-				diag_file(d, DIAG_ERR, path, 0, "out of memory");
-				return -1;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			diag_file(d, DIAG_ERR, path, 0, "%s", strerror(e));
-			return -1;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
+	/* Past the limit it holds one byte more, so that rb_parse reports where. */
+	struct buf b;
+	buf_init(&b);
+	int rc = readfile_fd(fd, &b, RB_MAX_FILE);
+	int e = errno;
 	close(fd);
-	int rc = rb_parse(path, buf ? buf : "", len, out, d);
-	free(buf);
+	if (rc == -1 && e != EFBIG) {
+		diag_file(d, DIAG_ERR, path, 0, "%s", strerror(e));
+		buf_free(&b);
+		return -1;
+	}
+	rc = rb_parse(path, buf_str(&b), b.len, out, d);
+	buf_free(&b);
 	return rc;
 }
 
@@ -1987,7 +1190,7 @@ void rb_free(struct rb_file *f)
 {
 	if (f == NULL)
 		return;
-	arena_free(f->arena);
+	rbl_arena_free(f->arena);
 	memset(f, 0, sizeof *f);
 }
 

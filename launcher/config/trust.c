@@ -9,9 +9,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/alloc.h"
 #include "lib/pathsafe.h"
 #include "config/trust.h"
 #include "lib/names.h"
+
+/* The enabled services' homes, sorted: which homes hold a path is one search per ancestor. */
+struct homes {
+	const struct attrs *a;
+	struct home {
+		const char *path;
+		size_t len; /* without trailing slashes */
+		size_t svc;
+	} * v;
+	size_t n;
+};
 
 struct tpath {
 	const char *setting; /* the setting that chose it, NULL for a fixed path */
@@ -71,7 +83,58 @@ static void report(struct diags *d, const struct svc *s, const char *setting, co
 		diag_at(d, DIAG_ERR, l, "%s: %s", s->def->name, msg);
 }
 
-static int check_path(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+static int home_cmp(const void *x, const void *y)
+{
+	const struct home *a = x, *b = y;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->path, b->path, n);
+	if (c == 0)
+		c = a->len < b->len ? -1 : a->len > b->len;
+	return c != 0 ? c : (a->svc > b->svc) - (a->svc < b->svc);
+}
+
+static void homes_init(struct homes *h, const struct attrs *a)
+{
+	h->a = a;
+	h->n = 0;
+	h->v = xcalloc(a->nsvcs, sizeof *h->v);
+	for (size_t k = 0; k < a->nsvcs; k++) {
+		const struct svc *o = &a->svcs[k];
+		if (!o->enabled || o->home == NULL)
+			continue;
+		size_t len = strlen(o->home);
+		while (len > 0 && o->home[len - 1] == '/')
+			len--;
+		h->v[h->n++] = (struct home){o->home, len, k};
+	}
+	qsort(h->v, h->n, sizeof *h->v, home_cmp);
+}
+
+/* Each home equal to path[0, len), in the sorted order. */
+static int homes_at(const struct homes *h, const struct svc *s, const struct tpath *p, size_t len,
+                    struct diags *d)
+{
+	struct home key = {p->path, len, 0};
+	size_t lo = 0, hi = h->n;
+	while (lo < hi) { /* the first home not below key */
+		size_t mid = lo + (hi - lo) / 2;
+		if (home_cmp(&h->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int rc = 0;
+	for (; lo < h->n && h->v[lo].len == len && memcmp(h->v[lo].path, p->path, len) == 0; lo++) {
+		const struct svc *o = &h->a->svcs[h->v[lo].svc];
+		report(d, s, p->setting,
+		       "%s: %s lies inside the home %s, which the account %s owns", p->what,
+		       p->path, o->home, o->user ? o->user : "?");
+		rc = -1;
+	}
+	return rc;
+}
+
+static int check_path(const struct ctl *ctl, const struct homes *h, const struct svc *s,
                       const struct tpath *p, struct diags *d)
 {
 	char bad[PATH_MAX];
@@ -83,15 +146,11 @@ static int check_path(const struct ctl *ctl, const struct attrs *a, const struct
 		       why);
 		rc = -1;
 	}
-	for (size_t k = 0; k < a->nsvcs; k++) {
-		const struct svc *o = &a->svcs[k];
-		if (!o->enabled || o->home == NULL || !pathsafe_below(p->path, o->home))
-			continue;
-		report(d, s, p->setting,
-		       "%s: %s lies inside the home %s, which the account %s owns", p->what,
-		       p->path, o->home, o->user ? o->user : "?");
-		rc = -1;
-	}
+	/* pathsafe_below(path, home) for every home: home is path or one of its ancestors */
+	size_t len = strlen(p->path);
+	for (size_t end = 0; end <= len; end++)
+		if ((end == len || p->path[end] == '/') && homes_at(h, s, p, end, d) == -1)
+			rc = -1;
 	return rc;
 }
 
@@ -120,7 +179,7 @@ static int check_home(const struct ctl *ctl, const struct svc *s, struct diags *
 }
 
 /* svlogd runs an absolute processor as root; a bare name is found in root's PATH. */
-static int check_filter(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+static int check_filter(const struct ctl *ctl, const struct homes *h, const struct svc *s,
                         struct diags *d)
 {
 	char proc[PATH_MAX];
@@ -129,19 +188,7 @@ static int check_filter(const struct ctl *ctl, const struct attrs *a, const stru
 	strlcpy(proc, s->log.filter, sizeof proc);
 	proc[strcspn(proc, " \t")] = '\0';
 	const struct tpath p = {NULL, proc, "svlogd (root) runs its processor"};
-	return check_path(ctl, a, s, &p, d);
-}
-
-/* ".NAME.XXXXXX" / ".NAME.PID": a temp file of a killed run (tree.h), which reconfigure removes. */
-static bool env_temp(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (name[0] != '.' || dot == NULL || dot == name)
-		return false;
-	size_t sl = strlen(dot + 1), alnum = 0;
-	while (isalnum((unsigned char)dot[1 + alnum]))
-		alnum++;
-	return alnum == sl && (sl == 6 || strspn(dot + 1, "0123456789") == sl);
+	return check_path(ctl, h, s, &p, d);
 }
 
 /*
@@ -161,7 +208,8 @@ static int check_env_dir(const struct svc *s, struct diags *d)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
-		if (S_ISREG(st.st_mode) && (name_env_ok(de->d_name) || env_temp(de->d_name)))
+		if (S_ISREG(st.st_mode) &&
+		    (name_env_ok(de->d_name) || name_temp(de->d_name, &(size_t){0})))
 			continue;
 		report(d, s, "env_directory",
 		       "%s holds %s, which gitlab-ctl did not write; an env directory holds only "
@@ -173,7 +221,7 @@ static int check_env_dir(const struct svc *s, struct diags *d)
 	return rc;
 }
 
-static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+static int check_svc(const struct ctl *ctl, const struct homes *h, const struct svc *s,
                      struct diags *d)
 {
 	char sv[PATH_MAX];
@@ -186,9 +234,9 @@ static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct 
 	};
 	int rc = 0;
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-		if (p[i].path != NULL && check_path(ctl, a, s, &p[i], d) == -1)
+		if (p[i].path != NULL && check_path(ctl, h, s, &p[i], d) == -1)
 			rc = -1;
-	if (check_home(ctl, s, d) == -1 || check_filter(ctl, a, s, d) == -1)
+	if (check_home(ctl, s, d) == -1 || check_filter(ctl, h, s, d) == -1)
 		rc = -1;
 	if (rc == 0 && check_env_dir(s, d) == -1)
 		rc = -1;
@@ -198,8 +246,11 @@ static int check_svc(const struct ctl *ctl, const struct attrs *a, const struct 
 int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 {
 	int rc = 0;
+	struct homes h;
+	homes_init(&h, a);
 	for (size_t i = 0; i < a->nsvcs; i++)
-		if (a->svcs[i].enabled && check_svc(ctl, a, &a->svcs[i], d) == -1)
+		if (a->svcs[i].enabled && check_svc(ctl, &h, &a->svcs[i], d) == -1)
 			rc = -1;
+	free(h.v);
 	return rc;
 }

@@ -13,11 +13,6 @@
 struct buf {
 	char *p; /* NULL until the first append */
 	size_t len, cap;
-	/*
-	 * Never set: appends cannot fail. Remains only because cmd_reconfigure.c
-	 * (owned by the split) still tests it; delete with that test.
-	 */
-	bool oom;
 };
 
 void buf_init(struct buf *b);

@@ -1,5 +1,6 @@
 /* Monotonic milliseconds and full-length sleeps (see clock.h). */
 #include <errno.h>
+#include <poll.h>
 #include <time.h>
 
 #include "lib/clock.h"
@@ -23,6 +24,19 @@ long long boot_epoch_ns(void)
 	if (clock_gettime(CLOCK_REALTIME, &rt) == -1 || clock_gettime(CLOCK_BOOTTIME, &bt) == -1)
 		return -1;
 	return (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
+}
+
+int poll_until(int fd, short events, long deadline)
+{
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = events};
+		int r = poll(&p, 1, (int)ms_until(deadline));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == 0)
+			errno = ETIMEDOUT;
+		return r;
+	}
 }
 
 void sleep_ms(long ms)

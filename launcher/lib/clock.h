@@ -19,6 +19,12 @@ long ms_until(long deadline);
  */
 long long boot_epoch_ns(void);
 
+/*
+ * poll(2) one fd for events until deadline, resuming after EINTR.
+ * 1 ready, 0 timed out (errno ETIMEDOUT), -1 error.
+ */
+int poll_until(int fd, short events, long deadline);
+
 /* Sleep ms milliseconds, resuming after EINTR. */
 void sleep_ms(long ms);
 

@@ -33,18 +33,53 @@ static int find_self(char *out, size_t outlen)
 	return 0;
 }
 
+/* dir + "/" + name in out; -1 (ENAMETOOLONG) when it does not fit. No printf: status uses it. */
+static int join(char *out, size_t outlen, const char *dir, const char *name)
+{
+	if (strlcpy(out, dir, outlen) >= outlen || strlcat(out, "/", outlen) >= outlen ||
+	    strlcat(out, name, outlen) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 static bool has_catalog(const char *dir)
 {
 	char sv[PATH_MAX];
 	struct stat st;
-	return (size_t)snprintf(sv, sizeof sv, "%s/sv", dir) < sizeof sv && stat(sv, &st) == 0 &&
-	       S_ISDIR(st.st_mode);
+	return join(sv, sizeof sv, dir, "sv") == 0 && stat(sv, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * dir (canonical: the binary's own directory) joined with rel, each leading "../" of rel
+ * dropping one component of dir: no readlink per component as realpath would do, since dir
+ * holds no symlink and no "..". -1 (ENAMETOOLONG) when it does not fit.
+ */
+static int join_up(char *out, size_t outlen, const char *dir, const char *rel)
+{
+	if (copy(out, outlen, dir) == -1)
+		return -1;
+	for (; strncmp(rel, "../", 3) == 0; rel += 3) {
+		char *slash = strrchr(out, '/');
+		if (slash != NULL)
+			slash[slash == out] = '\0'; /* "/a" -> "/" */
+	}
+	size_t n = strlen(out);
+	if ((n == 0 || out[n - 1] != '/') && strlcat(out, "/", outlen) >= outlen)
+		goto toolong;
+	if (strlcat(out, rel, outlen) >= outlen)
+		goto toolong;
+	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 /*
  * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
- * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree; else the
- * compiled-in path, which then names the catalog in the error.
+ * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree (resolved);
+ * else the compiled-in path, which then names the catalog in the error.
  */
 static int find_datadir(struct ctl *ctl)
 {
@@ -53,15 +88,14 @@ static int find_datadir(struct ctl *ctl)
 		return copy(ctl->datadir, sizeof ctl->datadir, env);
 	char dir[PATH_MAX];
 	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
+		char cand[PATH_MAX], real[PATH_MAX];
 		*strrchr(dir, '/') = '\0';
-		const char *near[] = {GITLAB_CTL_PKGDATADIR_REL, "gitlab-ctl-data"};
-		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
-			char cand[PATH_MAX], real[PATH_MAX];
-			if ((size_t)snprintf(cand, sizeof cand, "%s/%s", dir, near[i]) <
-			        sizeof cand &&
-			    has_catalog(cand) && realpath(cand, real) != NULL)
-				return copy(ctl->datadir, sizeof ctl->datadir, real);
-		}
+		if (join_up(cand, sizeof cand, dir, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
+		    has_catalog(cand))
+			return copy(ctl->datadir, sizeof ctl->datadir, cand);
+		if (join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 && has_catalog(cand) &&
+		    realpath(cand, real) != NULL)
+			return copy(ctl->datadir, sizeof ctl->datadir, real);
 	}
 	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
 }
@@ -90,7 +124,9 @@ const char *ctl_root_hint(const struct ctl *ctl, int err)
 
 int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
-	memset(ctl, 0, sizeof *ctl);
+	/* each string is set below: zeroing all 16 KiB would touch four pages for nothing */
+	ctl->root[0] = ctl->config[0] = ctl->datadir[0] = ctl->self[0] = '\0';
+	ctl->verbose = false;
 	if (root != NULL && root[0] != '\0') {
 		char abs[PATH_MAX];
 		if (realpath(root, abs) == NULL)
@@ -112,22 +148,28 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
 {
-	if (copy(out, outlen, ctl->root) == -1)
-		return -1;
+	/* lengths carried along, not rescanned by strlcat: reconfigure builds thousands */
+	size_t len = strlen(ctl->root);
+	if (len >= outlen)
+		goto toolong;
+	memcpy(out, ctl->root, len + 1);
 	va_list ap;
 	va_start(ap, abs);
 	for (const char *part = abs; part != NULL; part = va_arg(ap, const char *)) {
-		size_t len = strlen(out);
-		if ((len == 0 || out[len - 1] != '/') && part[0] != '/' &&
-		    strlcat(out, "/", outlen) >= outlen)
+		size_t n = strlen(part);
+		bool slash = (len == 0 || out[len - 1] != '/') && part[0] != '/';
+		if (len + slash + n >= outlen) {
+			va_end(ap);
 			goto toolong;
-		if (strlcat(out, part, outlen) >= outlen)
-			goto toolong;
+		}
+		if (slash)
+			out[len++] = '/';
+		memcpy(out + len, part, n + 1);
+		len += n;
 	}
 	va_end(ap);
 	return 0;
 toolong:
-	va_end(ap);
 	errno = ENAMETOOLONG;
 	return -1;
 }

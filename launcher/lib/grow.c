@@ -5,10 +5,10 @@
 #include "lib/alloc.h"
 #include "lib/grow.h"
 
-int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
+void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
 {
 	if (need <= *cap)
-		return 0;
+		return;
 	size_t ncap = *cap ? *cap : first;
 	while (ncap < need)
 		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
@@ -18,5 +18,4 @@ int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
 	nv = xreallocarray(old, ncap, size); /* checks ncap * size for overflow */
 	memcpy(arrayp, &nv, sizeof nv);
 	*cap = ncap;
-	return 0;
 }

@@ -11,9 +11,8 @@
 /*
  * Make room for `need` elements of `size` bytes in the array whose pointer is
  * at arrayp (e.g. &list->v), whose capacity is *cap: doubles, starting at
- * `first`. Always returns 0: the int remains only for callers (attrs.c,
- * tree.c) that still test it, until they drop the test.
+ * `first`.
  */
-int grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
+void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
 
 #endif

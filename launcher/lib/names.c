@@ -43,3 +43,22 @@ bool text_has_control(const char *s)
 			return true;
 	return false;
 }
+
+bool name_temp(const char *name, size_t *baselen)
+{
+	static const size_t mark = sizeof NAME_TEMP_MARK - 1;
+	const char *dot = strrchr(name, '.');
+	if (name[0] != '.' || dot == NULL || (size_t)(dot - name) <= mark + 1 ||
+	    strncmp(dot - mark, NAME_TEMP_MARK, mark) != 0)
+		return false;
+	const char *sfx = dot + 1;
+	size_t sl = strlen(sfx), digits = 0, alnum = 0;
+	while (is_digit(sfx[digits]))
+		digits++;
+	while (is_alpha(sfx[alnum]) || is_digit(sfx[alnum]))
+		alnum++;
+	if (!(sl > 0 && digits == sl) && !(sl == 6 && alnum == 6))
+		return false;
+	*baselen = (size_t)(dot - mark - name - 1);
+	return true;
+}

@@ -8,6 +8,7 @@
 #define GITLAB_CTL_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* An environment variable name a shell could set: [A-Za-z_][A-Za-z0-9_]*. */
 bool name_env_ok(const char *name);
@@ -23,5 +24,16 @@ bool name_account_ok(const char *name);
  * lines into a config, log or env file): any C0 control character or DEL.
  */
 bool text_has_control(const char *s);
+
+/*
+ * The temp files gitlab-ctl writes before renaming them into place:
+ * ".BASE.gitlab-ctl-tmp.SUFFIX", SUFFIX six letters and digits (files) or a
+ * pid (links). The marker keeps a service's own dotfiles beside a file we
+ * write (".gitlab-exporter.yml.orig1") from passing for our leftovers.
+ */
+#define NAME_TEMP_MARK ".gitlab-ctl-tmp"
+
+/* Whether name is such a temp; BASE (at name + 1) is *baselen bytes. */
+bool name_temp(const char *name, size_t *baselen);
 
 #endif

@@ -27,18 +27,6 @@ int http_status_code(const char *line, size_t len)
 	return code;
 }
 
-/* Wait for events on fd until the deadline. 1 ready, 0 timed out, -1 error. */
-static int wait_fd(int fd, short events, long deadline)
-{
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = events};
-		int r = poll(&p, 1, (int)ms_until(deadline));
-		if (r == -1 && errno == EINTR)
-			continue;
-		return r;
-	}
-}
-
 static int connect_one(const struct addrinfo *ai, long deadline)
 {
 	int fd =
@@ -49,7 +37,7 @@ static int connect_one(const struct addrinfo *ai, long deadline)
 		return fd;
 	if (errno != EINPROGRESS)
 		goto fail;
-	int r = wait_fd(fd, POLLOUT, deadline);
+	int r = poll_until(fd, POLLOUT, deadline);
 	if (r <= 0) {
 		if (r == 0)
 			errno = ETIMEDOUT;
@@ -89,7 +77,7 @@ static int exchange(int fd, const char *host, const char *path, long deadline, c
 	}
 	size_t len = 0;
 	while (len < sizeof resp - 1 && memchr(resp, '\n', len) == NULL) {
-		int r = wait_fd(fd, POLLIN, deadline);
+		int r = poll_until(fd, POLLIN, deadline);
 		if (r <= 0) {
 			snprintf(err, errlen, "%s", r == 0 ? "no answer in time" : strerror(errno));
 			return -1;

@@ -28,17 +28,6 @@ struct inodes {
 	size_t n;
 };
 
-bool ready_has_check(const struct cat_service *def)
-{
-	return def->check != NULL || def->check_command != NULL;
-}
-
-static long left_ms(long deadline)
-{
-	long l = deadline - mono_ms();
-	return l > 0 ? l : 0;
-}
-
 /* ---- who holds a socket --------------------------------------------------------------- */
 
 static void addr_text(const char *hex, bool v6, unsigned port, char *out, size_t len)
@@ -227,21 +216,6 @@ static int owned(pid_t pid, const struct inodes *in, const char *what, char *why
 	return 0;
 }
 
-/* ---- talking to the socket ------------------------------------------------------------ */
-
-static int wait_fd(int fd, short ev, long deadline)
-{
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = ev};
-		int r = poll(&p, 1, (int)left_ms(deadline));
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == 0)
-			errno = ETIMEDOUT;
-		return r;
-	}
-}
-
 static int connect_addr(const struct sockaddr *sa, socklen_t salen, long deadline)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -251,7 +225,7 @@ static int connect_addr(const struct sockaddr *sa, socklen_t salen, long deadlin
 		return fd;
 	int soerr = errno;
 	socklen_t sl = sizeof soerr;
-	if (soerr == EINPROGRESS && wait_fd(fd, POLLOUT, deadline) == 1 &&
+	if (soerr == EINPROGRESS && poll_until(fd, POLLOUT, deadline) == 1 &&
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
 		return fd;
 	close(fd);
@@ -332,7 +306,7 @@ static int converse(int fd, const struct cat_service *def, long deadline, char *
 	if (def->check_expect == NULL)
 		return 1;
 	while (got < sizeof buf - 1) {
-		if (wait_fd(fd, POLLIN, deadline) != 1) {
+		if (poll_until(fd, POLLIN, deadline) != 1) {
 			snprintf(why, len, "no answer in time");
 			return 0;
 		}
@@ -391,7 +365,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 			char err[200];
 			int code = http_probe(s->listen_host ? s->listen_host : "127.0.0.1",
 			                      s->listen_port, def->check + 5,
-			                      (int)left_ms(deadline), err, sizeof err);
+			                      (int)ms_until(deadline), err, sizeof err);
 			if (code >= 200 && code < 400)
 				return 1;
 			if (code == -1)

@@ -23,9 +23,6 @@
 #include "config/attrs.h"
 #include "lib/ctl.h"
 
-/* Does the service have any readiness check? */
-bool ready_has_check(const struct cat_service *def);
-
 /*
  * One attempt, bounded by deadline (mono_ms()). pid is the supervised pid
  * (runsv's status). Returns 1 ready; 0 not (yet), with the reason in why.

@@ -44,9 +44,9 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 			rc = -1;
 		} else if (tpl_render_file(src, &vars, &body, d) == -1) {
 			rc = -1;
-		} else if (tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid),
-		                         (gid_t)owner(ct, (uid_t)gid), -1, TR_CONFIG, 0) < 0) {
-			die_nomem(); /* tree.c fails only to allocate */
+		} else {
+			tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid),
+			              (gid_t)owner(ct, (uid_t)gid), -1, TR_CONFIG, 0);
 		}
 		free(dest);
 		buf_free(&body);
@@ -73,8 +73,7 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 	 * owned by root, group fsGroup): use it as it is; only a missing one is made.
 	 */
 	unsigned flags = uid == TREE_NO_OWNER ? TN_IF_MISSING : 0;
-	if (tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags) < 0)
-		die_nomem();
+	tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags);
 	if (render_all(ctl, a, s, uid, gid, &t, &d) == -1) {
 		diags_print(&d, stderr);
 		goto out;

@@ -20,11 +20,13 @@
 void tpl_sh_quote(struct buf *b, const char *s)
 {
 	buf_addc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
+	for (size_t run; *s; s += run) {
+		run = strcspn(s, "'"); /* whole runs: a call per byte costs more than the quoting */
+		buf_add(b, s, run);
+		if (s[run] == '\'') {
 			buf_adds(b, "'\\''");
-		else
-			buf_addc(b, *s);
+			run++;
+		}
 	}
 	buf_addc(b, '\'');
 }

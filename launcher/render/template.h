@@ -26,17 +26,6 @@
 #include "lib/buf.h"
 #include "lib/diag.h"
 
-/*
- * The old spellings of lib/buf.h, kept only until cmd_reconfigure.c (being
- * split) says struct buf / buf_*: new code uses lib/buf.h directly.
- */
-#define tbuf      buf
-#define tbuf_init buf_init
-#define tbuf_free buf_free
-#define tbuf_add  buf_add
-#define tbuf_adds buf_adds
-#define tbuf_addc buf_addc
-
 /* Append s as one single-quoted shell word ('' for the empty string). */
 void tpl_sh_quote(struct buf *b, const char *s);
 /* Append s as a YAML double-quoted scalar, quotes included. */

@@ -6,11 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "lib/grow.h"
+#include "lib/names.h"
+#include "lib/readfile.h"
 #include "lib/spawn.h"
 #include "render/tree.h"
 
@@ -20,33 +24,68 @@
 #define WHY_OURDIR                                                                                 \
 	" (a directory where a file belongs, in a directory only root can write: move it away)"
 
+/* One fd in eight of the soft limit for each kind (at least 2 directories, 1 temp): a caller
+ * under `ulimit -n 10` still runs, one directory and one temp at a time. */
+static size_t fd_budget(size_t most, size_t least)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY)
+		return most;
+	size_t n = (size_t)(rl.rlim_cur / 8);
+	return n < least ? least : n > most ? most : n;
+}
+
 void tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof *t);
 	t->errwhy = "";
-	t->dirfd = -1;
+	t->euid = geteuid();
+	t->ndirs = fd_budget(TREE_DIRFDS, 2);
+	t->ntemps = fd_budget(TREE_TEMP_FDS, 1);
+	for (size_t i = 0; i < TREE_DIRFDS; i++)
+		t->dirs[i].fd = -1;
 }
+
+static void abort_batch(struct tree *t);
 
 static void free_changes(struct tree *t)
 {
+	abort_batch(t);
 	for (size_t i = 0; i < t->nc; i++) {
 		free(t->c[i].path);
 		free(t->c[i].old);
 	}
 	t->nc = 0;
+	t->batch_end = 0;
+}
+
+static void dirs_close(struct tree *t)
+{
+	for (size_t i = 0; i < TREE_DIRFDS; i++) {
+		if (t->dirs[i].fd != -1)
+			close(t->dirs[i].fd);
+		free(t->dirs[i].path);
+		t->dirs[i].fd = -1;
+		t->dirs[i].path = NULL;
+	}
 }
 
 void tree_free(struct tree *t)
 {
+	free_changes(t); /* a batch never finished: its temps are unlinked, nothing published */
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].path);
 		free(t->v[i].data);
 	}
-	free_changes(t);
+	dirs_close(t);
+	for (size_t i = 0; i < t->ndirty; i++)
+		free(t->dirty[i]);
+	free(t->dirty);
 	for (size_t i = 0; i < t->nsecrets; i++)
 		free(t->secrets[i]);
 	free(t->secrets);
 	free(t->byname);
+	buf_free(&t->rbuf);
 	free(t->v);
 	free(t->c);
 	tree_init(t);
@@ -84,30 +123,19 @@ int tree_add_secret(struct tree *t, const char *value)
 {
 	if (value == NULL || value[0] == '\0')
 		return 0;
-	char **v = reallocarray(t->secrets, t->nsecrets + 1, sizeof *v);
-	if (v == NULL)
-		return -1;
-	t->secrets = v;
-	if ((v[t->nsecrets] = strdup(value)) == NULL)
-		return -1;
-	t->nsecrets++;
+	t->secrets = xreallocarray(t->secrets, t->nsecrets + 1, sizeof *t->secrets);
+	t->secrets[t->nsecrets++] = xstrdup(value);
 	return 0;
 }
 
 static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,
                mode_t mode, uid_t uid, gid_t gid, int svc, enum tnode_role role, unsigned flags)
 {
-	if (grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32) == -1)
-		return -1;
+	grow(&t->v, &t->cap, t->n + 1, sizeof *t->v, 32);
 	struct tnode *n = &t->v[t->n];
 	memset(n, 0, sizeof *n);
-	n->path = strdup(path);
-	n->data = malloc(len + 1);
-	if (n->path == NULL || n->data == NULL) {
-		free(n->path);
-		free(n->data);
-		return -1;
-	}
+	n->path = xstrdup(path);
+	n->data = xmalloc(len + 1);
 	if (len > 0)
 		memcpy(n->data, data, len);
 	n->data[len] = '\0';
@@ -168,53 +196,169 @@ static bool below(const char *path, const char *dir)
 	return n == 0 || (strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/'));
 }
 
+/* ---- directory fds ------------------------------------------------------------------------ */
+
+/* The kept fd of exactly dir, or -1. */
+static int dirs_get(struct tree *t, const char *dir, size_t len)
+{
+	struct tree_dirfd *last = &t->dirs[t->last];
+	if (last->fd != -1 && last->len == len && memcmp(last->path, dir, len) == 0) {
+		last->used = ++t->clock;
+		return last->fd; /* the same directory again: a service's files, an env dir */
+	}
+	for (size_t i = 0; i < t->ndirs; i++) {
+		struct tree_dirfd *d = &t->dirs[i];
+		if (d->fd != -1 && d->len == len && memcmp(d->path, dir, len) == 0) {
+			d->used = ++t->clock;
+			t->last = i;
+			return d->fd;
+		}
+	}
+	return -1;
+}
+
+/* Keep fd as dir's, in place of the least recently used one but never of `busy`. */
+static void dirs_put(struct tree *t, const char *dir, size_t len, int fd, int busy)
+{
+	/* ndirs >= 2: one of the first two is not busy */
+	struct tree_dirfd *v = &t->dirs[busy != -1 && t->dirs[0].fd == busy];
+	for (size_t i = 0; i < t->ndirs; i++) {
+		struct tree_dirfd *d = &t->dirs[i];
+		if (d->fd == -1) {
+			v = d;
+			break;
+		}
+		if (d->fd != busy && d->used < v->used)
+			v = d;
+	}
+	if (v->fd != -1)
+		close(v->fd);
+	free(v->path);
+	v->path = xstrndup(dir, len);
+	v->len = len;
+	v->fd = fd;
+	v->used = ++t->clock;
+	t->last = (size_t)(v - t->dirs);
+}
+
+/* A directory whose entries changed: fsynced once when the batch ends. */
+static void mark_dirty(struct tree *t, const char *dir, size_t len)
+{
+	if (t->ndirty > 0 && strncmp(t->dirty[t->ndirty - 1], dir, len) == 0 &&
+	    t->dirty[t->ndirty - 1][len] == '\0')
+		return; /* the common case: the same directory again */
+	grow(&t->dirty, &t->dirtycap, t->ndirty + 1, sizeof *t->dirty, 16);
+	t->dirty[t->ndirty++] = xstrndup(dir, len);
+}
+
+static int sync_temps(struct tree *t);
+
+/*
+ * Out of descriptors (other parts of the run hold some too): close the kept directories but
+ * busy, and fsync and close the temps written so far; true when worth trying again.
+ */
+static bool shed(struct tree *t, int busy)
+{
+	if (errno != EMFILE && errno != ENFILE)
+		return false;
+	for (size_t i = 0; i < TREE_DIRFDS; i++) {
+		struct tree_dirfd *d = &t->dirs[i];
+		if (d->fd != -1 && d->fd != busy) {
+			close(d->fd);
+			free(d->path);
+			d->path = NULL;
+			d->fd = -1;
+		}
+	}
+	return sync_temps(t) == 0;
+}
+
+/* openat, once more after shed() when out of descriptors. */
+static int openat_shed(struct tree *t, int dfd, const char *name, int flags, mode_t mode)
+{
+	int fd = openat(dfd, name, flags, mode);
+	if (fd == -1 && shed(t, dfd))
+		fd = openat(dfd, name, flags, mode);
+	return fd;
+}
+
+/* One component below the kept fd of part[0, off): opened, or made (0755) when create. */
+static int step(struct tree *t, int fd, const char *dir, size_t off, size_t end, bool create)
+{
+	char at[PATH_MAX]; /* dir up to this component, for errors */
+	memcpy(at, dir, end);
+	at[end] = '\0';
+	const char *name = at + off;
+	if (end - off > NAME_MAX)
+		return fail_at(t, at, ENAMETOOLONG);
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int nfd = openat_shed(t, fd, name, flags, 0);
+	if (nfd == -1 && errno == ENOENT && create) {
+		if (mkdirat(fd, name, 0755) == -1 && errno != EEXIST)
+			return fail_at(t, at, errno);
+		mark_dirty(t, dir, off > 1 ? off - 1 : 1);
+		nfd = openat_shed(t, fd, name, flags, 0);
+	}
+	if (nfd == -1) {
+		int e = errno;
+		struct stat st;
+		bool link = (e == ELOOP || e == ENOTDIR) &&
+		            fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+		return link ? fail_why(t, at, ELOOP, WHY_SYMLINK) : fail_at(t, at, e);
+	}
+	return nfd;
+}
+
 /*
  * An fd of directory dir, reached from the anchor one component at a time,
  * never through a symlink; missing components are made (0755) when create.
+ * The fd is the tree's (kept for the next call, not to be closed) and valid
+ * until the next open_dir. Starts from the deepest kept ancestor.
  * Returns the fd, or -1 with errno (ENOENT: missing and !create) and t->errpath.
  */
 static int open_dir(struct tree *t, const char *dir, bool create)
 {
 	const char *anchor = below(dir, t->anchor) ? t->anchor : "";
-	int fd = open(anchor[0] ? anchor : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd == -1)
-		return fail_at(t, anchor[0] ? anchor : "/", errno);
-	char part[PATH_MAX];
-	size_t off = strlen(anchor);
-	while (dir[off] != '\0') {
+	size_t alen = strlen(anchor), len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= PATH_MAX)
+		return fail_at(t, dir, ENAMETOOLONG);
+	/* the deepest kept directory on the way, at a component boundary below the anchor */
+	size_t off = len;
+	int fd = dirs_get(t, dir, len);
+	while (fd == -1 && off > alen) {
+		while (off > alen && dir[off - 1] != '/')
+			off--;
+		while (off > alen && dir[off - 1] == '/')
+			off--;
+		if (off > alen)
+			fd = dirs_get(t, dir, off);
+	}
+	if (fd == -1) {
+		const char *top = alen ? anchor : "/";
+		off = alen;
+		if ((fd = dirs_get(t, top, strlen(top))) == -1) {
+			fd = openat_shed(t, AT_FDCWD, top, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+			if (fd == -1)
+				return fail_at(t, top, errno);
+			dirs_put(t, top, strlen(top), fd, -1);
+		}
+	}
+	while (off < len) {
 		while (dir[off] == '/')
 			off++;
-		size_t len = strcspn(dir + off, "/");
-		if (len == 0)
+		size_t end = off + strcspn(dir + off, "/");
+		if (end > len)
+			end = len;
+		if (end == off)
 			break;
-		if (off + len >= sizeof part) {
-			close(fd);
-			return fail_at(t, dir, ENAMETOOLONG);
-		}
-		memcpy(part, dir, off + len);
-		part[off + len] = '\0';
-		const char *name = part + off;
-		int nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd == -1 && errno == ENOENT && create) {
-			if (mkdirat(fd, name, 0755) == -1 && errno != EEXIST) {
-				int e = errno;
-				close(fd);
-				return fail_at(t, part, e);
-			}
-			nfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (nfd == -1) {
-			int e = errno;
-			struct stat st;
-			bool link = (e == ELOOP || e == ENOTDIR) &&
-			            fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			            S_ISLNK(st.st_mode);
-			close(fd);
-			return link ? fail_why(t, part, ELOOP, WHY_SYMLINK) : fail_at(t, part, e);
-		}
-		close(fd);
+		int nfd = step(t, fd, dir, off, end, create);
+		if (nfd == -1)
+			return -1;
+		dirs_put(t, dir, end, nfd, fd);
 		fd = nfd;
-		off += len;
+		off = end;
 	}
 	return fd;
 }
@@ -249,48 +393,15 @@ static int open_checked(int dfd, const char *name, const struct stat *st, int fl
 	return fd;
 }
 
-/* All of fd, up to max bytes; *out NULL when it is larger. 0 or -1. */
-static int read_fd(int fd, size_t max, char **out, size_t *len)
+/*
+ * All of fd into the tree's read buffer (kept between files: a no-op run reads every file);
+ * *too_large when it holds more than max. 0 or -1.
+ */
+static int read_fd(struct tree *t, int fd, size_t max, bool *too_large)
 {
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		return -1;
-	for (;;) {
-		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				*out = NULL;
-				*len = 0;
-				return 0;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (nb == NULL) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			free(buf);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n > max) {
-		free(buf);
-		buf = NULL;
-		n = 0;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
+	buf_reset(&t->rbuf);
+	*too_large = readfile_fd(fd, &t->rbuf, max) == -1;
+	return *too_large && errno != EFBIG ? -1 : 0;
 }
 
 /* ---- diff --------------------------------------------------------------------------------- */
@@ -298,12 +409,11 @@ static int read_fd(int fd, size_t max, char **out, size_t *len)
 static int push(struct tree *t, enum tchange_kind kind, unsigned what, size_t node,
                 const char *path, const struct stat *st)
 {
-	if (grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16) == -1)
-		return -1;
+	grow(&t->c, &t->ccap, t->nc + 1, sizeof *t->c, 16);
 	struct tchange *c = &t->c[t->nc];
 	memset(c, 0, sizeof *c);
-	if (path != NULL && (c->path = strdup(path)) == NULL)
-		return -1;
+	if (path != NULL)
+		c->path = xstrdup(path);
 	c->kind = kind;
 	c->what = what;
 	c->node = node;
@@ -338,9 +448,7 @@ static int byname_cmp(const void *a, const void *b, void *arg)
 static int build_index(struct tree *t)
 {
 	free(t->byname);
-	t->byname = calloc(t->n + 1, sizeof *t->byname);
-	if (t->byname == NULL)
-		return -1;
+	t->byname = xcalloc(t->n + 1, sizeof *t->byname);
 	for (size_t i = 0; i < t->n; i++)
 		t->byname[i] = i;
 	qsort_r(t->byname, t->n, sizeof *t->byname, byname_cmp, t);
@@ -374,24 +482,15 @@ static bool env_name(const char *s)
 	return true;
 }
 
-/*
- * Is name in dir a temp file of ours, ".BASE.XXXXXX" (files) or ".BASE.PID" (links),
- * for a file or link the tree lists in dir? Returns that node or -1.
- */
+/* Is name in dir a temp file of ours for a file or link the tree lists in dir? That node or -1. */
 static long temp_of(const struct tree *t, const char *dir, const char *name)
 {
-	const char *dot = strrchr(name, '.');
-	if (name[0] != '.' || dot == NULL || dot == name)
-		return -1;
-	const char *sfx = dot + 1;
-	size_t sl = strlen(sfx), digits = strspn(sfx, "0123456789"), alnum = 0;
-	while (isalnum((unsigned char)sfx[alnum]))
-		alnum++;
-	if (!(sl > 0 && digits == sl) && !(sl == 6 && alnum == 6))
+	size_t baselen;
+	if (!name_temp(name, &baselen))
 		return -1;
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "",
-	                 (int)(dot - name - 1), name + 1);
+	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)baselen,
+	                 name + 1);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return -1;
 	long k = find_node(t, path);
@@ -401,12 +500,14 @@ static long temp_of(const struct tree *t, const char *dir, const char *name)
 /* Entry name of dir (open as dfd) that the tree does not list: delete it, or refuse. */
 static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, const char *name)
 {
+	bool exclusive = t->v[dnode].kind == TN_DIR && (t->v[dnode].flags & TN_EXCLUSIVE);
+	if (!exclusive && name[0] != '.')
+		return 0; /* neither a temp of ours nor ours to delete */
 	char path[PATH_MAX];
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
 		return fail_at(t, dir, ENAMETOOLONG);
 	if (find_node(t, path) >= 0)
 		return 0;
-	bool exclusive = t->v[dnode].kind == TN_DIR && (t->v[dnode].flags & TN_EXCLUSIVE);
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return errno == ENOENT ? 0 : fail_at(t, path, errno);
@@ -430,9 +531,14 @@ static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, co
 /* Entries of a directory that the tree does not list: strays and stale temps. */
 static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 {
-	int fd = open_dir(t, dir, false);
-	if (fd == -1)
+	if (t->missing[0] != '\0' && below(dir, t->missing))
+		return 0;
+	int dfd = open_dir(t, dir, false);
+	if (dfd == -1)
 		return errno == ENOENT ? 0 : -1;
+	int fd = openat_shed(t, dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0); /* own offset */
+	if (fd == -1)
+		return fail_at(t, dir, errno);
 	DIR *d = fdopendir(fd);
 	if (d == NULL) {
 		close(fd);
@@ -471,27 +577,33 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	}
 	if (!S_ISREG(st->st_mode))
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	char *old = NULL;
-	size_t len = 0;
+	bool too_large = false;
 	int fd = open_checked(dfd, base, st, O_RDONLY);
+	if (fd == -1 && shed(t, dfd))
+		fd = open_checked(dfd, base, st, O_RDONLY);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE))
+		return fail_at(t, n->path, errno);
 	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
 		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	int r = fstat(fd, st) == -1 ? -1 : read_fd(fd, TREE_MAX_COMPARE, &old, &len);
+	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &too_large);
+	size_t len = too_large ? 0 : t->rbuf.len;
 	int e = errno;
 	close(fd);
 	if (r == -1)
 		return fail_at(t, n->path, e);
 	unsigned what = meta_diff(n, st);
-	if (old == NULL || len != n->len || memcmp(old, n->data, len) != 0)
+	if (too_large || len != n->len || memcmp(buf_str(&t->rbuf), n->data, len) != 0)
 		what |= TC_CONTENT;
 	if (st->st_nlink != 1)
 		what |= TC_RELINK; /* never chmod a file that has another name */
-	if (what == 0 || push(t, TC_UPDATE, what, i, NULL, st) == -1) {
-		free(old);
-		return what == 0 ? 0 : -1;
+	if (what == 0)
+		return 0;
+	if (push(t, TC_UPDATE, what, i, NULL, st) == -1)
+		return -1;
+	if (!too_large) { /* the old bytes, for --diff */
+		t->c[t->nc - 1].old = buf_take(&t->rbuf);
+		t->c[t->nc - 1].old_len = len;
 	}
-	t->c[t->nc - 1].old = old;
-	t->c[t->nc - 1].old_len = len;
 	return 0;
 }
 
@@ -541,15 +653,14 @@ static int diff_node(struct tree *t, size_t i)
 	char dir[PATH_MAX];
 	if (split(t->v[i].path, dir, sizeof dir, &base) == -1)
 		return fail_at(t, t->v[i].path, errno);
-	if (t->dirfd == -1 || strcmp(dir, t->dir) != 0) {
-		if (t->dirfd != -1)
-			close(t->dirfd);
-		t->dirfd = open_dir(t, dir, false);
-		if (t->dirfd == -1)
-			return errno == ENOENT ? push(t, TC_CREATE, 0, i, NULL, NULL) : -1;
-		strlcpy(t->dir, dir, sizeof t->dir);
+	if (t->missing[0] != '\0' && below(dir, t->missing))
+		return push(t, TC_CREATE, 0, i, NULL, NULL); /* a first run: no walk per node */
+	int dfd = open_dir(t, dir, false);
+	if (dfd == -1 && errno == ENOENT) {
+		strlcpy(t->missing, t->errpath, sizeof t->missing);
+		return push(t, TC_CREATE, 0, i, NULL, NULL);
 	}
-	return diff_at(t, i, t->dirfd, base);
+	return dfd == -1 ? -1 : diff_at(t, i, dfd, base);
 }
 
 /* Directories holding a managed file or link: where temps of killed runs may lie. */
@@ -559,12 +670,12 @@ static int diff_temps(struct tree *t)
 	for (size_t k = 0; k < t->n; k++) {
 		const struct tnode *n = &t->v[t->byname[k]];
 		const char *base;
-		if (n->kind == TN_DIR || split(n->path, dir, sizeof dir, &base) == -1)
-			continue;
+		if (n->kind == TN_DIR || split(n->path, dir, sizeof dir, &base) == -1 ||
+		    strcmp(dir, prev) == 0)
+			continue; /* sorted: the files of a directory come in a row */
 		long d = find_node(t, dir);
-		if (strcmp(dir, prev) == 0 ||
-		    (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE)))
-			continue; /* done, or scanned with the exclusive directory */
+		if (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE))
+			continue; /* scanned with the exclusive directory */
 		strlcpy(prev, dir, sizeof prev);
 		if (diff_dir_entries(t, d >= 0 ? (size_t)d : t->byname[k], dir) == -1)
 			return -1;
@@ -589,14 +700,13 @@ int tree_diff(struct tree *t)
 	free_changes(t);
 	if (build_index(t) == -1)
 		return -1;
-	t->dirfd = -1;
-	int rc = diff_all(t);
-	int e = errno;
-	if (t->dirfd != -1)
-		close(t->dirfd);
-	t->dirfd = -1;
-	errno = e;
-	return rc;
+	t->missing[0] = '\0';
+	if (diff_all(t) == -1)
+		return -1;
+	for (size_t k = 0; k < t->nc; k++)
+		if (t->v[t->c[k].node].role != TR_ENABLE)
+			t->batch_end = k + 1;
+	return 0;
 }
 
 /* ---- apply -------------------------------------------------------------------------------- */
@@ -616,6 +726,13 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+static void mark_parent_dirty(struct tree *t, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash != NULL)
+		mark_dirty(t, path, slash == path ? 1 : (size_t)(slash - path));
+}
+
 /* Rename a finished temp entry over its target in dfd, then make the rename durable. */
 static int publish(struct tree *t, int dfd, const char *tmp, const char *base, const char *path)
 {
@@ -629,16 +746,19 @@ static int publish(struct tree *t, int dfd, const char *tmp, const char *base, c
 	return 0;
 }
 
-/* A new ".BASE.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is reused. */
+/* A new ".BASE.gitlab-ctl-tmp.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is
+ * reused. */
 static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[6]; /* one call: arc4random checks for a fork (getpid) per call */
 		char sfx[7];
+		arc4random_buf(rnd, sizeof rnd);
 		for (int i = 0; i < 6; i++)
-			sfx[i] = set[arc4random_uniform(sizeof set - 1)];
+			sfx[i] = set[rnd[i] % (sizeof set - 1)];
 		sfx[6] = '\0';
-		if ((size_t)snprintf(tmp, len, ".%s.%s", base, sfx) >= len) {
+		if ((size_t)snprintf(tmp, len, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >= len) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
@@ -673,62 +793,118 @@ static int fill_temp(int fd, const struct tnode *n)
 	if ((n->uid != TREE_NO_OWNER || n->gid != (gid_t)TREE_NO_OWNER) &&
 	    fchown(fd, n->uid, n->gid) == -1)
 		return -1;
-	return fchmod(fd, n->mode) == -1 || fsync(fd) == -1 ? -1 : 0;
+	return fchmod(fd, n->mode);
 }
 
-/* Content, owner and mode are set on the temp file before the rename makes it visible. */
-static int write_in(struct tree *t, const struct tnode *n, int dfd, const char *base)
+/* fsync and close the temps written so far: the "fsync them all" of the batch, in chunks. */
+static int sync_temps(struct tree *t)
+{
+	int rc = 0, e = 0;
+	for (size_t i = 0; i < t->ntfd; i++) {
+		if (fsync(t->tfd[i]) == -1 && rc == 0) {
+			e = errno;
+			rc = fail_at(t, t->v[t->c[t->tfc[i]].node].path, e);
+		}
+		close(t->tfd[i]);
+	}
+	t->ntfd = 0;
+	errno = e;
+	return rc;
+}
+
+/* Unlink the temps of a batch that will not be published (best effort: a later run's diff
+ * deletes any left behind). */
+static void abort_batch(struct tree *t)
+{
+	if (t->staged == 0 && t->ntfd == 0)
+		return;
+	int e = errno;
+	char errpath[PATH_MAX]; /* the failure being reported, not this cleanup's */
+	const char *errwhy = t->errwhy;
+	strlcpy(errpath, t->errpath, sizeof errpath);
+	for (size_t i = 0; i < t->ntfd; i++)
+		close(t->tfd[i]);
+	t->ntfd = 0;
+	for (size_t k = 0; k < t->nc && t->staged > 0; k++) {
+		struct tchange *c = &t->c[k];
+		if (c->tmp == NULL)
+			continue;
+		const char *base;
+		int dfd = open_parent(t, t->v[c->node].path, false, &base);
+		if (dfd != -1)
+			unlinkat(dfd, c->tmp, 0);
+		free(c->tmp);
+		c->tmp = NULL;
+		t->staged--;
+	}
+	t->staged = 0;
+	strlcpy(t->errpath, errpath, sizeof t->errpath);
+	t->errwhy = errwhy;
+	errno = e;
+}
+
+/*
+ * Content, owner and mode are set on a temp file beside the target; the batch's end fsyncs
+ * and renames it (in place of any old file, link or fifo: a rename never follows).
+ */
+static int write_in(struct tree *t, struct tchange *c, const struct tnode *n, int dfd,
+                    const char *base)
 {
 	struct stat ds;
 	char tmp[NAME_MAX + 1];
 	if (fstat(dfd, &ds) == -1)
 		return fail_at(t, n->path, errno);
-	if (ds.st_uid != geteuid() && move_aside(t, dfd, base, n->path) == -1)
+	if (ds.st_uid != t->euid && move_aside(t, dfd, base, n->path) == -1)
+		return -1;
+	if (t->ntfd == t->ntemps && sync_temps(t) == -1)
 		return -1;
 	int fd = make_temp(dfd, base, tmp, sizeof tmp);
+	if (fd == -1 && shed(t, dfd))
+		fd = make_temp(dfd, base, tmp, sizeof tmp);
 	if (fd == -1)
 		return fail_at(t, n->path, errno);
-	int rc = fill_temp(fd, n);
-	int e = errno;
-	if (close(fd) == -1 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc == -1) {
+	if (fill_temp(fd, n) == -1) {
+		int e = errno;
+		close(fd);
 		unlinkat(dfd, tmp, 0);
 		return fail_at(t, n->path, e);
 	}
-	return publish(t, dfd, tmp, base, n->path);
+	t->tfc[t->ntfd] = (size_t)(c - t->c);
+	t->tfd[t->ntfd++] = fd;
+	c->tmp = xstrdup(tmp);
+	t->staged++;
+	return 0;
 }
 
-static int write_file(struct tree *t, const struct tnode *n)
+static int write_file(struct tree *t, struct tchange *c, const struct tnode *n)
 {
 	const char *base;
 	int dfd = open_parent(t, n->path, true, &base);
-	if (dfd == -1)
-		return -1;
-	int rc = write_in(t, n, dfd, base);
-	close(dfd);
-	return rc;
+	return dfd == -1 ? -1 : write_in(t, c, n, dfd, base);
 }
 
-/* A new link under a temporary name renamed over the old one: never a moment without it. */
-static int write_link(struct tree *t, const struct tnode *n)
+/*
+ * A new link under a temporary name, renamed over the old one: never a moment without it.
+ * An enable link (not in the batch) is published at once; any other waits for the batch.
+ */
+static int write_link(struct tree *t, struct tchange *c, const struct tnode *n, bool batch)
 {
 	const char *base;
 	char tmp[NAME_MAX + 1];
 	int dfd = open_parent(t, n->path, true, &base);
 	if (dfd == -1)
 		return -1;
-	int rc = 0;
-	if ((size_t)snprintf(tmp, sizeof tmp, ".%s.%ld", base, (long)getpid()) >= sizeof tmp)
-		rc = fail_at(t, n->path, ENAMETOOLONG);
-	else if ((unlinkat(dfd, tmp, 0), symlinkat(n->data, dfd, tmp)) == -1)
-		rc = fail_at(t, n->path, errno);
-	else
-		rc = publish(t, dfd, tmp, base, n->path);
-	close(dfd);
-	return rc;
+	if ((size_t)snprintf(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%ld", base, (long)getpid()) >=
+	    sizeof tmp)
+		return fail_at(t, n->path, ENAMETOOLONG);
+	if (symlinkat(n->data, dfd, tmp) == -1 &&
+	    (errno != EEXIST || unlinkat(dfd, tmp, 0) == -1 || symlinkat(n->data, dfd, tmp) == -1))
+		return fail_at(t, n->path, errno);
+	if (!batch)
+		return publish(t, dfd, tmp, base, n->path);
+	c->tmp = xstrdup(tmp);
+	t->staged++;
+	return 0;
 }
 
 /* Owner, then mode (chown may clear set-id bits), through an fd. */
@@ -746,7 +922,7 @@ static int fd_meta(struct tree *t, int fd, const struct tnode *n, unsigned what)
  * that a name in its directory held when we opened it; anything else (a link or a hard
  * link to a victim swapped in since the diff) is replaced by a fresh file instead.
  */
-static int file_meta(struct tree *t, const struct tnode *n, unsigned what)
+static int file_meta(struct tree *t, struct tchange *c, const struct tnode *n)
 {
 	const char *base;
 	int dfd = open_parent(t, n->path, false, &base);
@@ -757,13 +933,12 @@ static int file_meta(struct tree *t, const struct tnode *n, unsigned what)
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 	    st.st_nlink == 1)
 		fd = open_checked(dfd, base, &st, O_RDONLY);
-	close(dfd);
 	if (fd == -1 || fstat(fd, &st) == -1 || st.st_nlink != 1) {
 		if (fd != -1)
 			close(fd);
-		return write_file(t, n);
+		return write_in(t, c, n, dfd, base);
 	}
-	int rc = fd_meta(t, fd, n, what);
+	int rc = fd_meta(t, fd, n, c->what);
 	close(fd);
 	return rc;
 }
@@ -776,19 +951,15 @@ static int dir_apply(struct tree *t, const struct tnode *n, const struct tchange
 		return -1;
 	unsigned what = c->what;
 	if (c->kind == TC_CREATE) {
-		if (mkdirat(dfd, base, n->mode) == -1 && errno != EEXIST) {
-			int e = errno;
-			close(dfd);
-			return fail_at(t, n->path, e);
-		}
+		if (mkdirat(dfd, base, n->mode) == -1 && errno != EEXIST)
+			return fail_at(t, n->path, errno);
+		mark_parent_dirty(t, n->path);
 		what = TC_MODE | (n->uid != TREE_NO_OWNER ? TC_OWNER : 0);
 	}
 	int fd = openat(dfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int e = errno;
-	close(dfd);
 	if (fd == -1)
-		return e == ELOOP || e == ENOTDIR ? fail_why(t, n->path, ELOOP, WHY_SYMLINK)
-		                                  : fail_at(t, n->path, e);
+		return errno == ELOOP || errno == ENOTDIR ? fail_why(t, n->path, ELOOP, WHY_SYMLINK)
+		                                          : fail_at(t, n->path, errno);
 	int rc = fd_meta(t, fd, n, what);
 	close(fd);
 	return rc;
@@ -801,22 +972,71 @@ static int delete_entry(struct tree *t, const char *path)
 	if (dfd == -1)
 		return errno == ENOENT ? 0 : -1;
 	struct stat st;
-	int rc = 0;
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		rc = errno == ENOENT ? 0 : fail_at(t, path, errno);
-	else if (S_ISDIR(st.st_mode)) /* swapped in since the diff: never removed */
-		rc = fail_at(t, path, EISDIR);
-	else if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT)
-		rc = fail_at(t, path, errno);
-	close(dfd);
+		return errno == ENOENT ? 0 : fail_at(t, path, errno);
+	if (S_ISDIR(st.st_mode)) /* swapped in since the diff: never removed */
+		return fail_at(t, path, EISDIR);
+	if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT)
+		return fail_at(t, path, errno);
+	mark_parent_dirty(t, path);
+	return 0;
+}
+
+static int dirty_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Each directory whose entries changed, fsynced once. */
+static int sync_dirs(struct tree *t)
+{
+	int rc = 0;
+	qsort(t->dirty, t->ndirty, sizeof *t->dirty, dirty_cmp);
+	for (size_t i = 0; i < t->ndirty && rc == 0; i++) {
+		if (i > 0 && strcmp(t->dirty[i], t->dirty[i - 1]) == 0)
+			continue;
+		int dfd = open_dir(t, t->dirty[i], false);
+		if (dfd == -1 && errno != ENOENT) /* gone: a later change removed it */
+			rc = -1;
+		else if (dfd != -1 && fsync(dfd) == -1)
+			rc = fail_at(t, t->dirty[i], errno);
+	}
+	for (size_t i = 0; i < t->ndirty; i++)
+		free(t->dirty[i]);
+	t->ndirty = 0;
 	return rc;
 }
 
-int tree_apply(struct tree *t, const struct tchange *c)
+/* The batch's end: every temp fsynced, then renamed over its target, then the directories. */
+static int finish_batch(struct tree *t)
+{
+	if (sync_temps(t) == -1) {
+		abort_batch(t);
+		return -1;
+	}
+	for (size_t k = 0; k < t->nc && t->staged > 0; k++) {
+		struct tchange *c = &t->c[k];
+		if (c->tmp == NULL)
+			continue;
+		const char *path = t->v[c->node].path, *base;
+		int dfd = open_parent(t, path, false, &base);
+		if (dfd == -1 || renameat(dfd, c->tmp, dfd, base) == -1) {
+			if (dfd != -1)
+				fail_at(t, path, errno);
+			abort_batch(t);
+			return -1;
+		}
+		mark_parent_dirty(t, path);
+		free(c->tmp);
+		c->tmp = NULL;
+		t->staged--;
+	}
+	return sync_dirs(t);
+}
+
+static int apply_one(struct tree *t, struct tchange *c, bool batch)
 {
 	const struct tnode *n = &t->v[c->node];
-	t->errpath[0] = '\0';
-	t->errwhy = "";
 	if (c->kind == TC_DELETE)
 		return delete_entry(t, c->path);
 	switch (n->kind) {
@@ -824,11 +1044,34 @@ int tree_apply(struct tree *t, const struct tchange *c)
 		return dir_apply(t, n, c);
 	case TN_FILE:
 		if (c->kind == TC_CREATE || (c->what & (TC_CONTENT | TC_REPLACE | TC_RELINK)))
-			return write_file(t, n);
-		return file_meta(t, n, c->what);
+			return write_file(t, c, n);
+		return file_meta(t, c, n);
 	case TN_LINK:
-		return write_link(t, n);
+		return write_link(t, c, n, batch);
 	}
+	return 0;
+}
+
+int tree_apply(struct tree *t, const struct tchange *cc)
+{
+	t->errpath[0] = '\0';
+	t->errwhy = "";
+	/* the caller's change, as ours: the batch keeps its temp name in it */
+	size_t k = (size_t)(cc - t->c);
+	if (cc < t->c || k >= t->nc) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct tchange *c = &t->c[k];
+	bool batch = k < t->batch_end && t->v[c->node].role != TR_ENABLE;
+	if (!batch && (t->staged > 0 || t->ndirty > 0) && finish_batch(t) == -1)
+		return -1; /* applied out of order: what the batch holds goes first */
+	if (apply_one(t, c, batch) == -1) {
+		abort_batch(t);
+		return -1;
+	}
+	if (batch && k + 1 == t->batch_end)
+		return finish_batch(t);
 	return 0;
 }
 

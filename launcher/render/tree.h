@@ -22,7 +22,15 @@
  * (it is that account's data: kept, renamed to .NAME.moved-aside.PID), and
  * an error in a directory of our own (only we could have put it there).
  * Temp files of killed runs (.NAME.XXXXXX, .NAME.PID next to a managed
- * file or link) are deleted. An exclusive directory (the env dir) may hold
+ * file or link) are deleted.
+ *
+ * Durability is batched: the changes of one batch (every change but the
+ * TR_ENABLE links, which a caller publishes wave by wave) write their temp
+ * files as they are applied; applying the batch's last change fsyncs every
+ * temp file, renames them all, then fsyncs each touched directory once.
+ * A failure or a tree_free before then unlinks the temps: nothing of the
+ * batch is published. Directory fds are kept (a few, most recently used
+ * first), so a run walks each shared directory once. An exclusive directory (the env dir) may hold
  * only its listed files, env files of earlier runs (regular files with env
  * names) and our temp files: anything else makes tree_diff fail before
  * anything is written.
@@ -35,6 +43,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include "lib/buf.h"
 
 enum tnode_kind { TN_DIR, TN_FILE, TN_LINK };
 
@@ -90,6 +100,17 @@ struct tchange {
 	nlink_t old_nlink;
 	char *old;      /* TC_UPDATE of a regular file: its bytes, read through the checked fd */
 	size_t old_len; /* (NULL when too large to compare) */
+	char *tmp;      /* tree_apply: its temp entry, written and not yet renamed */
+};
+
+#define TREE_DIRFDS   16 /* directory fds kept: a service's dirs and their shared parents */
+#define TREE_TEMP_FDS 64 /* temp files kept open for one fsync pass, well below any fd limit */
+
+struct tree_dirfd {
+	int fd; /* -1: free */
+	unsigned long used;
+	char *path;
+	size_t len;
 };
 
 struct tree {
@@ -100,9 +121,21 @@ struct tree {
 	char anchor[PATH_MAX]; /* "" for "/" */
 	char **secrets;        /* values no diff may show */
 	size_t nsecrets;
-	size_t *byname; /* node indexes sorted by path */
-	int dirfd;      /* tree_diff: the last parent directory opened, -1 for none */
-	char dir[PATH_MAX];
+	size_t *byname;         /* node indexes sorted by path */
+	size_t batch_end;       /* changes [0, batch_end) but TR_ENABLE ones: one durable batch */
+	size_t staged;          /* changes whose temp waits for the batch's end */
+	int tfd[TREE_TEMP_FDS]; /* temp files written and not yet fsynced */
+	size_t tfc[TREE_TEMP_FDS]; /* the change of each */
+	size_t ntfd;
+	char **dirty; /* directories whose entries changed: fsynced once at the batch's end */
+	size_t ndirty, dirtycap;
+	struct tree_dirfd dirs[TREE_DIRFDS];
+	size_t ndirs, ntemps; /* how many of each to keep open: a share of RLIMIT_NOFILE */
+	unsigned long clock;  /* for the most recently used directory fd */
+	size_t last;          /* the last one found */
+	struct buf rbuf;      /* tree_diff: the file being compared */
+	uid_t euid;
+	char missing[PATH_MAX]; /* tree_diff: a directory found missing, "" for none */
 	char errpath[PATH_MAX]; /* the path of the last failure */
 	const char *errwhy;     /* "" or " (why)", e.g. " (a symlink: not followed)" */
 };
@@ -113,11 +146,12 @@ void tree_free(struct tree *t);
 /* Paths below dir are reached from it without following symlinks (default "/"). 0 or -1. */
 int tree_set_anchor(struct tree *t, const char *dir);
 
-/* A file whose old or new content holds value gets no diff. 0, or -1 with errno. */
+/* A file whose old or new content holds value gets no diff. Returns 0. */
 int tree_add_secret(struct tree *t, const char *value);
 
 /*
- * Add a node (strings are copied). Returns its index, or -1 with errno. The
+ * Add a node (strings are copied). Returns its index (never fails: out of
+ * memory dies, lib/alloc.h). The
  * role of an exclusive directory is the role of deleting a stray entry.
  */
 int tree_add_dir(struct tree *t, const char *path, mode_t mode, uid_t uid, gid_t gid, int svc,
@@ -134,7 +168,12 @@ int tree_add_link(struct tree *t, const char *path, const char *target, int svc,
  */
 int tree_diff(struct tree *t);
 
-/* Make one change on disk. Returns 0, or -1 with errno and t->errpath. */
+/*
+ * Make one change on disk; apply the changes of t->c in order. A file or
+ * link of the batch is visible once the batch's last change is applied (see
+ * above). Returns 0, or -1 with errno and t->errpath; after a failure the
+ * batch's temps are gone and nothing of it is published.
+ */
 int tree_apply(struct tree *t, const struct tchange *c);
 
 /* "create file /x (mode 0600)", "update file /x (content, mode 0644 -> 0600)", ... */

@@ -109,6 +109,11 @@ int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
+	/*
+	 * One read, not lib/readfile's read_full: runsv renames the whole file into
+	 * place, so a short read already means "not runsv's", and waiting for EOF
+	 * would cost status a second read per service.
+	 */
 	ssize_t n;
 	do
 		n = read(fd, buf, sizeof buf);

@@ -581,24 +581,26 @@ int svdir_run(const struct ctl *ctl)
 		warn("runsvdir: cannot create %s or %s", var, service);
 		return 1;
 	}
-	struct pidfh *pfh = take_pidfile(pidfile);
-	if (pfh == NULL)
-		return svdir_running(ctl, &(pid_t){0}) == 1 ? SDUNIT_EXIT_RUNNING : 1;
+	/*
+	 * Everything that can refuse to start is checked before the pidfile lock:
+	 * a holder of the lock counts as a running runsvdir, and reconfigure would
+	 * wait for services from a wrapper that is about to give up.
+	 */
 	if (find_runsvdir(prog, sizeof prog) == -1) {
 		warnx("runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit)");
-		pidfile_remove(pfh);
 		return SDUNIT_EXIT_CONFIG;
 	}
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
-		warn("cannot become a child subreaper; stop will not wait for services");
 	/* Started by hand from a shell: its limits are not the services'. Under an init
 	 * system (our parent is pid 1, or systemd's INVOCATION_ID), its unit's limits are. */
 	if (getppid() != 1 && getenv("INVOCATION_ID") == NULL && rlimits_reset() == -1)
 		warn("runsvdir: cannot reset every resource limit to pid 1's");
-	if (rlimits_nofile_low() == -1) {
-		pidfile_remove(pfh);
+	if (rlimits_nofile_low() == -1)
 		return 1;
-	}
+	struct pidfh *pfh = take_pidfile(pidfile);
+	if (pfh == NULL)
+		return svdir_running(ctl, &(pid_t){0}) == 1 ? SDUNIT_EXIT_RUNNING : 1;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		warn("cannot become a child subreaper; stop will not wait for services");
 	long wait_s;
 	const char *errstr;
 	if (sv_wait_seconds(&wait_s, &errstr) == -1)

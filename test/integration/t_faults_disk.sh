@@ -1,11 +1,14 @@
 # Fault suite (issue 11): a reconfigure that changes env and log settings together fails
-# part way, after the env file is published and before the log config is: on a full disk
-# (ENOSPC: a 4 KiB tmpfs, already full, over the log directory), on a read-only one (EROFS:
-# a read-only bind mount), and with too few file descriptors (EMFILE: ulimit -n). The
-# mounts live in a private mount namespace (unshare -m), so nothing leaks out of the test.
-# Each failed run must say so (no "gitlab Reconfigured!", non-zero exit, no count of files
-# it did not write), and the next plain run must converge: the exporter runs with the new
-# env even though the env file is already up to date by then.
+# part way, after the env file's temp is written and before the log config's is: on a full
+# disk (ENOSPC: a 4 KiB tmpfs, already full, over the log directory), on a read-only one
+# (EROFS: a read-only bind mount), and with too few file descriptors (EMFILE: ulimit -n).
+# The mounts live in a private mount namespace (unshare -m), so nothing leaks out of the
+# test. Each failed run must say so (no "gitlab Reconfigured!", non-zero exit, no count of
+# files it did not write) and publish nothing of its batch: the env file keeps its old
+# value and no temp file is left (tree.h: temps are renamed only once all are written and
+# fsynced). The next plain run must converge: the exporter runs with the new env. (A run
+# killed between the batch's renames, which leaves the env file already up to date for the
+# next run, is t_faults_kill's.)
 . "$SRCDIR/test/integration/lib.sh"
 command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
@@ -42,7 +45,9 @@ fault() {
 	printf '%s\n' "$out" | grep -q 'gitlab Reconfigured!' && fail "$1: a failed run said Reconfigured: $out"
 	printf '%s\n' "$out" | grep -q "$3" || fail "$1: the error does not say $3: $out"
 	note "$1: $(printf '%s\n' "$out" | grep -E 'cannot|resources' | tr '\n' ' ')"
-	[ "$(cat "$ENVDIR/FOO")" = "gen$GEN" ] || fail "$1: the fault hit before the env file was written"
+	[ "$(cat "$ENVDIR/FOO")" = "gen$((GEN - 1))" ] ||
+		fail "$1: the failed run published its env file: FOO=$(cat "$ENVDIR/FOO")"
+	[ -z "$(ls -A "$ENVDIR" | grep '^\.')" ] || fail "$1: temp files left in $ENVDIR: $(ls -A "$ENVDIR")"
 	recover "$1"
 }
 

@@ -68,9 +68,9 @@ count_runsvdirs() {
 	done | wc -l
 }
 
-# Temp files of the tree writer (".NAME.XXXXXX") anywhere under the root but runit's own.
+# Temp files of the tree writer (".NAME.gitlab-ctl-tmp.XXXXXX") anywhere under the root.
 temp_files() {
-	find "$T_ROOT" -path '*/supervise' -prune -o -name '.*.??????' -print 2>/dev/null
+	find "$T_ROOT" -name '.*.gitlab-ctl-tmp.*' -print 2>/dev/null
 }
 # The stale-temp cleanup is the tree writer's (issue 10); older builds do not have it.
 CHECK_TEMPS=0

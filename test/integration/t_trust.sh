@@ -151,14 +151,18 @@ printf '%s\n' "$out" | grep -q "^replace directory $YML with file" || fail "not 
 
 # --- stale temps of killed runs ---------------------------------------------------------------
 note "temp files of killed runs are removed, only ours"
-touch "$H/.gitlab-exporter.yml.Ab12Cd" "$ENV/.MALLOC_CONF.x9Y8z7" "$H/.gitlab-exporter.yml.keep"
-ln -s "$SV_DIR/gitlab-exporter" "$SERVICE_DIR/.gitlab-exporter.4242"
+touch "$H/.gitlab-exporter.yml.gitlab-ctl-tmp.Ab12Cd" "$ENV/.MALLOC_CONF.gitlab-ctl-tmp.x9Y8z7" \
+	"$H/.gitlab-exporter.yml.keep" "$H/.gitlab-exporter.yml.Ab12Cd"
+ln -s "$SV_DIR/gitlab-exporter" "$SERVICE_DIR/.gitlab-exporter.gitlab-ctl-tmp.4242"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure: $out"
-for f in "$H/.gitlab-exporter.yml.Ab12Cd" "$ENV/.MALLOC_CONF.x9Y8z7" "$SERVICE_DIR/.gitlab-exporter.4242"; do
+for f in "$H/.gitlab-exporter.yml.gitlab-ctl-tmp.Ab12Cd" "$ENV/.MALLOC_CONF.gitlab-ctl-tmp.x9Y8z7" \
+	"$SERVICE_DIR/.gitlab-exporter.gitlab-ctl-tmp.4242"; do
 	[ ! -e "$f" ] && [ ! -L "$f" ] || fail "stale temp left: $f"
 	printf '%s\n' "$out" | grep -q "^delete stale temp file $f$" || fail "not said: $f: $out"
 done
 [ -e "$H/.gitlab-exporter.yml.keep" ] || fail "a file not of our pattern was removed"
+# The account's own dotfile that merely looks like a random suffix is its, not ours.
+[ -e "$H/.gitlab-exporter.yml.Ab12Cd" ] || fail "the account's .gitlab-exporter.yml.Ab12Cd was removed"
 
 # --- gitlab.rb that another account can edit ----------------------------------------------------
 note "a gitlab.rb writable by others or owned by another account is refused, with the fix"

@@ -370,7 +370,7 @@ static void test_env_merge(void **state)
 	assert_string_equal(kv_get(&s->env, "J"), "sym");
 	attrs_free(&a);
 	diags_free(&d);
-	/* Float#to_s: shortest round-trip digits, exponent form outside 1e-4...1e16 */
+	/* Float#to_s: shortest round-trip digits, exponent form outside 1e-4...1e15 */
 	assert_int_equal(build("gitlab_exporter['env'] = { 'A' => 0.055, 'B' => 1.0e-5,\n"
 	                       "  'C' => 123456789012345680.0, 'D' => 1e15, 'E' => -0.5 }\n",
 	                       &a, &d),
@@ -379,7 +379,7 @@ static void test_env_merge(void **state)
 	assert_string_equal(kv_get(&s->env, "A"), "0.055");
 	assert_string_equal(kv_get(&s->env, "B"), "1.0e-05");
 	assert_string_equal(kv_get(&s->env, "C"), "1.2345678901234568e+17");
-	assert_string_equal(kv_get(&s->env, "D"), "1000000000000000.0");
+	assert_string_equal(kv_get(&s->env, "D"), "1.0e+15");
 	assert_string_equal(kv_get(&s->env, "E"), "-0.5");
 	attrs_free(&a);
 	diags_free(&d);
@@ -433,6 +433,23 @@ static void test_flags(void **state)
 	                    "--a.first=3 --no-collector.wifi --web.telemetry-path=/m");
 	attrs_free(&a);
 	diags_free(&d);
+}
+
+/* An argument execve would refuse is reported where the flag was written, not at the catalog. */
+static void test_argv_located(void **state)
+{
+	(void)state;
+	size_t n = 140000;
+	char *big = malloc(n + 1), *text = malloc(n + 128);
+	assert_non_null(big);
+	assert_non_null(text);
+	memset(big, 'a', n);
+	big[n] = '\0';
+	snprintf(text, n + 128,
+	         "node_exporter['enable'] = true\nnode_exporter['flags']['x'] = '%s'\n", big);
+	expect_at(text, "argument 3 of the command", 2, 31);
+	free(big);
+	free(text);
 }
 
 static void test_user_group(void **state)
@@ -839,6 +856,7 @@ int main(void)
 	    cmocka_unit_test(test_env_merge),
 	    cmocka_unit_test(test_env_validation_located),
 	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_argv_located),
 	    cmocka_unit_test(test_user_group),
 	    cmocka_unit_test(test_logging),
 	    cmocka_unit_test(test_unknown_names),

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -47,12 +48,30 @@ static void test_text_has_control(void **state)
 	assert_false(text_has_control("caf\xc3\xa9 ~!@#$%^&*()"));
 }
 
+/* Only what the tree writer leaves behind is a temp: the marker, then 6 alnum or a pid. */
+static void test_name_temp(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	assert_true(name_temp(".gitlab-exporter.yml.gitlab-ctl-tmp.Ab12Cd", &n));
+	assert_int_equal(n, strlen("gitlab-exporter.yml"));
+	assert_true(name_temp(".gitlab-exporter.gitlab-ctl-tmp.4242", &n));
+	assert_int_equal(n, strlen("gitlab-exporter"));
+	assert_false(name_temp(".gitlab-exporter.yml.Ab12Cd", &n)); /* a service's own */
+	assert_false(name_temp(".gitlab-ctl-tmp.Ab12Cd", &n));      /* no base */
+	assert_false(name_temp(".x.gitlab-ctl-tmp.Ab12C", &n));     /* five */
+	assert_false(name_temp(".x.gitlab-ctl-tmp.Ab12Cd-", &n));   /* not alnum */
+	assert_false(name_temp("x.gitlab-ctl-tmp.Ab12Cd", &n));     /* not a dotfile */
+	assert_false(name_temp(".x.gitlab-ctl-tmp.", &n));          /* no suffix */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ms_until),
 	    cmocka_unit_test(test_boot_epoch),
 	    cmocka_unit_test(test_text_has_control),
+	    cmocka_unit_test(test_name_temp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -227,6 +227,61 @@ static void test_malloc_conf(void **state)
 	diags_free(&d);
 }
 
+/* A warning (not an error, not silence) naming why, when the jemalloc cannot be asked. */
+static void expect_unchecked(const char *je, const char *why)
+{
+	envcheck_jemalloc(je);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_var("MALLOC_CONF", "bogus:1", L, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.nerr, 0);
+	assert_non_null(strstr(d.v[0].msg, "MALLOC_CONF is not checked"));
+	assert_non_null(strstr(d.v[0].msg, why));
+	diags_free(&d);
+	envcheck_jemalloc(GITLAB_CTL_JEMALLOC);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void test_malloc_conf_unasked(void **state)
+{
+	(void)state;
+	expect_unchecked("/nonexistent/libjemalloc.so.2",
+	                 "cannot read /nonexistent/libjemalloc.so.2: No such file");
+	expect_unchecked("/etc/passwd", "ld.so cannot preload it");
+
+	/* one answer per value and jemalloc: asked again, the value is not run again (the copy
+	 * is gone by then, so a second run would warn) */
+	char dir[] = "/tmp/gitlab-ctl-je.XXXXXX", copy[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof copy, "%s/libjemalloc.so.2", dir);
+	copy_file(GITLAB_CTL_JEMALLOC, copy);
+	envcheck_jemalloc(copy);
+	OK("MALLOC_CONF", "narenas:3");
+	BAD("MALLOC_CONF", "narenas:zero");
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(rmdir(dir), 0);
+	size_t warns = 9;
+	assert_int_equal(check("MALLOC_CONF", "narenas:3", &warns), 0);
+	assert_int_equal(warns, 0);
+	BAD("MALLOC_CONF", "narenas:zero");
+	assert_int_equal(check("MALLOC_CONF", "narenas:4", &warns), 0); /* a new value: asked */
+	assert_int_equal(warns, 1);
+	envcheck_jemalloc(GITLAB_CTL_JEMALLOC);
+}
+
 static void test_ld_preload(void **state)
 {
 	(void)state;
@@ -317,18 +372,19 @@ static void test_argv_limits(void **state)
 	char *argv[] = {"/bin/x", big, NULL};
 	struct diags d;
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), -1); /* fits alone, not beside the env */
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d),
+	                 -1); /* fits alone, not beside the env */
 	assert_non_null(strstr(d.v[0].msg, "ARG_MAX"));
 	diags_free(&d);
 	big[ENVCHECK_MAX_ARG_STRLEN - 1] = 'a';
 	big[ENVCHECK_MAX_ARG_STRLEN] = '\0';
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), -1);
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d), -1);
 	assert_non_null(strstr(d.v[0].msg, "argument 1 of the command"));
 	diags_free(&d);
 	big[1000] = '\0';
 	diags_init(&d);
-	assert_int_equal(envcheck_argv(argv, L, &d), 0);
+	assert_int_equal(envcheck_argv(argv, (struct loc[]){L, L}, &d), 0);
 	assert_int_equal(d.n, 0);
 	diags_free(&d);
 	free(big);
@@ -368,11 +424,11 @@ static void test_diag_window(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),         cmocka_unit_test(test_gc_sizes),
-	    cmocka_unit_test(test_gc_doubles),    cmocka_unit_test(test_gc_cross),
-	    cmocka_unit_test(test_malloc_conf),   cmocka_unit_test(test_ld_preload),
-	    cmocka_unit_test(test_execve_limits), cmocka_unit_test(test_diag_window),
-	    cmocka_unit_test(test_argv_limits),
+	    cmocka_unit_test(test_names),       cmocka_unit_test(test_gc_sizes),
+	    cmocka_unit_test(test_gc_doubles),  cmocka_unit_test(test_gc_cross),
+	    cmocka_unit_test(test_malloc_conf), cmocka_unit_test(test_malloc_conf_unasked),
+	    cmocka_unit_test(test_ld_preload),  cmocka_unit_test(test_execve_limits),
+	    cmocka_unit_test(test_diag_window), cmocka_unit_test(test_argv_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

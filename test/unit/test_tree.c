@@ -1,4 +1,5 @@
 /* Unit tests of the tree writer: diff against the disk, atomic writes, strays. */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -113,7 +115,7 @@ static void test_updates_and_strays(void **state)
 	FILE *fp = fopen(P("env/OLD"), "w");
 	assert_non_null(fp);
 	fclose(fp);
-	fp = fopen(P("env/.A.tmp123"), "w");
+	fp = fopen(P("env/.A.gitlab-ctl-tmp.123"), "w");
 	assert_non_null(fp);
 	fclose(fp);
 	unlink(P("bin/tool"));
@@ -409,7 +411,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	assert_int_equal(mkdir(P("home"), 0750), 0);
 	assert_int_equal(mkdir(P("home/conf"), 0755), 0);
 	assert_int_equal(mkdir(P("svc"), 0755), 0);
-	assert_int_equal(symlink("/nowhere", P("svc/.x.4242")), 0);
+	assert_int_equal(symlink("/nowhere", P("svc/.x.gitlab-ctl-tmp.4242")), 0);
 	if (geteuid() == 0)
 		assert_int_equal(chown(P("home"), 65534, 65534), 0);
 	one_file(&t, "home/conf", "x", 0600);
@@ -425,7 +427,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	assert_int_equal(t.nc, 3);
 	assert_int_equal(t.c[0].what, TC_REPLACE);
 	assert_true(t.c[2].kind == TC_DELETE && t.c[2].stale_temp);
-	assert_string_equal(t.c[2].path, P("svc/.x.4242"));
+	assert_string_equal(t.c[2].path, P("svc/.x.gitlab-ctl-tmp.4242"));
 	for (size_t i = 0; i < t.nc; i++)
 		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
 	assert_string_equal(slurp(P("home/conf")), "x");
@@ -434,7 +436,7 @@ static void test_foreign_dir_and_link_temp(void **state)
 	struct stat st;
 	assert_int_equal(lstat(aside, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(lstat(P("svc/.x.4242"), &st), -1);
+	assert_int_equal(lstat(P("svc/.x.gitlab-ctl-tmp.4242"), &st), -1);
 	tree_free(&t);
 }
 
@@ -471,6 +473,166 @@ static void test_settle(void **state)
 	assert_int_equal(svdir_settle(d, 0, true), 0);
 }
 
+/* Dot entries of dir (temps of the tree writer): how many. */
+static int dot_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	for (const struct dirent *e; (e = readdir(d)) != NULL;)
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 &&
+		     strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* ba/one and bb/two (config files in two directories) and the enable link service/b. */
+static void two_files(struct tree *t, const char *a, const char *b)
+{
+	const char *rel[] = {"ba/one", "bb/two"}, *data[] = {a, b};
+	tree_init(t);
+	for (size_t i = 0; i < 2; i++) {
+		char dir[8];
+		snprintf(dir, sizeof dir, "%.2s", rel[i]);
+		assert_true(tree_add_dir(t, P(dir), 0755, TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_NONE,
+		                         0) >= 0);
+		assert_true(tree_add_file(t, P(rel[i]), data[i], strlen(data[i]), 0644,
+		                          TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_CONFIG, 0) >= 0);
+	}
+	assert_true(tree_add_link(t, P("service/b"), P("ba"), 0, TR_ENABLE, 0) >= 0);
+}
+
+/*
+ * Durability is batched: a file of the batch is published (renamed) only when the batch's
+ * last change is applied, after every temp is written and fsynced; an enable link is not in
+ * the batch and is published at once.
+ */
+static void test_batch_publish(void **state)
+{
+	(void)state;
+	struct tree t;
+	two_files(&t, "1\n", "2\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 5);
+	assert_int_equal(t.batch_end, 4);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
+	assert_int_equal(access(P("ba/one"), F_OK), -1); /* written as a temp only */
+	assert_int_equal(dot_entries(P("ba")), 1);
+	assert_int_equal(tree_apply(&t, &t.c[3]), 0);
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_string_equal(slurp(P("bb/two")), "2\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+	assert_int_equal(dot_entries(P("bb")), 0);
+	assert_int_equal(tree_apply(&t, &t.c[4]), 0);
+	char target[600] = "";
+	assert_true(readlink(P("service/b"), target, sizeof target) > 0);
+	assert_string_equal(target, P("ba"));
+	tree_free(&t);
+
+	/* a batch left unfinished (the caller stopped) publishes nothing and leaves no temp */
+	two_files(&t, "1 new\n", "2 new\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 2);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	tree_free(&t);
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+}
+
+/*
+ * A failure part way through a batch publishes none of it: the second file's temp name
+ * cannot be made (ENAMETOOLONG), and the first file, already written as a temp, keeps its
+ * old content; no temp is left.
+ */
+static void test_batch_all_or_nothing(void **state)
+{
+	(void)state;
+	struct tree t;
+	char longname[300];
+	memset(longname, 'x', 250);
+	strcpy(longname + 250, "");
+	char rel[320];
+	snprintf(rel, sizeof rel, "bb/%s", longname);
+	two_files(&t, "1 v2\n", "2\n");
+	assert_true(tree_add_file(&t, P(rel), "x", 1, 0644, TREE_NO_OWNER, TREE_NO_OWNER, 0,
+	                          TR_CONFIG, 0) >= 0);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 2);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	assert_int_equal(tree_apply(&t, &t.c[1]), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_string_equal(t.errpath, P(rel));
+	assert_string_equal(slurp(P("ba/one")), "1\n");
+	assert_int_equal(dot_entries(P("ba")), 0);
+	assert_int_equal(dot_entries(P("bb")), 0);
+	tree_free(&t);
+}
+
+/*
+ * Directories are walked once and their fds kept: a symlink swapped in for a walked
+ * directory after the diff is not followed; the write lands in the directory the walk
+ * checked (wherever it was moved), never in the link's target.
+ */
+static void test_kept_dir_no_follow(void **state)
+{
+	(void)state;
+	struct tree t;
+	two_files(&t, "1\n", "2 v3\n");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1); /* bb/two */
+	assert_int_equal(mkdir(P("elsewhere"), 0755), 0);
+	assert_int_equal(rename(P("bb"), P("bb-old")), 0);
+	assert_int_equal(symlink(P("elsewhere"), P("bb")), 0);
+	for (size_t i = 0; i < t.nc; i++)
+		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
+	assert_int_equal(access(P("elsewhere/two"), F_OK), -1);
+	assert_string_equal(slurp(P("bb-old/two")), "2 v3\n");
+	tree_free(&t);
+	/* a new run walks again: the link is refused, not followed */
+	two_files(&t, "1\n", "2 v4\n");
+	assert_int_equal(tree_diff(&t), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_string_equal(t.errpath, P("bb"));
+	tree_free(&t);
+}
+
+/*
+ * Under a small open-file limit (`ulimit -n 12`: the caller holds some fds too) a tree of many
+ * directories and files is still written: fewer directory fds kept, temps synced in smaller
+ * rounds, and on EMFILE the kept ones are given back and the call tried again.
+ */
+static void test_few_fds(void **state)
+{
+	(void)state;
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	struct tree t;
+	tree_init(&t);
+	uid_t u = TREE_NO_OWNER;
+	char rel[64], data[64];
+	for (int d = 0; d < 12; d++)
+		for (int f = 0; f < 4; f++) {
+			snprintf(rel, sizeof rel, "few/d%d/e%d/f%d", d, d % 3, f);
+			snprintf(data, sizeof data, "%d.%d\n", d, f);
+			assert_true(tree_add_file(&t, P(rel), data, strlen(data), 0644, u, u, 0,
+			                          TR_CONFIG, 0) >= 0);
+		}
+	low = old;
+	low.rlim_cur = 12;
+	/* the budget is taken at tree_init: a limit lowered after it is met by shedding */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	int rc = tree_diff(&t);
+	for (size_t i = 0; rc == 0 && i < t.nc; i++)
+		rc = tree_apply(&t, &t.c[i]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(rc, 0);
+	tree_free(&t);
+	assert_string_equal(slurp(P("few/d11/e2/f3")), "11.3\n");
+	assert_string_equal(slurp(P("few/d0/e0/f0")), "0.0\n");
+	assert_int_equal(dot_entries(P("few/d5/e2")), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +649,10 @@ int main(void)
 	    cmocka_unit_test(test_symlinked_dir),
 	    cmocka_unit_test(test_env_foreign),
 	    cmocka_unit_test(test_foreign_dir_and_link_temp),
+	    cmocka_unit_test(test_batch_publish),
+	    cmocka_unit_test(test_batch_all_or_nothing),
+	    cmocka_unit_test(test_kept_dir_no_follow),
+	    cmocka_unit_test(test_few_fds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

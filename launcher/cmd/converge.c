@@ -1,0 +1,756 @@
+/*
+ * Converging runit to the plan (see converge.h).
+ *
+ * Getting a new service picked up fast (runit 2.1.2's runsvdir scans every
+ * 5 s, and sleeps 1 s first if the directory changed within the current
+ * second; HUP would stop everything):
+ *   - runsvdir not running yet: the service/ symlinks are written BEFORE
+ *     runsvdir is started, whose first scan is immediate, and the
+ *     directory's mtime is set one second back so that scan does not sleep;
+ *   - runsvdir already running: the same backdating when it is provably safe
+ *     (svdir_settle), then SIGUSR1 to our runsvdir wrapper every 100 ms until
+ *     supervise/ok answers: the wrapper writes a NUL byte into runsvdir's
+ *     readproctitle log pipe, which wakes runsvdir's poll; it rescans as soon
+ *     as its previous check is 1 s old. So a new service is supervised within
+ *     about 0-1 s instead of 0-6 s.
+ * Starting `runsv` ourselves was rejected: runsvdir would still spawn its own
+ * runsv for the directory on its next scan, which dies on supervise/lock and
+ * is respawned every few seconds, and our runsv would escape runsvdir's
+ * shutdown (HUP stops only its children).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/converge.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "proc/ready.h"
+#include "proc/svrun.h"
+#include "runit/runit.h"
+#include "runit/svdir.h"
+#include "runit/svtail.h"
+#include "runit/svwait.h"
+
+/* Why a service is restarted: its run script, env or config changed. */
+#define CV_WHY_RUN     0x1u
+#define CV_WHY_ENV     0x2u
+#define CV_WHY_CONFIG  0x4u
+#define CV_WHY_LOGCONF 0x8u
+#define CV_WHY_LOGRUN  0x10u
+#define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
+
+void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
+                   struct plans *ps, bool dry_run, long wait_ms, long t0)
+{
+	memset(cv, 0, sizeof *cv);
+	cv->ctl = ctl;
+	cv->a = a;
+	cv->ps = ps;
+	cv->dry_run = dry_run;
+	cv->wait_ms = wait_ms;
+	cv->t0 = t0;
+	cv->s = xcalloc(ps->np, sizeof *cv->s);
+	cv->pd.dirfd = -1;
+}
+
+void converge_free(struct converge *cv)
+{
+	pending_close(&cv->pd);
+	free(cv->s);
+	cv->s = NULL;
+}
+
+static const char *name_of(const struct converge *cv, size_t k)
+{
+	return cv->ps->p[k].svc->def->name;
+}
+
+static unsigned why_of(enum tnode_role role)
+{
+	switch (role) {
+	case TR_RUN:
+		return CV_WHY_RUN;
+	case TR_ENV:
+		return CV_WHY_ENV;
+	case TR_CONFIG:
+		return CV_WHY_CONFIG;
+	case TR_LOG_CONFIG:
+		return CV_WHY_LOGCONF;
+	case TR_LOG_RUN:
+		return CV_WHY_LOGRUN;
+	default:
+		return 0;
+	}
+}
+
+static const char *why_text(unsigned why, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (why & CV_WHY_RUN)
+		strlcat(buf, ", run script", len);
+	if (why & CV_WHY_ENV)
+		strlcat(buf, ", env", len);
+	if (why & CV_WHY_CONFIG)
+		strlcat(buf, ", config", len);
+	return buf[0] ? buf + 2 : buf;
+}
+
+/* ---- waits ------------------------------------------------------------------------------- */
+
+/* Wait until runsv supervises service k. */
+static int wait_supervised(const struct converge *cv, size_t k, bool nudge)
+{
+	const struct plan *p = &cv->ps->p[k];
+	long t0 = mono_ms();
+	int nudges;
+	if (svwait_supervised(cv->ctl, p->sv_dir, p->link, name_of(cv, k), nudge, cv->deadline,
+	                      &nudges) == -1)
+		return -1;
+	if (cv->ctl->verbose)
+		fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n", name_of(cv, k),
+		        mono_ms() - t0, nudges);
+	return 0;
+}
+
+/* Wait for a run state with a pid other than old (0: any). */
+static int wait_run(const struct converge *cv, size_t k, pid_t old, const char *what)
+{
+	const struct plan *p = &cv->ps->p[k];
+	pid_t pid;
+	if (svwait_run(p->sv_dir, name_of(cv, k), p->svc->log_dir, old, cv->deadline, what, &pid) ==
+	    -1)
+		return -1;
+	if (cv->ctl->verbose)
+		fprintf(stderr, "%s: run: (pid %ld) %ld ms after reconfigure started\n",
+		        name_of(cv, k), (long)pid, mono_ms() - cv->t0);
+	return 0;
+}
+
+/* Someone else on the service's TCP port, for the message of a service that keeps exiting. */
+static void port_note(const struct svc *s, char *buf, size_t len)
+{
+	pid_t pid;
+	char cmd[160];
+	buf[0] = '\0';
+	if (s->listen_port > 0 && s->listen_host != NULL && s->listen_host[0] != '\0' &&
+	    ready_port_holder(s->listen_port, &pid, cmd, sizeof cmd) == 1)
+		snprintf(buf, len, "%s:%d is in use by pid %ld (%s); ", s->listen_host,
+		         s->listen_port, (long)pid, cmd);
+}
+
+/* The run script exited since st0 (a new pid, or not running): say so with its log. */
+static bool exited(const struct converge *cv, size_t k, const struct sv_status *st0)
+{
+	const struct plan *p = &cv->ps->p[k];
+	struct cv_svc *v = &cv->s[k];
+	struct sv_status st;
+	if (sv_read_status(p->sv_dir, &st) != 0 || (st.pid == st0->pid && st.state == SV_RUN))
+		return false;
+	char buf[256], note[256];
+	svwait_status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
+	port_note(p->svc, note, sizeof note);
+	snprintf(v->notready, sizeof v->notready,
+	         "%sit exits right after it starts (status: %s); see %s/current", note, buf,
+	         p->svc->log_dir);
+	warnx("%s: %s", name_of(cv, k), v->notready);
+	svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
+	return true;
+}
+
+/*
+ * After a start or restart: wait until the service passes its readiness check
+ * (ready.h: this service's pid, its own protocol), so that "gitlab
+ * Reconfigured!" means it answers. A run script that fails shows as a new pid
+ * (runsv restarts it) or a down state: reported at once with the status, not
+ * after SVWAIT. Why it is not ready is kept in notready for dependents.
+ */
+static int wait_ready(const struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	struct cv_svc *v = &cv->s[k];
+	const char *name = name_of(cv, k);
+	struct sv_status st0;
+	long t0 = mono_ms();
+	snprintf(v->notready, sizeof v->notready, "not running");
+	if (sv_read_status(p->sv_dir, &st0) == -1)
+		return 0;
+	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
+		if (exited(cv, k, &st0))
+			return -1;
+		if (!p->has_check)
+			return 0;
+		long now = mono_ms(), until = now + 2000 < cv->deadline ? now + 2000 : cv->deadline;
+		if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
+		                sizeof v->notready) == 1) {
+			if (cv->ctl->verbose)
+				fprintf(stderr, "%s: ready after %ld ms\n", name, mono_ms() - t0);
+			return 0;
+		}
+		if (mono_ms() > cv->deadline) {
+			warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
+			      (long)st0.pid, v->notready);
+			return -1;
+		}
+		sleep_ms(ms);
+	}
+}
+
+/* ---- setup steps ------------------------------------------------------------------------ */
+
+/*
+ * Does path exist? Walked from / with O_NOFOLLOW: a link a service account
+ * placed in its own directories is never followed by root. 1 yes, 0 no, -1
+ * with errno (ELOOP or ENOTDIR: a symlink on the way).
+ */
+static int exists_nofollow(const char *path)
+{
+	char buf[PATH_MAX], *save = NULL;
+	if (strlcpy(buf, path, sizeof buf) >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *comp = strtok_r(buf, "/", &save);
+	while (fd != -1 && comp != NULL) {
+		char *next = strtok_r(NULL, "/", &save);
+		struct stat sb;
+		if (next == NULL) {
+			int r = fstatat(fd, comp, &sb, AT_SYMLINK_NOFOLLOW);
+			int e = errno;
+			close(fd);
+			errno = e;
+			return r == 0 ? 1 : errno == ENOENT ? 0 : -1;
+		}
+		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (nfd == -1 && e == ENOENT)
+			return 0;
+		errno = e;
+		fd = nfd;
+		comp = next;
+	}
+	if (fd != -1)
+		close(fd);
+	return fd == -1 ? -1 : 1;
+}
+
+/* Run one step as the service user; its output is shown when it fails. */
+static int run_step(const struct converge *cv, size_t k, const struct plan_step *st,
+                    struct buf *out)
+{
+	const char *name = name_of(cv, k);
+	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out);
+	if (rc == 0)
+		return 0;
+	if (rc == -1)
+		warnx("%s: setup step %s: %s", name, st->def->name,
+		      errno == ETIMEDOUT ? "not finished within SVWAIT" : strerror(errno));
+	else
+		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
+		      st->argv[0], rc);
+	if (out->len > 0)
+		fprintf(stderr, "%s%s", out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	return -1;
+}
+
+/* One before_start step whose `creates` is missing; a running service is stopped first. */
+static int step_before(struct converge *cv, size_t k, const struct plan_step *st)
+{
+	struct cv_svc *v = &cv->s[k];
+	printf("run %s setup %s (%s is missing)\n", name_of(cv, k), st->def->name, st->creates);
+	fflush(stdout);
+	cv->updated++;
+	if (cv->dry_run)
+		return 0;
+	if (v->was_live && !v->setup_stop) {
+		v->setup_stop = true;
+		const char *dir = cv->ps->p[k].sv_dir;
+		if (sv_control(dir, 'd') == -1 ||
+		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
+			return -1;
+	}
+	struct buf out;
+	buf_init(&out);
+	int rc = run_step(cv, k, st, &out);
+	buf_free(&out);
+	return rc;
+}
+
+/* The before_start steps whose `creates` is missing (initdb once: never over a cluster). */
+static int steps_before(struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *st = &p->steps[i];
+		if (st->def->when != STEP_BEFORE_START)
+			continue;
+		int e = exists_nofollow(st->creates);
+		if (e == -1) {
+			warn("%s: setup step %s: %s", name_of(cv, k), st->def->name, st->creates);
+			return -1;
+		}
+		if (e == 0 && step_before(cv, k, st) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* A step's output on one line: it is what the step changed. */
+static void print_step_output(const char *name, const char *step, struct buf *out)
+{
+	for (char *c = out->p; *c; c++)
+		if (*c == '\n' && c[1] != '\0')
+			*c = ';';
+	printf("%s setup %s: %s%s", name, step, out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+}
+
+/*
+ * The after_ready steps, every run: idempotent by contract. A step that
+ * prints nothing changed nothing (psql with \gexec prints "CREATE ROLE" only
+ * when it created one), so only output is shown, and counted as an update.
+ */
+static int steps_after(struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *st = &p->steps[i];
+		if (st->def->when != STEP_AFTER_READY)
+			continue;
+		struct buf out;
+		buf_init(&out);
+		int rc = run_step(cv, k, st, &out);
+		if (rc == 0 && out.len > 0) {
+			print_step_output(name_of(cv, k), st->def->name, &out);
+			cv->updated++;
+		} else if (rc == 0 && cv->ctl->verbose) {
+			fprintf(stderr, "%s setup %s: nothing to do\n", name_of(cv, k),
+			        st->def->name);
+		}
+		buf_free(&out);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- disabling ---------------------------------------------------------------------------- */
+
+static int disable_one(struct converge *cv, const char *link)
+{
+	const char *name = strrchr(link, '/') + 1;
+	struct stat st;
+	if (lstat(link, &st) == -1)
+		return 0;
+	if (!S_ISLNK(st.st_mode)) {
+		warnx("%s is not a symlink made by reconfigure; leaving it", link);
+		return 0;
+	}
+	printf("disable %s\n", name);
+	cv->updated++;
+	if (cv->dry_run)
+		return 0;
+	char target[PATH_MAX];
+	bool have = realpath(link, target) != NULL;
+	/* Unlink first: runsvdir must not respawn the runsv that 'x' makes exit. */
+	if (unlink(link) == -1) {
+		warn("cannot remove %s", link);
+		return -1;
+	}
+	if (!have || sv_live(target) != SV_LIVE_OK)
+		return 0;
+	if (sv_control_str(target, "dx") == -1) {
+		warn("%s: cannot control runsv", name);
+		return -1;
+	}
+	return svwait_gone(target, name, cv->deadline);
+}
+
+/* ---- bringing services up ----------------------------------------------------------------- */
+
+/* Wait until it runs (a pid other than old, 0: any) and is ready. */
+static int bring_up(struct converge *cv, size_t k, pid_t old, const char *what)
+{
+	if (wait_run(cv, k, old, what) == -1) {
+		snprintf(cv->s[k].notready, sizeof cv->s[k].notready, "%s", what);
+		return -1;
+	}
+	return wait_ready(cv, k);
+}
+
+/* Send cmds to the runsv of dir (the service's or its log's); log is "" or " log". */
+static int control(const char *dir, const char *cmds, const char *name, const char *log)
+{
+	if (sv_control_str(dir, cmds) == 0)
+		return 0;
+	warn("%s%s: cannot control runsv", name, log);
+	return -1;
+}
+
+/* The service's files changed: (re)start it and wait until it runs and is ready. */
+static int restart(struct converge *cv, size_t k, const struct sv_status *st)
+{
+	const char *name = name_of(cv, k);
+	char text[64];
+	const char *why = why_text(cv->s[k].why, text, sizeof text);
+	if (st->pid == 0 || st->state != SV_RUN) {
+		/* Between two attempts of a failing run script: runsv starts the new one. */
+		printf("start %s (%s changed)\n", name, why);
+		fflush(stdout);
+		return bring_up(cv, k, 0, "did not start");
+	}
+	printf("restart %s (%s changed)\n", name, why);
+	fflush(stdout);
+	/* runsv restarts what it wants up: TERM (and CONT), then run again. */
+	if (control(cv->ps->p[k].sv_dir, "tc", name, "") == -1)
+		return -1;
+	return bring_up(cv, k, st->pid, "did not come back up");
+}
+
+/* Restart the log service when log/run changed; else HUP svlogd for a new config. */
+static int refresh_log(const struct converge *cv, size_t k)
+{
+	const char *name = name_of(cv, k), *log_sv = cv->ps->p[k].log_sv;
+	unsigned why = cv->s[k].why;
+	if (why & CV_WHY_LOGRUN) {
+		printf("restart %s log (log/run changed)\n", name);
+		return control(log_sv, "t", name, " log");
+	}
+	if (why & CV_WHY_LOGCONF) {
+		/* svlogd rereads <log_dir>/config on HUP: the service keeps running. */
+		printf("reload %s log (log config changed)\n", name);
+		return control(log_sv, "h", name, " log");
+	}
+	return 0;
+}
+
+/* Stopped for a before_start step: start it again. */
+static int start_after_setup(struct converge *cv, size_t k)
+{
+	const char *name = name_of(cv, k);
+	printf("start %s (after setup)\n", name);
+	fflush(stdout);
+	if (control(cv->ps->p[k].sv_dir, "u", name, "") == -1)
+		return -1;
+	return bring_up(cv, k, 0, "did not start");
+}
+
+/* Down on purpose: its changes apply at its next start. */
+static int left_down(const struct converge *cv, size_t k)
+{
+	if (cv->s[k].why & CV_WHY_RESTART) {
+		char text[64];
+		printf("%s is down: the %s change applies at its next start\n", name_of(cv, k),
+		       why_text(cv->s[k].why, text, sizeof text));
+	}
+	return 0;
+}
+
+/*
+ * A supervised service: restart it (if up) when its files changed, and/or
+ * reload its log; then make sure it is ready. A service down on purpose is
+ * left alone, log included: its changes apply at its next start.
+ */
+static int refresh(struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	const struct cv_svc *v = &cv->s[k];
+	struct sv_status st;
+	bool up = sv_read_status(p->sv_dir, &st) == 0 && st.want == 'u';
+	int rc;
+	if (v->setup_stop) {
+		rc = start_after_setup(cv, k);
+	} else if (!up) {
+		return left_down(cv, k); /* down on purpose: not ready, but nothing failed */
+	} else if (v->why & CV_WHY_RESTART) {
+		rc = restart(cv, k, &st);
+	} else {
+		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k);
+	}
+	return refresh_log(cv, k) == -1 ? -1 : rc;
+}
+
+/* A newly enabled service: wait for its runsv, then until it runs and is ready. */
+static int bring_new(struct converge *cv, size_t k, bool nudge)
+{
+	const struct plan *p = &cv->ps->p[k];
+	if (wait_supervised(cv, k, nudge) == -1) {
+		snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
+		         "runsv does not supervise it");
+		return -1;
+	}
+	if (sv_normally_down(p->sv_dir))
+		return 0; /* a down file: runsv does not start it */
+	return bring_up(cv, k, 0, "did not start");
+}
+
+/* An enabled dependency of service k that failed in this run, or SIZE_MAX. */
+static size_t failed_dep(const struct converge *cv, size_t k)
+{
+	const struct cat_service *def = cv->ps->p[k].svc->def;
+	for (size_t i = 0; i < def->nafter; i++)
+		for (size_t j = 0; j < cv->ps->np; j++)
+			if (cv->s[j].failed && strcmp(name_of(cv, j), def->after[i]) == 0)
+				return j;
+	return SIZE_MAX;
+}
+
+/* ---- pending work (pending.h) ---------------------------------------------------------- */
+
+/* Each reason for a restart and its record on disk. */
+static const struct {
+	unsigned why, owed;
+} reasons[] = {
+    {CV_WHY_RUN, PENDING_RUN},
+    {CV_WHY_ENV, PENDING_ENV},
+    {CV_WHY_CONFIG, PENDING_CONFIG},
+    {CV_WHY_LOGRUN, PENDING_LOG_RESTART},
+    {CV_WHY_LOGCONF, PENDING_LOG_RELOAD},
+};
+
+/* The record of why: a restart with its reasons; a log restart supersedes a log reload. */
+static unsigned owed_of(unsigned why)
+{
+	unsigned what = 0;
+	if (why & CV_WHY_LOGRUN)
+		why &= ~CV_WHY_LOGCONF;
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		what |= (why & reasons[i].why) ? reasons[i].owed : 0;
+	return what | ((why & CV_WHY_RESTART) ? PENDING_RESTART : 0);
+}
+
+static unsigned why_of_owed(unsigned what)
+{
+	unsigned why = 0;
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		why |= (what & reasons[i].owed) ? reasons[i].why : 0;
+	if ((what & PENDING_RESTART) && !(why & CV_WHY_RESTART))
+		why |= CV_WHY_RESTART; /* a record without reasons */
+	return why;
+}
+
+/* Take over what an earlier run left owed for service k; record what this run will owe. */
+static int pending_take(struct converge *cv, size_t k, unsigned planned)
+{
+	const char *name = name_of(cv, k);
+	unsigned owed;
+	if (pending_get(&cv->pd, name, &owed) == -1) {
+		warn("cannot read %s/%s", cv->pd.dir, name);
+		return -1;
+	}
+	if (owed != 0) {
+		char text[64];
+		printf("%s: an earlier run left a %s to do\n", name,
+		       pending_text(owed, text, sizeof text));
+		cv->s[k].why |= why_of_owed(owed);
+	}
+	if (owed_of(planned) != 0 && pending_add(&cv->pd, name, owed_of(planned)) == -1) {
+		warn("cannot record pending work in %s/%s", cv->pd.dir, name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Before anything is published: take over what earlier runs left owed, and
+ * record durably what this run's changes will owe, so that a kill or a failed
+ * write later on leaves the next run knowing which restarts to do.
+ */
+static int pending_begin(struct converge *cv)
+{
+	const struct plans *ps = cv->ps;
+	if (pending_open(cv->ctl, &cv->pd, true) == -1) {
+		warn("cannot open %s", cv->pd.dir);
+		return -1;
+	}
+	const char **names = xcalloc(ps->np, sizeof *names);
+	unsigned *why = xcalloc(ps->np, sizeof *why);
+	for (size_t k = 0; k < ps->np; k++)
+		names[k] = name_of(cv, k);
+	if (pending_prune(&cv->pd, names, ps->np) == -1)
+		warn("cannot clean %s", cv->pd.dir);
+	for (size_t k = 0; k < ps->t.nc; k++) {
+		const struct tnode *n = &ps->t.v[ps->t.c[k].node];
+		if (n->svc >= 0)
+			why[n->svc] |= why_of(n->role);
+	}
+	int rc = 0;
+	for (size_t k = 0; k < ps->np && rc == 0; k++)
+		rc = pending_take(cv, k, why[k]);
+	free(names);
+	free(why);
+	fflush(stdout);
+	return rc;
+}
+
+/* The service runs its new files (or is down and will at its start): nothing is owed. */
+static void pending_done(struct converge *cv, size_t k)
+{
+	if (pending_clear(&cv->pd, name_of(cv, k), PENDING_ALL) == -1)
+		warn("cannot update %s/%s", cv->pd.dir, name_of(cv, k));
+}
+
+/* ---- waves ----------------------------------------------------------------------------- */
+
+/* Is change c one apply_changes writes for wave (-1: everything but enable links)? */
+static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
+{
+	bool enable = n->role == TR_ENABLE;
+	if (enable != (wave >= 0))
+		return false;
+	if (!enable)
+		return true;
+	/* A link whose dependency failed is reported by its wave; the next run links it. */
+	return n->svc >= 0 && cv->ps->p[n->svc].wave == wave &&
+	       failed_dep(cv, (size_t)n->svc) == SIZE_MAX;
+}
+
+/* Write the tree's changes; enable links only for `wave` (-1: everything but links). */
+static int apply_changes(struct converge *cv, int wave, bool *linked)
+{
+	struct tree *t = &cv->ps->t;
+	for (size_t k = 0; k < t->nc; k++) {
+		const struct tchange *c = &t->c[k];
+		const struct tnode *n = &t->v[c->node];
+		if (!in_wave(cv, n, wave))
+			continue;
+		if (tree_apply(t, c) == -1) {
+			warn("cannot write %s%s", t->errpath, t->errwhy);
+			return -1;
+		}
+		cv->updated++; /* counted when written, not when planned */
+		if (n->svc >= 0)
+			cv->s[n->svc].why |= why_of(n->role);
+		*linked |= n->role == TR_ENABLE;
+	}
+	return 0;
+}
+
+/* runsvdir up for this root, started the first time (after the first links exist). */
+static int ensure_runsvdir(const struct converge *cv, int *running)
+{
+	if (*running == 1)
+		return 0;
+	if (*running == 0) {
+		printf("start runsvdir for %s\n", cv->ps->service_dir);
+		fflush(stdout);
+	}
+	if (svdir_ensure(cv->ctl) == -1)
+		return -1;
+	*running = 1;
+	return 0;
+}
+
+/* Bring service k of the current wave up and ready, then its after_ready steps. */
+static int converge_one(struct converge *cv, size_t k, bool nudge)
+{
+	struct cv_svc *v = &cv->s[k];
+	size_t dep = failed_dep(cv, k);
+	if (dep != SIZE_MAX) {
+		warnx("%s: waiting for %s: %s", name_of(cv, k), name_of(cv, dep),
+		      cv->s[dep].notready);
+		v->failed = true;
+		snprintf(v->notready, sizeof v->notready, "waiting for %s", name_of(cv, dep));
+		return -1;
+	}
+	int r1 = v->was_live ? refresh(cv, k) : bring_new(cv, k, nudge);
+	struct sv_status st;
+	v->ready = r1 == 0 && sv_read_status(cv->ps->p[k].sv_dir, &st) == 0 && st.want == 'u' &&
+	           st.pid != 0;
+	if (r1 == -1 || (v->ready && steps_after(cv, k) == -1)) {
+		v->failed = true;
+		return -1;
+	}
+	pending_done(cv, k); /* runs its new files, or is down and will at its start */
+	return 0;
+}
+
+/*
+ * One wave of services whose dependencies are up and ready: link the new
+ * ones, start runsvdir the first time, then each service is brought up and
+ * ready, and its after_ready steps run.
+ */
+static int converge_wave(struct converge *cv, int wave, int *running)
+{
+	time_t mtime_before = 0;
+	bool linked = false;
+	int rc = 0;
+	svdir_mtime(cv->ps->service_dir, &mtime_before);
+	if (apply_changes(cv, wave, &linked) == -1)
+		return -1;
+	if (linked) {
+		int b = svdir_settle(cv->ps->service_dir, mtime_before, *running == 1);
+		if (cv->ctl->verbose)
+			fprintf(stderr, "service dir mtime %s\n",
+			        b == 1 ? "backdated by 1 s" : "left as is");
+	}
+	bool nudge = *running == 1;
+	if (ensure_runsvdir(cv, running) == -1)
+		return -1;
+	for (size_t k = 0; k < cv->ps->np; k++)
+		if (cv->ps->p[k].wave == wave && converge_one(cv, k, nudge) == -1)
+			rc = -1;
+	return rc;
+}
+
+/* One-time steps (initdb) before anything starts: their service must not run yet. */
+static int all_steps_before(struct converge *cv)
+{
+	int rc = 0;
+	for (size_t k = 0; k < cv->ps->np; k++)
+		if (steps_before(cv, k) == -1) {
+			cv->s[k].failed = true;
+			snprintf(cv->s[k].notready, sizeof cv->s[k].notready, "its setup failed");
+			rc = -1;
+		}
+	return rc;
+}
+
+int converge_run(struct converge *cv)
+{
+	int rc = 0, maxwave = 0;
+	pid_t wpid;
+	int running = svdir_running(cv->ctl, &wpid);
+	bool linked = false;
+
+	if (running == -1)
+		warn("cannot check runsvdir");
+	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
+	if (running == SVDIR_STOPPING &&
+	    (svdir_ensure(cv->ctl) == -1 || (running = svdir_running(cv->ctl, &wpid)) != 1))
+		return -1;
+	cv->deadline = mono_ms() + cv->wait_ms; /* one deadline for the whole run */
+	for (size_t k = 0; k < cv->ps->np; k++) {
+		cv->s[k].was_live = sv_live(cv->ps->p[k].sv_dir) == SV_LIVE_OK;
+		maxwave = cv->ps->p[k].wave > maxwave ? cv->ps->p[k].wave : maxwave;
+	}
+	if (pending_begin(cv) == -1)
+		return -1;
+	for (size_t k = 0; k < cv->ps->ndisable; k++)
+		if (disable_one(cv, cv->ps->disable[k]) == -1)
+			rc = -1;
+	if (apply_changes(cv, -1, &linked) == -1)
+		return -1;
+	if (all_steps_before(cv) == -1)
+		rc = -1;
+	for (int w = 0; w <= maxwave; w++)
+		if (converge_wave(cv, w, &running) == -1)
+			rc = -1;
+	return rc;
+}
+
+void converge_dry_run(struct converge *cv)
+{
+	for (size_t k = 0; k < cv->ps->ndisable; k++)
+		(void)disable_one(cv, cv->ps->disable[k]);
+	for (size_t k = 0; k < cv->ps->np; k++) /* prints the one-time steps it would run */
+		(void)steps_before(cv, k);
+}

@@ -1,0 +1,60 @@
+/*
+ * converge: bring runit to the plan (render/plan.h) of reconfigure. Writes
+ * the tree's changes, starts the one runsvdir, and then, wave by wave so a
+ * service starts only after what it needs is up and ready: waits until runsv
+ * supervises each new service, restarts the ones whose run script, env or
+ * config changed (a log-only change only HUPs svlogd), waits for readiness,
+ * runs setup steps, and stops and unlinks disabled services. Every wait ends
+ * at one deadline (SVWAIT for the whole run); none is a fixed sleep.
+ *
+ * The restarts a run owes are recorded (render/pending.h) before any file is
+ * published and cleared once the service runs its new files, so a run killed
+ * in between is finished by the next one.
+ *
+ * It lives in cmd/ because it is where the stages meet: the plan (render/),
+ * readiness and setup steps (proc/), and runsv's protocol (runit/).
+ */
+#ifndef GITLAB_CTL_CONVERGE_H
+#define GITLAB_CTL_CONVERGE_H
+
+#include <stdbool.h>
+
+#include "config/attrs.h"
+#include "lib/ctl.h"
+#include "render/pending.h"
+#include "render/plan.h"
+
+/* What converge learns of one planned service (parallel to plans.p). */
+struct cv_svc {
+	bool was_live;      /* runsv supervised it before anything changed */
+	bool ready;         /* up and ready in this run (or has nothing to wait for) */
+	bool failed;        /* did not come up ready: its dependents are not started */
+	bool setup_stop;    /* stopped for a before_start step: start it again */
+	unsigned why;       /* CV_WHY_* of the changes written, and of owed restarts */
+	char notready[512]; /* why it is not ready, for its dependents' messages */
+};
+
+struct converge {
+	const struct ctl *ctl;
+	const struct attrs *a;
+	struct plans *ps;
+	bool dry_run;
+	long wait_ms;  /* SVWAIT */
+	long t0;       /* mono_ms() when the command started, for -v timings */
+	long deadline; /* mono_ms() by which every wait ends: one SVWAIT in all */
+	struct cv_svc *s;
+	struct pending pd; /* restarts owed, on disk */
+	int updated;       /* resources changed (files when written, steps, disables) */
+};
+
+void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
+                   struct plans *ps, bool dry_run, long wait_ms, long t0);
+void converge_free(struct converge *cv);
+
+/* Apply the plan's tree changes (ps->t after tree_diff) and converge runit. 0 or -1. */
+int converge_run(struct converge *cv);
+
+/* A dry run: print the disables and one-time setup steps converge_run would do. */
+void converge_dry_run(struct converge *cv);
+
+#endif

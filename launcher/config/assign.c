@@ -1,0 +1,685 @@
+/*
+ * The walk of gitlab.rb's statements (see assign.h). A statement names a
+ * catalog service by its config name (gitlab_exporter[...]), or one of
+ * gitlab-ctl's own settings: user[...], manage_accounts[...], logging[...];
+ * any other name is ignored with a warning, as Omnibus settings for
+ * services this build does not manage are.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/assign.h"
+#include "config/secret.h"
+#include "lib/alloc.h"
+#include "lib/grow.h"
+#include "lib/names.h"
+#include "lib/pathsafe.h"
+#include "lib/rbfloat.h"
+#include "lib/suggest.h"
+
+#define DEFAULT_USER  "git"
+#define DEFAULT_GROUP "git"
+
+/* ---- what a walk fills ---------------------------------------------------- */
+
+struct walk {
+	const struct ctl *ctl;
+	const struct catalog *cat;
+	struct diags *d;
+	struct assigns *as;
+	struct loc *unknown_locs; /* parallel to as->unknown.v */
+};
+
+static void hash_clear(struct assign_hash *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->v[i].key);
+		free(h->v[i].val);
+	}
+	h->n = 0;
+}
+
+static void hash_free(struct assign_hash *h)
+{
+	hash_clear(h);
+	free(h->v);
+	h->v = NULL;
+	h->cap = 0;
+}
+
+/* Set key (later wins, keeping first position); val NULL records a nil. */
+static void hash_set(struct assign_hash *h, const char *key, char *val, struct loc loc)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (strcmp(h->v[i].key, key) == 0) {
+			free(h->v[i].val);
+			h->v[i].val = val;
+			h->v[i].loc = loc;
+			return;
+		}
+	grow(&h->v, &h->cap, h->n + 1, sizeof *h->v, 8);
+	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, loc};
+}
+
+/* ---- values -------------------------------------------------------------- */
+
+/* Name as the user wrote it: gitlab_exporter['env']['X'] (nkeys subscripts). */
+static char *stmt_path(const struct rb_stmt *st, size_t nkeys)
+{
+	size_t len = strlen(st->name) + 1;
+	for (size_t i = 0; i < nkeys && i < st->nkeys; i++)
+		len += strlen(st->keys[i]) + 4;
+	char *s = xcalloc(len, 1);
+	strlcpy(s, st->name, len);
+	for (size_t i = 0; i < nkeys && i < st->nkeys; i++) {
+		strlcat(s, "['", len);
+		strlcat(s, st->keys[i], len);
+		strlcat(s, "']", len);
+	}
+	return s;
+}
+
+static bool has_nul(const struct rb_value *v)
+{
+	return strlen(v->u.s.ptr) != v->u.s.len;
+}
+
+/*
+ * A scalar as Ruby's to_s would write it into an env file or flag: strings,
+ * symbols, numbers, booleans. *out = NULL for nil. Returns -1 after an error.
+ */
+static int scalar_text(struct walk *b, const char *path, const struct rb_value *v, char **out)
+{
+	char buf[64];
+	*out = NULL;
+	switch (v->kind) {
+	case RB_NIL:
+		return 0;
+	case RB_STR:
+	case RB_SYM:
+		if (has_nul(v)) {
+			diag_at(b->d, DIAG_ERR, v->loc, "%s contains a NUL byte", path);
+			return -1;
+		}
+		*out = xstrdup(v->u.s.ptr);
+		return 0;
+	case RB_INT:
+		*out = xasprintf("%lld", v->u.i);
+		return 0;
+	case RB_FLOAT:
+		rb_float_to_s(v->u.f, buf, sizeof buf);
+		*out = xstrdup(buf);
+		return 0;
+	case RB_BOOL:
+		*out = xstrdup(v->u.b ? "true" : "false");
+		return 0;
+	default:
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, number or boolean, not %s",
+		        path, rb_kind_name(v->kind));
+		return -1;
+	}
+}
+
+/* An integer or a numeric string (Omnibus writes listen_port = '9168'). */
+static int int_value(struct walk *b, const char *path, const struct rb_value *v, long long min,
+                     long long max, long long *out)
+{
+	const char *errstr = NULL;
+	if (v->kind == RB_INT) {
+		*out = v->u.i;
+	} else if (v->kind == RB_STR && !has_nul(v)) {
+		*out = strtonum(v->u.s.ptr, LLONG_MIN, LLONG_MAX, &errstr);
+		if (errstr) {
+			diag_at(b->d, DIAG_ERR, v->loc, "%s must be an integer, not \"%s\"", path,
+			        v->u.s.ptr);
+			return -1;
+		}
+	} else {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be an integer or numeric string, not %s",
+		        path, rb_kind_name(v->kind));
+		return -1;
+	}
+	if (*out < min || *out > max) {
+		if (max == LLONG_MAX)
+			diag_at(b->d, DIAG_ERR, v->loc, "%s must be %lld or greater, not %lld",
+			        path, min, *out);
+		else
+			diag_at(b->d, DIAG_ERR, v->loc,
+			        "%s must be between %lld and %lld, not %lld", path, min, max, *out);
+		return -1;
+	}
+	return 0;
+}
+
+bool assign_address(const char *s, char **host, long long *port)
+{
+	const char *colon = strrchr(s, ':');
+	const char *errstr = NULL;
+	if (colon == NULL)
+		return false;
+	*port = strtonum(colon + 1, 1, 65535, &errstr);
+	if (errstr)
+		return false;
+	size_t hl = (size_t)(colon - s);
+	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+		*host = xstrndup(s + 1, hl - 2);
+	} else {
+		if (memchr(s, ':', hl) != NULL || memchr(s, '[', hl) != NULL)
+			return false; /* IPv6 literals need brackets */
+		*host = xstrndup(s, hl);
+	}
+	return true;
+}
+
+/* A string, an absolute path or a host:port. Returns -1 after an error. */
+static int string_setting(struct walk *b, enum stype type, const char *path,
+                          const struct rb_value *v, char **out)
+{
+	char *host;
+	long long port;
+	if ((v->kind != RB_STR && v->kind != RB_SYM) || has_nul(v)) {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a string, not %s", path,
+		        rb_kind_name(v->kind));
+		return -1;
+	}
+	if (type == ST_PATH && v->u.s.ptr[0] != '/') {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be an absolute path, not \"%s\"", path,
+		        v->u.s.ptr);
+		return -1;
+	}
+	if (type == ST_ADDRESS) {
+		if (!assign_address(v->u.s.ptr, &host, &port)) {
+			diag_at(b->d, DIAG_ERR, v->loc,
+			        "%s must be \"host:port\" with a port 1..65535, not \"%s\"", path,
+			        v->u.s.ptr);
+			return -1;
+		}
+		free(host);
+	}
+	*out = xstrdup(v->u.s.ptr);
+	return 0;
+}
+
+/* A user value for a scalar setting, as text. Returns -1 after an error. */
+static int setting_text(struct walk *b, enum stype type, const char *path, const struct rb_value *v,
+                        char **out)
+{
+	long long n;
+	*out = NULL;
+	switch (type) {
+	case ST_BOOL:
+		if (v->kind != RB_BOOL) {
+			diag_at(b->d, DIAG_ERR, v->loc, "%s must be true or false, not %s", path,
+			        rb_kind_name(v->kind));
+			return -1;
+		}
+		*out = xstrdup(v->u.b ? "true" : "false");
+		return 0;
+	case ST_INT:
+		if (int_value(b, path, v, LLONG_MIN, LLONG_MAX, &n) == -1)
+			return -1;
+		*out = xasprintf("%lld", n);
+		return 0;
+	case ST_PORT:
+		if (int_value(b, path, v, 1, 65535, &n) == -1)
+			return -1;
+		*out = xasprintf("%lld", n);
+		return 0;
+	case ST_STRING:
+	case ST_PATH:
+	case ST_ADDRESS:
+		return string_setting(b, type, path, v, out);
+	default:
+		return -1;
+	}
+}
+
+/*
+ * A path from gitlab.rb, normalised ("..", which could climb out of any
+ * directory check, is refused). The directories reconfigure creates and
+ * chowns stay inside --root: one written outside it is taken as relative to
+ * the root (an Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or
+ * unprivileged root never reaches the machine's files.
+ */
+static int path_policy(struct walk *b, const struct cat_setting *cs, const char *path,
+                       const struct rb_value *v, char **text)
+{
+	static const char *const written[] = {"home", "log_directory", "env_directory"};
+	char norm[PATH_MAX];
+	const char *why = NULL;
+	if (cs->type != ST_PATH)
+		return 0;
+	if (pathsafe_normalize(*text, norm, sizeof norm, &why) == -1) {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s \"%s\" %s", path, *text, why);
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	bool prefix = false;
+	if (b->ctl != NULL && !pathsafe_below(norm, b->ctl->root))
+		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
+			prefix |= strcmp(cs->name, written[i]) == 0;
+	free(*text);
+	*text = prefix ? xasprintf("%s%s", b->ctl->root, norm) : xstrdup(norm);
+	return 0;
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+/* Opaque Ruby under a managed setting cannot be honoured: report where it starts. */
+static bool reject_opaque(struct walk *b, const struct rb_stmt *st)
+{
+	const struct rb_value *o;
+	if (!rb_has_opaque(st->value, &o))
+		return false;
+	char *path = stmt_path(st, st->nkeys);
+	diag_at(b->d, DIAG_ERR, o->loc, "%s uses Ruby that gitlab-ctl cannot evaluate", path);
+	free(path);
+	return true;
+}
+
+/* name['k'] = { ... } or name['k']['sub'] = v for env and flags settings. */
+static void assign_hash(struct walk *b, const struct rb_stmt *st, struct assign_hash *h)
+{
+	const struct rb_value *v = st->value;
+	char *path = stmt_path(st, st->nkeys);
+	if (st->nkeys > 2) {
+		diag_at(b->d, DIAG_ERR, st->key_locs[2], "%s: values of %s['%s'] cannot be nested",
+		        path, st->name, st->keys[0]);
+	} else if (st->nkeys == 2) {
+		char *text;
+		if (scalar_text(b, path, v, &text) == 0)
+			hash_set(h, st->keys[1], text, v->loc);
+	} else if (v->kind == RB_NIL) {
+		hash_clear(h); /* back to the catalog defaults */
+	} else if (v->kind != RB_HASH) {
+		diag_at(b->d, DIAG_ERR, v->loc, "%s must be a hash, not %s", path,
+		        rb_kind_name(v->kind));
+	} else {
+		/* Assigning a whole hash replaces what earlier lines set. */
+		hash_clear(h);
+		for (size_t i = 0; i < v->u.h.n; i++) {
+			const struct rb_value *k = v->u.h.v[i].key, *val = v->u.h.v[i].val;
+			char *text;
+			if (k->kind != RB_STR && k->kind != RB_SYM) {
+				diag_at(b->d, DIAG_ERR, k->loc,
+				        "keys of %s must be strings, not %s", path,
+				        rb_kind_name(k->kind));
+				continue;
+			}
+			if (has_nul(k)) { /* "A\0B" would silently name A */
+				diag_at(b->d, DIAG_ERR, k->loc, "a key of %s contains a NUL byte",
+				        path);
+				continue;
+			}
+			char *epath = xasprintf("%s['%s']", path, k->u.s.ptr);
+			if (scalar_text(b, epath, val, &text) == 0)
+				hash_set(h, k->u.s.ptr, text, val->loc);
+			free(epath);
+		}
+	}
+	free(path);
+}
+
+/* svlogd_* under logging[...] or a service: integers >= 0 or strings; nil unsets. */
+static int log_value(struct walk *b, const struct rb_stmt *st, int k, char **out)
+{
+	char *path = stmt_path(st, 1);
+	long long n;
+	int rc = 0;
+	*out = NULL;
+	if (st->value->kind == RB_NIL)
+		rc = 0;
+	else if (k <= SVLOG_TIMEOUT)
+		rc = int_value(b, path, st->value, 0, LLONG_MAX, &n) == 0 ? 0 : -1;
+	else
+		rc = setting_text(b, ST_STRING, path, st->value, out);
+	/* svlogd's config is one directive per line: say so here, not at render time. */
+	if (rc == 0 && *out != NULL && text_has_control(*out)) {
+		diag_at(b->d, DIAG_ERR, st->value->loc,
+		        "%s must not contain a newline or control character", path);
+		free(*out);
+		*out = NULL;
+		rc = -1;
+	}
+	if (rc == 0 && k <= SVLOG_TIMEOUT && st->value->kind != RB_NIL)
+		*out = xasprintf("%lld", n);
+	free(path);
+	return rc;
+}
+
+static bool need_subscript(struct walk *b, const struct rb_stmt *st)
+{
+	if (st->call || st->nkeys == 0) {
+		diag_at(b->d, DIAG_ERR, st->loc,
+		        "%s is managed by gitlab-ctl: set its keys, e.g. %s['KEY'] = VALUE",
+		        st->name, st->name);
+		return false;
+	}
+	return true;
+}
+
+static bool no_nesting(struct walk *b, const struct rb_stmt *st, const char *what)
+{
+	if (st->nkeys > 1) {
+		diag_at(b->d, DIAG_ERR, st->key_locs[1], "%s['%s'] is %s, not a hash", st->name,
+		        st->keys[0], what);
+		return false;
+	}
+	return true;
+}
+
+/* The catalog service gitlab.rb calls name (its config name), or NULL. */
+static const struct cat_service *service_of(const struct walk *b, const char *name)
+{
+	for (size_t j = 0; j < b->cat->n; j++)
+		if (strcmp(b->cat->v[j].config_name, name) == 0)
+			return &b->cat->v[j];
+	return NULL;
+}
+
+/* The known key of st's service (or global) closest to its mistyped one, or NULL. */
+static const char *key_hint(const struct walk *b, const struct rb_stmt *st)
+{
+	const char *v[64];
+	size_t n = 0;
+	const struct cat_service *def = service_of(b, st->name);
+	for (size_t k = 0; def != NULL && k < def->nsettings && n < 64 - SVLOG_N; k++)
+		v[n++] = def->settings[k].name;
+	if (strcmp(st->name, "user") == 0)
+		v[n++] = "username", v[n++] = "group";
+	else if (strcmp(st->name, "manage_accounts") == 0)
+		v[n++] = "enable";
+	else
+		for (int k = 0; k < SVLOG_N; k++)
+			v[n++] = svlog_keys[k];
+	return suggest_pick(st->keys[0], v, n);
+}
+
+static void unknown_key(struct walk *b, const struct rb_stmt *st)
+{
+	const char *hint = key_hint(b, st);
+	diag_at(b->d, DIAG_WARN, st->key_locs[0],
+	        "%s['%s'] is not a setting gitlab-ctl knows; ignored%s%s%s", st->name, st->keys[0],
+	        hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+}
+
+/* A user or group name useradd accepts; else an error at loc. */
+static bool account_ok(struct walk *b, struct loc loc, const char *path, const char *text)
+{
+	if (name_account_ok(text))
+		return true;
+	diag_at(b->d, DIAG_ERR, loc,
+	        "%s must be a user or group name (letters, digits, '_', '-', '.'; at most 32), "
+	        "not \"%s\"",
+	        path, text);
+	return false;
+}
+
+static bool is_account_setting(const char *name)
+{
+	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
+}
+
+/* The text of a non-nil scalar setting, checked as its type says; false after an error. */
+static bool scalar_setting(struct walk *b, const struct cat_setting *cs, const struct rb_stmt *st,
+                           char **text)
+{
+	char *path = stmt_path(st, 1);
+	/* A secret's source line never goes into a diagnostic: its location only. */
+	struct rb_value quiet = *st->value;
+	struct src nosrc;
+	if (cs->secret)
+		quiet.loc = secret_loc(quiet.loc, &nosrc);
+	bool ok = setting_text(b, cs->type, path, &quiet, text) == 0 &&
+	          (!is_account_setting(cs->name) || account_ok(b, st->value->loc, path, *text)) &&
+	          path_policy(b, cs, path, &quiet, text) == 0;
+	if (!ok) {
+		free(*text);
+		*text = NULL;
+	}
+	free(path);
+	return ok;
+}
+
+/* <service>['svlogd_*']: overrides logging['svlogd_*'] for this service. */
+static void assign_log(struct walk *b, struct assign_svc *w, const struct rb_stmt *st, int lk)
+{
+	char *text;
+	if (no_nesting(b, st, "a logging setting") && log_value(b, st, lk, &text) == 0) {
+		free(w->log[lk]);
+		w->log[lk] = text;
+		w->log_set[lk] = text != NULL;
+	}
+}
+
+static void handle_service(struct walk *b, struct assign_svc *w, const struct rb_stmt *st)
+{
+	if (!need_subscript(b, st))
+		return;
+	int lk = svlog_key(st->keys[0]);
+	const struct cat_setting *cs = cat_setting_find(w->def, st->keys[0]);
+	if (cs == NULL && lk < 0) {
+		unknown_key(b, st);
+		return;
+	}
+	if (reject_opaque(b, st))
+		return;
+	if (cs == NULL) {
+		assign_log(b, w, st, lk);
+		return;
+	}
+	size_t i = (size_t)(cs - w->def->settings);
+	if (cs->type == ST_ENV || cs->type == ST_FLAGS) {
+		assign_hash(b, st, &w->hash[i]);
+		return;
+	}
+	char *text = NULL;
+	if (!no_nesting(b, st, stype_name(cs->type)) ||
+	    (st->value->kind != RB_NIL && !scalar_setting(b, cs, st, &text)))
+		return;
+	free(w->val[i]);
+	w->val[i] = text; /* nil restores the default */
+	w->vloc[i] = st->value->loc;
+}
+
+/* user['username'|'group']; nil restores git. */
+static void set_user(struct walk *b, const struct rb_stmt *st, const char *path)
+{
+	bool is_name = strcmp(st->keys[0], "username") == 0;
+	char **dst = is_name ? &b->as->user : &b->as->group;
+	char *text = NULL;
+	if (st->value->kind == RB_NIL) {
+		text = xstrdup(is_name ? DEFAULT_USER : DEFAULT_GROUP);
+	} else if (setting_text(b, ST_STRING, path, st->value, &text) == -1 ||
+	           !account_ok(b, st->value->loc, path, text)) {
+		free(text);
+		return;
+	}
+	free(*dst);
+	*dst = text;
+}
+
+/* manage_accounts['enable']; nil restores true. */
+static void set_manage(struct walk *b, const struct rb_stmt *st, const char *path)
+{
+	char *text = NULL;
+	if (st->value->kind == RB_NIL)
+		b->as->manage_accounts = true;
+	else if (setting_text(b, ST_BOOL, path, st->value, &text) == 0)
+		b->as->manage_accounts = strcmp(text, "true") == 0;
+	free(text);
+}
+
+static bool global_key_known(const struct rb_stmt *st, int lk)
+{
+	const char *key = st->keys[0];
+	if (strcmp(st->name, "user") == 0)
+		return strcmp(key, "username") == 0 || strcmp(key, "group") == 0;
+	if (strcmp(st->name, "manage_accounts") == 0)
+		return strcmp(key, "enable") == 0;
+	return lk >= 0;
+}
+
+/* user[...], manage_accounts[...], logging[...]: settings of gitlab-ctl itself. */
+static void handle_global(struct walk *b, const struct rb_stmt *st)
+{
+	if (!need_subscript(b, st))
+		return;
+	int lk = svlog_key(st->keys[0]);
+	if (!global_key_known(st, lk)) {
+		unknown_key(b, st);
+		return;
+	}
+	if (reject_opaque(b, st) || !no_nesting(b, st, "a setting"))
+		return;
+	char *path = stmt_path(st, 1), *text = NULL;
+	if (strcmp(st->name, "user") == 0) {
+		set_user(b, st, path);
+	} else if (strcmp(st->name, "manage_accounts") == 0) {
+		set_manage(b, st, path);
+	} else if (log_value(b, st, lk, &text) == 0) {
+		svlog_set(&b->as->logging, lk, text);
+		free(text);
+	}
+	free(path);
+}
+
+static bool is_global(const char *name)
+{
+	return strcmp(name, "user") == 0 || strcmp(name, "manage_accounts") == 0 ||
+	       strcmp(name, "logging") == 0;
+}
+
+static void note_unknown(struct walk *b, const struct rb_stmt *st)
+{
+	if (kv_get(&b->as->unknown, st->name) != NULL)
+		return;
+	size_t n = b->as->unknown.n;
+	struct kv *v = xreallocarray(b->as->unknown.v, n + 1, sizeof *v);
+	struct loc *l = xreallocarray(b->unknown_locs, n + 1, sizeof *l);
+	b->as->unknown.v = v;
+	b->unknown_locs = l;
+	/* Keep sorted by inserting in place, so kv_get's bsearch stays valid. */
+	size_t i = n;
+	while (i > 0 && strcmp(v[i - 1].name, st->name) > 0) {
+		v[i] = v[i - 1];
+		l[i] = l[i - 1];
+		i--;
+	}
+	const char *file = st->loc.src && st->loc.src->name ? st->loc.src->name : "gitlab.rb";
+	v[i].name = xstrdup(st->name);
+	v[i].value = xasprintf("%s:%d", file, st->loc.line);
+	l[i] = st->loc;
+	b->as->unknown.n = n + 1;
+}
+
+static void walk(struct walk *b, const struct rb_file *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const struct rb_stmt *st = &f->v[i];
+		const struct cat_service *def = service_of(b, st->name);
+		if (def != NULL)
+			handle_service(b, &b->as->svc[def - b->cat->v], st);
+		else if (is_global(st->name))
+			handle_global(b, st);
+		else
+			note_unknown(b, st);
+	}
+}
+
+/* A top-level name one typo away from a managed one gets its own located warning. */
+static const char *name_hint(const struct walk *b, const char *name)
+{
+	const char *v[64] = {"user", "manage_accounts", "logging"};
+	size_t n = 3;
+	for (size_t j = 0; j < b->cat->n && n < 64; j++)
+		v[n++] = b->cat->v[j].config_name;
+	return suggest_pick(name, v, n);
+}
+
+static void report_unknown(struct walk *b, const struct rb_file *f)
+{
+	for (size_t i = 0; i < b->as->unknown.n; i++) {
+		const char *hint = name_hint(b, b->as->unknown.v[i].name);
+		if (hint != NULL)
+			diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
+			        "%s is not a service gitlab-ctl manages; ignored (did you mean "
+			        "'%s'?)",
+			        b->as->unknown.v[i].name, hint);
+	}
+	if (b->as->unknown.n == 0)
+		return;
+	size_t len = 1;
+	for (size_t i = 0; i < b->as->unknown.n; i++)
+		len += strlen(b->as->unknown.v[i].name) + 2;
+	char *list = xcalloc(len, 1);
+	for (size_t i = 0; i < b->as->unknown.n; i++) {
+		if (i)
+			strlcat(list, ", ", len);
+		strlcat(list, b->as->unknown.v[i].name, len);
+	}
+	diag_file(b->d, DIAG_WARN, f->src.name, 0,
+	          "ignoring settings for services this build does not manage: %s", list);
+	free(list);
+	if (b->ctl && b->ctl->verbose)
+		for (size_t i = 0; i < b->as->unknown.n; i++)
+			diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
+			        "ignoring %s: not managed by this build", b->as->unknown.v[i].name);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static void assigns_init(const struct catalog *cat, struct assigns *as)
+{
+	memset(as, 0, sizeof *as);
+	as->user = xstrdup(DEFAULT_USER);
+	as->group = xstrdup(DEFAULT_GROUP);
+	as->manage_accounts = true;
+	svlog_defaults(&as->logging);
+	as->svc = xcalloc(cat->n, sizeof *as->svc);
+	as->n = cat->n;
+	for (size_t i = 0; i < cat->n; i++) {
+		struct assign_svc *w = &as->svc[i];
+		w->def = &cat->v[i];
+		w->val = xcalloc(w->def->nsettings, sizeof *w->val);
+		w->vloc = xcalloc(w->def->nsettings, sizeof *w->vloc);
+		w->hash = xcalloc(w->def->nsettings, sizeof *w->hash);
+	}
+}
+
+void assigns_walk(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
+                  struct assigns *as, struct diags *d)
+{
+	struct walk b = {.ctl = ctl, .cat = cat, .d = d, .as = as};
+	assigns_init(cat, as);
+	if (f == NULL)
+		return;
+	walk(&b, f);
+	report_unknown(&b, f);
+	free(b.unknown_locs);
+}
+
+void assigns_free(struct assigns *as)
+{
+	for (size_t i = 0; i < as->n; i++) {
+		struct assign_svc *w = &as->svc[i];
+		for (size_t j = 0; j < w->def->nsettings; j++) {
+			free(w->val[j]);
+			hash_free(&w->hash[j]);
+		}
+		free(w->val);
+		free(w->vloc);
+		free(w->hash);
+		for (int k = 0; k < SVLOG_N; k++)
+			free(w->log[k]);
+	}
+	free(as->svc);
+	free(as->user);
+	free(as->group);
+	svlog_free(&as->logging);
+	kvlist_free(&as->unknown);
+	memset(as, 0, sizeof *as);
+}

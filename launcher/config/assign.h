@@ -1,0 +1,67 @@
+/*
+ * assign: what gitlab.rb assigns, statement by statement, before anything is
+ * computed. Every value is checked where it is written (its type, a path's
+ * policy, an account name, Ruby gitlab-ctl cannot evaluate), so that each
+ * message points at the gitlab.rb line, and kept as text with its location;
+ * later assignments win. attrs merges the result over the catalog defaults.
+ */
+#ifndef GITLAB_CTL_ASSIGN_H
+#define GITLAB_CTL_ASSIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/catalog.h"
+#include "config/rbconf.h"
+#include "config/svlog.h"
+#include "lib/ctl.h"
+#include "lib/diag.h"
+#include "lib/kvlist.h"
+
+/* One key of a hash setting (env, flags). */
+struct assign_ent {
+	char *key;
+	char *val; /* NULL: nil (removes a default) */
+	struct loc loc;
+};
+
+/* A hash setting's keys in the order first assigned. */
+struct assign_hash {
+	struct assign_ent *v;
+	size_t n, cap;
+};
+
+/* What gitlab.rb set for one catalog service. */
+struct assign_svc {
+	const struct cat_service *def;
+	char **val;               /* per setting: the value as text, NULL = the default */
+	struct loc *vloc;         /* per setting: where */
+	struct assign_hash *hash; /* per setting, for env and flags */
+	char *log[SVLOG_N];       /* per-service svlogd_* overrides */
+	bool log_set[SVLOG_N];
+};
+
+struct assigns {
+	struct assign_svc *svc; /* one per catalog service, catalog order */
+	size_t n;
+	char *user, *group; /* user['username'], user['group'] */
+	bool manage_accounts;
+	struct svlog logging;
+	struct kvlist unknown; /* ignored top-level names -> first "file:line" */
+};
+
+/*
+ * Walk the statements of f (NULL: nothing assigned) against cat. Errors and
+ * warnings (unknown keys and names, with "did you mean") go to d; a bad
+ * statement is skipped, so one run reports them all.
+ */
+void assigns_walk(const struct ctl *ctl, const struct catalog *cat, const struct rb_file *f,
+                  struct assigns *as, struct diags *d);
+
+/* Free everything still owned (a field taken over by the caller is NULLed first). */
+void assigns_free(struct assigns *as);
+
+/* "host:port", port 1..65535, an IPv6 host in brackets; *host malloc'ed on success. */
+bool assign_address(const char *s, char **host, long long *port);
+
+#endif

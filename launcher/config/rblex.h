@@ -1,0 +1,162 @@
+/*
+ * rblex: the cursor of the gitlab.rb parser, shared by rbconf (literals and
+ * statements) and rbscan (the Ruby it cannot evaluate, skipped token by
+ * token): the arena the values live in, positions and their line:col, the
+ * first error (which stops the parse), character classes, comments,
+ * newlines and the heredoc bodies they owe. Internal to config/rb*: other
+ * modules use rbconf.h. It sees no rb_value: limits are the parser's to set.
+ */
+#ifndef GITLAB_CTL_RBLEX_H
+#define GITLAB_CTL_RBLEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/diag.h"
+
+/* Heredocs started on one line whose bodies are still to be read. */
+#define RBL_MAX_HEREDOCS 16
+
+struct rb_value;
+
+/* The values of one parse, freed at once; limit bounds its total size. */
+struct rb_arena;
+struct rb_arena *rbl_arena_new(size_t limit);
+/* 8-aligned memory, NULL only past the limit: out of memory dies (lib/alloc.h). */
+void *rbl_arena_alloc(struct rb_arena *a, size_t n);
+void rbl_arena_free(struct rb_arena *a);
+
+struct heredoc {
+	size_t start;     /* of "<<", for errors */
+	size_t id, idlen; /* terminator word */
+	bool indent;      /* <<- or <<~: the terminator may be indented */
+};
+
+struct parser {
+	const struct src *src;
+	const char *s;
+	size_t len, pos;
+	struct rb_arena *arena;
+	struct diags *d;
+	bool failed;
+	int depth, max_depth; /* nesting now, and allowed */
+	struct heredoc pend[RBL_MAX_HEREDOCS];
+	size_t npend;
+	size_t hd_end;          /* end of the last heredoc terminator line read */
+	bool stmt_done;         /* the value consumed its statement's newline */
+	size_t tok_end;         /* end of the last token skipped by rbscan_tokens() */
+	struct rb_value *spare; /* a node arithmetic consumed, for reuse */
+	size_t lc_pos;          /* location cache: lc_line and line start lc_ls of lc_pos */
+	size_t lc_ls;
+	int lc_line;
+};
+
+/* A rewind point for a failed literal attempt. */
+struct rbl_mark {
+	size_t pos;
+	int depth;
+	size_t npend;
+	struct heredoc pend[RBL_MAX_HEREDOCS];
+};
+
+/* A growing array in the arena (statements, array elements, hash pairs). */
+struct vec {
+	void *v;
+	size_t n, cap;
+};
+
+/* A rewind point, and going back to it after a failed literal attempt. */
+void rbl_mark(const struct parser *p, struct rbl_mark *m);
+void rbl_restore(struct parser *p, const struct rbl_mark *m);
+
+/* The line:col of pos (cached: asked for mostly in order). */
+struct loc rbl_loc_at(struct parser *p, size_t pos);
+/* Record the first error, at pos; later ones are dropped. */
+void rbl_fail_at(struct parser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "expected ']' to close '[' at 3:14" */
+void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer);
+
+/* Arena memory; NULL after recording the size error. */
+void *rbl_palloc(struct parser *p, size_t n);
+char *rbl_pstrndup(struct parser *p, const char *s, size_t n);
+/* One level deeper, unless past max_depth (an error). */
+bool rbl_enter(struct parser *p, size_t at);
+/* Append to an arena vector; false after an error. */
+bool rbl_vec_push(struct parser *p, struct vec *vec, const void *elem, size_t size);
+
+static inline int at(const struct parser *p, size_t i)
+{
+	return i < p->len ? (unsigned char)p->s[i] : -1;
+}
+
+static inline int peek(const struct parser *p)
+{
+	return at(p, p->pos);
+}
+
+static inline int peek1(const struct parser *p)
+{
+	return at(p, p->pos + 1);
+}
+
+static inline bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Ruby identifiers may hold any non-ASCII (UTF-8) byte. */
+static inline bool is_ident_start(int c)
+{
+	return is_alpha(c) || c == '_' || c >= 0x80;
+}
+
+static inline bool is_ident(int c)
+{
+	return is_ident_start(c) || is_digit(c);
+}
+
+static inline bool is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline bool is_closer(int c)
+{
+	return c == ')' || c == ']' || c == '}';
+}
+
+static inline int closer_of(int c)
+{
+	return c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : c;
+}
+
+/* Blanks (not newlines); true if there were any. */
+bool rbl_skip_sp(struct parser *p);
+/* A '#' comment, up to the newline. */
+void rbl_skip_comment(struct parser *p);
+/* The body of heredoc h, from pos to its terminator line included. */
+void rbl_read_heredoc(struct parser *p, const struct heredoc *h);
+/* Past a newline, and past the bodies of the heredocs started on its line. */
+void rbl_newline(struct parser *p);
+/* Blanks, newlines and comments. */
+void rbl_skip_ws_nl(struct parser *p);
+/* Does the next line go on with the value (it starts with '.' or '&.')? */
+bool rbl_continues_next_line(const struct parser *p);
+/* What is at pos, for messages: "'x'", "end of line", "end of file", ... */
+void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len);
+/* The end of the identifier at i. */
+size_t rbl_ident_end(const struct parser *p, size_t i);
+/* Is [b, e) the word w, or one of list (NULL-terminated)? */
+bool rbl_word_is(const struct parser *p, size_t b, size_t e, const char *w);
+bool rbl_word_in(const struct parser *p, size_t b, size_t e, const char *const *list);
+/* Keywords a gitlab.rb statement or value may not use, and the error naming one. */
+extern const char *const rbl_forbidden_words[];
+void rbl_fail_keyword(struct parser *p, size_t b, size_t e);
+
+#endif

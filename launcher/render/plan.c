@@ -1,0 +1,509 @@
+/* The desired state of reconfigure (see plan.h). */
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "render/accounts.h"
+#include "render/plan.h"
+#include "render/svvars.h"
+
+/* tree_add_* fail only when out of memory. */
+#define ADD(x)                                                                                     \
+	do {                                                                                       \
+		if ((x) < 0)                                                                       \
+			die_nomem();                                                               \
+	} while (0)
+
+/* The planning context of one service. */
+struct pctx {
+	const struct ctl *ctl;
+	const struct attrs *a;
+	struct diags *d;
+};
+
+void plans_init(struct plans *ps)
+{
+	memset(ps, 0, sizeof *ps);
+	tree_init(&ps->t);
+}
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->nsteps; i++) {
+		for (size_t k = 0; p->steps[i].argv && p->steps[i].argv[k]; k++)
+			free(p->steps[i].argv[k]);
+		free(p->steps[i].argv);
+		free(p->steps[i].creates);
+	}
+	free(p->steps);
+	buf_free(&p->after);
+	buf_free(&p->run);
+	buf_free(&p->logrun);
+	buf_free(&p->logconf);
+	buf_free(&p->check);
+	buf_free(&p->control_t);
+	for (size_t i = 0; i < p->nextra; i++) {
+		free(p->extra[i].dest);
+		buf_free(&p->extra[i].body);
+	}
+	free(p->extra);
+}
+
+void plans_free(struct plans *ps)
+{
+	for (size_t k = 0; k < ps->np; k++)
+		plan_free(&ps->p[k]);
+	free(ps->p);
+	free(ps->disable);
+	tree_free(&ps->t);
+	memset(ps, 0, sizeof *ps);
+	tree_init(&ps->t);
+}
+
+/* ---- rendering ------------------------------------------------------------------------- */
+
+static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
+                  struct buf *out)
+{
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/templates/%s", x->ctl->datadir, tpl) >=
+	    sizeof path) {
+		diag_file(x->d, DIAG_ERR, tpl, 0, "template path too long");
+		return -1;
+	}
+	return tpl_render_file(path, vars, out, x->d);
+}
+
+/* One step's argv and `creates`, expanded; false for an unknown placeholder. */
+static bool expand_step(const struct pctx *x, const struct svc *s, const struct cat_step *cs,
+                        struct plan_step *st)
+{
+	st->def = cs;
+	st->argv = xcalloc(cs->argc + 1, sizeof *st->argv);
+	for (size_t k = 0; k < cs->argc; k++)
+		if ((st->argv[k] = attrs_expand(x->a, s, cs->argv[k])) == NULL)
+			return false;
+	if (cs->creates == NULL)
+		return true;
+	st->creates = attrs_expand(x->a, s, cs->creates);
+	return st->creates != NULL && st->creates[0] == '/';
+}
+
+/* Expand every step now: a bad placeholder must fail before anything changes. */
+static int plan_steps(const struct pctx *x, struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	p->steps = xcalloc(def->nsetup + 1, sizeof *p->steps);
+	for (size_t i = 0; i < def->nsetup; i++) {
+		const struct cat_step *cs = &def->setup[i];
+		if (!expand_step(x, p->svc, cs, &p->steps[p->nsteps++])) {
+			diag_file(
+			    x->d, DIAG_ERR, def->file, cs->line,
+			    "%s: setup step %s: an unknown placeholder, or 'creates' is not an "
+			    "absolute path",
+			    def->name, cs->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The readiness check script, when the catalog's check can be probed. */
+static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+{
+	const struct svc *s = p->svc;
+	const struct cat_service *def = s->def;
+	bool tcp = def->check != NULL && strncmp(def->check, "unix:", 5) != 0;
+	if (tcp && s->listen_host != NULL && strlen(s->listen_host) > 253) {
+		/* DNS names end at 253: the check could only probe a truncated name. */
+		diag_file(x->d, DIAG_ERR, def->file, def->check_line,
+		          "%s: listen address \"%.40s...\" is too long for a check URL", def->name,
+		          s->listen_host);
+		return -1;
+	}
+	if (tcp && s->listen_port == 0) {
+		diag_file(x->d, DIAG_ERR, def->file, def->check_line,
+		          "%s: check \"%s\" needs a listen address and port", def->name,
+		          def->check);
+		return -1;
+	}
+	if (!catalog_has_check(def))
+		return 0;
+	p->has_check = true;
+	return render(x, "check", vars, &p->check);
+}
+
+/* The catalog's own templates, each to its (absolute) destination. */
+static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+{
+	const struct cat_service *def = p->svc->def;
+	int rc = 0;
+	p->extra = xcalloc(def->ntemplates, sizeof *p->extra);
+	for (size_t i = 0; i < def->ntemplates; i++) {
+		const struct cat_template *ct = &def->templates[i];
+		struct plan_extra *e = &p->extra[p->nextra++];
+		buf_init(&e->body);
+		e->mode = ct->mode;
+		e->service_owned = ct->service_owned;
+		e->dest = attrs_expand(x->a, p->svc, ct->dest);
+		if (e->dest == NULL || e->dest[0] != '/') {
+			diag_file(x->d, DIAG_ERR, def->file, ct->line,
+			          "template %s: destination \"%s\" is not an absolute path",
+			          ct->src, ct->dest);
+			rc = -1;
+			continue;
+		}
+		rc |= render(x, ct->src, vars, &e->body);
+	}
+	return rc;
+}
+
+static int plan_paths(const struct pctx *x, const struct plans *ps, struct plan *p)
+{
+	const char *name = p->svc->def->name;
+	if (ctl_sv_dir(x->ctl, p->sv_dir, sizeof p->sv_dir, name) == -1 ||
+	    (size_t)snprintf(p->log_sv, sizeof p->log_sv, "%s/log", p->sv_dir) >=
+	        sizeof p->log_sv ||
+	    (size_t)snprintf(p->link, sizeof p->link, "%s/%s", ps->service_dir, name) >=
+	        sizeof p->link) {
+		diag_file(x->d, DIAG_ERR, p->svc->def->file, 0, "path too long for %s", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Every error of a service is reported, not only its first. */
+static int plan_service(const struct pctx *x, const struct plans *ps, struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	struct svvars c;
+	struct tpl_vars vars = svvars_init(&c, x->ctl, x->a, p->svc);
+	if (plan_paths(x, ps, p) == -1)
+		return -1;
+	int rc = 0;
+	rc |= render(x, "run", &vars, &p->run);
+	rc |= render(x, "log-run", &vars, &p->logrun);
+	rc |= render(x, "log-config", &vars, &p->logconf);
+	rc |= plan_check(x, p, &vars);
+	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
+		rc |= render(x, "control-t", &vars, &p->control_t);
+	rc |= plan_steps(x, p);
+	rc |= plan_extras(x, p, &vars);
+	return rc ? -1 : 0;
+}
+
+/* The enabled services p needs (plans before it are in dependency order) and its wave. */
+static void plan_after(struct plans *ps, struct plan *p)
+{
+	const struct cat_service *def = p->svc->def;
+	buf_init(&p->after);
+	for (size_t i = 0; i < def->nafter; i++)
+		for (size_t k = 0; k + 1 < ps->np; k++) {
+			const struct plan *d = &ps->p[k];
+			if (strcmp(d->svc->def->name, def->after[i]) != 0)
+				continue;
+			buf_adds(&p->after, d->svc->def->name);
+			buf_addc(&p->after, '\n');
+			if (d->wave + 1 > p->wave)
+				p->wave = d->wave + 1;
+		}
+}
+
+int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                  struct plans *ps, struct diags *d)
+{
+	struct pctx x = {ctl, a, d};
+	if (ctl_service_dir(ctl, ps->service_dir, sizeof ps->service_dir) == -1) {
+		diag_file(d, DIAG_ERR, ctl->root, 0, "path of the service directory too long");
+		return -1;
+	}
+	ps->p = xcalloc(a->nsvcs, sizeof *ps->p);
+	size_t *order = xcalloc(cat->n + 1, sizeof *order);
+	catalog_order(cat, order); /* attrs keeps catalog order: svcs[i].def == &cat->v[i] */
+	int rc = 0;
+	for (size_t o = 0; o < a->nsvcs; o++) {
+		const struct svc *s = &a->svcs[order[o]];
+		if (!s->enabled)
+			continue;
+		struct plan *p = &ps->p[ps->np++];
+		p->svc = s;
+		plan_after(ps, p);
+		p->uid = TREE_NO_OWNER;
+		p->gid = (gid_t)TREE_NO_OWNER;
+		if (plan_service(&x, ps, p) == -1)
+			rc = -1;
+	}
+	free(order);
+	return rc;
+}
+
+/* ---- services to disable ----------------------------------------------------------------- */
+
+static bool planned(const struct plans *ps, const char *name)
+{
+	for (size_t k = 0; k < ps->np; k++)
+		if (strcmp(ps->p[k].svc->def->name, name) == 0)
+			return true;
+	return false;
+}
+
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps)
+{
+	DIR *dir = opendir(ps->service_dir);
+	if (dir == NULL)
+		return errno == ENOENT ? 0 : -1;
+	struct dirent *de;
+	while ((de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.' || planned(ps, de->d_name))
+			continue;
+		if (catalog_find(cat, de->d_name) == NULL) {
+			if (ctl->verbose)
+				fprintf(stderr, "leaving %s/%s alone: not a catalog service\n",
+				        ps->service_dir, de->d_name);
+			continue;
+		}
+		ps->disable = xreallocarray(ps->disable, ps->ndisable + 1, sizeof *ps->disable);
+		if ((size_t)snprintf(ps->disable[ps->ndisable], PATH_MAX, "%s/%s", ps->service_dir,
+		                     de->d_name) >= PATH_MAX) {
+			closedir(dir);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		ps->ndisable++;
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* ---- accounts ----------------------------------------------------------------------------- */
+
+/* useradd fails while a parallel one holds /etc/passwd's lock: try again a few times. */
+static int ensure_account(struct plans *ps, const struct svc *s, const char *home, bool manage,
+                          bool dry_run)
+{
+	for (int attempt = 0;; attempt++) {
+		uid_t u;
+		gid_t g;
+		int rc = accounts_ensure(s->user, s->group, home, manage, dry_run, stdout,
+		                         &ps->accounts);
+		if (rc == 0 || attempt == 4 || accounts_lookup(s->user, s->group, &u, &g) == 0)
+			return rc == 0 || accounts_lookup(s->user, s->group, &u, &g) == 0 ? 0 : -1;
+		sleep_ms(200L << attempt);
+	}
+}
+
+/* An earlier plan of the same account, so that NSS is asked once per account. */
+static const struct plan *same_account(const struct plans *ps, size_t k)
+{
+	const struct svc *s = ps->p[k].svc;
+	for (size_t j = 0; j < k; j++)
+		if (strcmp(ps->p[j].svc->user, s->user) == 0 &&
+		    strcmp(ps->p[j].svc->group, s->group) == 0)
+			return &ps->p[j];
+	return NULL;
+}
+
+int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run)
+{
+	if (geteuid() != 0)
+		return 0; /* files are ours; the service runs as the invoking user */
+	for (size_t k = 0; k < ps->np; k++) {
+		struct plan *p = &ps->p[k];
+		const struct svc *s = p->svc;
+		const struct plan *same = same_account(ps, k);
+		if (same != NULL) {
+			p->uid = same->uid;
+			p->gid = same->gid;
+			continue;
+		}
+		/*
+		 * /etc/passwd is the machine's, not the root's: Omnibus' homes,
+		 * unprefixed; a service's own account (gitlab-psql) gets its own.
+		 */
+		char home[PATH_MAX];
+		bool own = cat_setting_find(s->def, "username") != NULL;
+		if ((size_t)snprintf(home, sizeof home, "%s%s%s", GITLAB_CTL_DATA_DIR,
+		                     own ? "/" : "", own ? s->def->name : "") >= sizeof home) {
+			warnx("path too long: %s/%s", GITLAB_CTL_DATA_DIR, s->def->name);
+			return -1;
+		}
+		if (ensure_account(ps, s, home, manage_accounts, dry_run) == -1)
+			return -1;
+		if (accounts_lookup(s->user, s->group, &p->uid, &p->gid) == -1 && !dry_run) {
+			warnx("cannot find user '%s' or group '%s'", s->user, s->group);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the desired tree ------------------------------------------------------------------ */
+
+/* The owner of what root (not the service) owns: root, or unmanaged when not root. */
+struct owner {
+	uid_t uid;
+	gid_t gid;
+};
+
+static int join(char *out, size_t len, const char *a, const char *b)
+{
+	if ((size_t)snprintf(out, len, "%s/%s", a, b) < len)
+		return 0;
+	warnx("path too long: %s/%s", a, b);
+	return -1;
+}
+
+static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i)
+{
+	char path[PATH_MAX];
+	if (join(path, sizeof path, dir, kv->name) == -1)
+		return -1;
+	ADD(tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
+	                  env_is_secret(kv->name) ? TN_SECRET : 0));
+	return 0;
+}
+
+/* The complete environment: base env, then the service env over it. */
+static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
+{
+	const struct svc *s = p->svc;
+	int rc = 0;
+	ADD(tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE));
+	for (size_t k = 0; k < s->base_env.n && rc == 0; k++)
+		if (kv_get(&s->env, s->base_env.v[k].name) == NULL)
+			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i);
+	for (size_t k = 0; k < s->env.n && rc == 0; k++)
+		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i);
+	return rc;
+}
+
+static int add_file(struct tree *t, const char *dir, const char *name, const struct buf *b,
+                    mode_t mode, struct owner o, int i, enum tnode_role role)
+{
+	char path[PATH_MAX];
+	if (join(path, sizeof path, dir, name) == -1)
+		return -1;
+	ADD(tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0));
+	return 0;
+}
+
+/* sv/<svc>: run, check, control/t, after and log/run. */
+static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner o)
+{
+	int rc = 0;
+	ADD(tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0));
+	rc |= add_file(t, p->sv_dir, "run", &p->run, 0755, o, i, TR_RUN);
+	if (p->has_check)
+		rc |= add_file(t, p->sv_dir, "check", &p->check, 0755, o, i, TR_NONE);
+	if (p->control_t.len > 0) {
+		/* runsv runs control/t instead of sending TERM, for stop and restart. */
+		char path[PATH_MAX];
+		if (join(path, sizeof path, p->sv_dir, "control") == -1)
+			return -1;
+		ADD(tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0));
+		rc |= add_file(t, path, "t", &p->control_t, 0755, o, i, TR_NONE);
+	}
+	/* What start/stop order by (svsel.h): no config is parsed there. */
+	rc |= add_file(t, p->sv_dir, "after", &p->after, 0644, o, i, TR_NONE);
+	ADD(tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0));
+	rc |= add_file(t, p->log_sv, "run", &p->logrun, 0755, o, i, TR_LOG_RUN);
+	return rc ? -1 : 0;
+}
+
+static int add_service(struct tree *t, const struct plan *p, int i, struct owner o)
+{
+	const struct svc *s = p->svc;
+	if (add_sv_dir(t, p, i, o) == -1 || add_env(t, p, i, o) == -1)
+		return -1;
+	/*
+	 * svlogd runs as root and runs the `!` processor named in <log_dir>/config:
+	 * the log dir is root's, unlike Omnibus, so the service user cannot swap that
+	 * file. The service writes only to svlogd's pipe. Home is the service user's.
+	 */
+	ADD(tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0));
+	if (add_file(t, s->log_dir, "config", &p->logconf, 0644, o, i, TR_LOG_CONFIG) == -1)
+		return -1;
+	/*
+	 * 0750 keeps other service accounts out; a catalog says 0755 where
+	 * another account must reach a socket in it (the exporter, as git,
+	 * connects to PostgreSQL's and Redis' sockets in their homes).
+	 */
+	ADD(tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0));
+	for (size_t e = 0; e < p->nextra; e++) {
+		const struct plan_extra *x = &p->extra[e];
+		ADD(tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
+		                  x->service_owned ? p->uid : o.uid,
+		                  x->service_owned ? p->gid : o.gid, i, TR_CONFIG, 0));
+	}
+	return 0;
+}
+
+/*
+ * The bundled exporter as the default command, unless an exporter is installed there: our
+ * link is managed (follows this binary's data dir), a real file is the operator's.
+ */
+static int add_exporter_link(const struct ctl *ctl, struct tree *t)
+{
+	char bundled[PATH_MAX], path[PATH_MAX];
+	struct stat lst;
+	if (join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
+		return -1;
+	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == -1) {
+		warnx("path too long");
+		return -1;
+	}
+	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
+	    (lstat(path, &lst) == -1 || S_ISLNK(lst.st_mode)))
+		ADD(tree_add_link(t, path, bundled, -1, TR_NONE, 0));
+	return 0;
+}
+
+/* Below the root nothing is followed; secret settings never show in a diff. */
+static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
+{
+	struct tree *t = &ps->t;
+	char path[PATH_MAX];
+	if (tree_set_anchor(t, ctl->root) == -1) {
+		warnx("%s: not a usable root", ctl->root);
+		return -1;
+	}
+	for (size_t k = 0; k < ps->np; k++) {
+		const struct svc *s = ps->p[k].svc;
+		for (size_t j = 0; j < s->def->nsettings; j++)
+			if (s->def->settings[j].secret)
+				ADD(tree_add_secret(t, svc_var(s, s->def->settings[j].name)));
+	}
+	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
+		warnx("path too long");
+		return -1;
+	}
+	ADD(tree_add_dir(t, path, 0755, o.uid, o.gid, -1, TR_NONE, 0));
+	ADD(tree_add_dir(t, ps->service_dir, 0755, o.uid, o.gid, -1, TR_NONE, 0));
+	return 0;
+}
+
+int plan_tree(const struct ctl *ctl, struct plans *ps)
+{
+	bool root = geteuid() == 0;
+	struct owner o = {root ? 0 : TREE_NO_OWNER, root ? 0 : (gid_t)TREE_NO_OWNER};
+	if (add_anchor(ctl, ps, o) == -1)
+		return -1;
+	for (size_t k = 0; k < ps->np; k++)
+		if (add_service(&ps->t, &ps->p[k], (int)k, o) == -1)
+			return -1;
+	if (add_exporter_link(ctl, &ps->t) == -1)
+		return -1;
+	/* Enabling comes last: runsv must find a complete service directory. */
+	for (size_t k = 0; k < ps->np; k++)
+		ADD(tree_add_link(&ps->t, ps->p[k].link, ps->p[k].sv_dir, (int)k, TR_ENABLE, 0));
+	return 0;
+}

@@ -1,0 +1,100 @@
+/*
+ * plan: what reconfigure wants on disk, computed before anything is written.
+ * Every template of every enabled service is rendered, every setup step's
+ * placeholders expanded and the whole desired tree built in memory here, so
+ * that a bad template or placeholder fails the run while nothing has changed
+ * (SPEC section 6). Accounts are the one side effect: the tree's owners need
+ * their uid and gid, so plan_owners creates them, after validation.
+ */
+#ifndef GITLAB_CTL_PLAN_H
+#define GITLAB_CTL_PLAN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "config/attrs.h"
+#include "config/catalog.h"
+#include "lib/buf.h"
+#include "lib/ctl.h"
+#include "lib/diag.h"
+#include "render/template.h"
+#include "render/tree.h"
+
+/* A catalog template rendered to its destination (catalog: templates). */
+struct plan_extra {
+	char *dest;
+	struct buf body;
+	mode_t mode;
+	bool service_owned;
+};
+
+/* A setup step with its placeholders expanded (catalog: setup). */
+struct plan_step {
+	const struct cat_step *def;
+	char *creates;
+	char **argv; /* NULL-terminated */
+};
+
+/* One enabled service as it should be. */
+struct plan {
+	const struct svc *svc;
+	struct plan_step *steps;
+	size_t nsteps;
+	struct buf after; /* sv/<svc>/after: the enabled services it needs, one per line */
+	int wave;         /* 0: needs nothing; else 1 + the highest wave it needs */
+	char sv_dir[PATH_MAX];
+	char log_sv[PATH_MAX];
+	char link[PATH_MAX]; /* service/<svc> */
+	struct buf run, logrun, logconf, check, control_t;
+	bool has_check;
+	struct plan_extra *extra;
+	size_t nextra;
+	uid_t uid; /* the service account, TREE_NO_OWNER when not root */
+	gid_t gid;
+};
+
+struct plans {
+	struct plan *p; /* enabled services in dependency order: waves ascend */
+	size_t np;
+	struct tree t;              /* the desired tree; node svc = index in p */
+	char service_dir[PATH_MAX]; /* <install>/service */
+	char (*disable)[PATH_MAX];  /* service/<name> links of catalog services not enabled */
+	size_t ndisable;
+	int accounts; /* accounts created (or, in a dry run, that would be) */
+};
+
+void plans_init(struct plans *ps);
+void plans_free(struct plans *ps);
+
+/*
+ * Render every enabled service of a (catalog order, a->svcs[i].def ==
+ * &cat->v[i]) in dependency order. Errors and warnings go to d (printed by
+ * the caller); returns 0 or -1 after an error. Writes nothing.
+ */
+int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                  struct plans *ps, struct diags *d);
+
+/*
+ * The entries of service/ to disable: catalog services no longer enabled.
+ * An operator's own services (not in the catalog) are left alone, as
+ * Omnibus does. 0, or -1 with errno (the directory cannot be read).
+ */
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps);
+
+/*
+ * Create (or in a dry run, name) each service's account and look up its
+ * uid/gid, once per account. Only as root: otherwise files are the invoking
+ * user's. 0, or -1 after a message on stderr.
+ */
+int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run);
+
+/*
+ * Fill ps->t with every file, directory and link of the enabled services,
+ * enabling links last (runsv must find a complete directory). 0, or -1 after
+ * a message on stderr (the root unusable, a path too long).
+ */
+int plan_tree(const struct ctl *ctl, struct plans *ps);
+
+#endif

@@ -1,0 +1,113 @@
+/* Waiting on one runsv (see svwait.h). */
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "runit/runit.h"
+#include "runit/svdir.h"
+#include "runit/svtail.h"
+#include "runit/svwait.h"
+
+#define POLL_MS  100 /* at most, between looks: waits wake on supervise/ changes */
+#define NUDGE_MS 100
+
+void svwait_status_text(const char *dir, const char *name, char *buf, size_t len)
+{
+	struct sv_status st;
+	if (sv_read_status(dir, &st) == -1) {
+		snprintf(buf, len, "no status: %s", sv_strerror(errno));
+		return;
+	}
+	sv_status_format(buf, len, name, &st, !sv_normally_down(dir), time(NULL));
+}
+
+/* Why runsv does not supervise dir, at the deadline. */
+static void explain_unsupervised(const struct ctl *ctl, const char *dir, const char *link,
+                                 const char *name, int live)
+{
+	pid_t pid;
+	if (svdir_running(ctl, &pid) != 1)
+		warnx("%s: runsvdir is not running for this root", name);
+	else if (live == SV_LIVE_NO_SUPERVISE)
+		warnx("%s: runsv was not started: runsvdir (wrapper pid %ld) has not picked up %s",
+		      name, (long)pid, link);
+	else
+		warnx("%s: runsv is not running for %s", name, dir);
+}
+
+int svwait_supervised(const struct ctl *ctl, const char *dir, const char *link, const char *name,
+                      bool nudge, long deadline, int *nudges)
+{
+	long next_nudge = 0;
+	*nudges = 0;
+	for (;;) {
+		int live = sv_live(dir);
+		if (live == SV_LIVE_OK)
+			return 0;
+		long now = mono_ms();
+		if (now > deadline) {
+			explain_unsupervised(ctl, dir, link, name, live);
+			return -1;
+		}
+		if (nudge && now >= next_nudge) {
+			(*nudges)++;
+			svdir_nudge(ctl);
+			next_nudge = now + NUDGE_MS;
+		}
+		sv_wait_change(dir, POLL_MS);
+	}
+}
+
+int svwait_run(const char *dir, const char *name, const char *log_dir, pid_t old, long deadline,
+               const char *what, pid_t *pid)
+{
+	for (;;) {
+		struct sv_status st;
+		if (sv_read_status(dir, &st) == 0 && st.state == SV_RUN && st.pid != 0 &&
+		    st.pid != old) {
+			*pid = st.pid;
+			return 0;
+		}
+		if (mono_ms() > deadline) {
+			char buf[256];
+			svwait_status_text(dir, name, buf, sizeof buf);
+			warnx("%s: %s within SVWAIT (last status: %s); see %s/current", name, what,
+			      buf, log_dir);
+			svtail_last(log_dir, SVTAIL_FAILED_LINES, stderr);
+			return -1;
+		}
+		sv_wait_change(dir, POLL_MS);
+	}
+}
+
+int svwait_down(const char *dir, const char *name, long deadline)
+{
+	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
+		struct sv_status st;
+		if (sv_read_status(dir, &st) == 0 && st.pid == 0 && st.state == SV_DOWN)
+			return 0;
+		if (mono_ms() > deadline) {
+			char buf[256];
+			svwait_status_text(dir, name, buf, sizeof buf);
+			warnx("%s: did not stop within SVWAIT (%s)", name, buf);
+			return -1;
+		}
+		sleep_ms(ms);
+	}
+}
+
+int svwait_gone(const char *dir, const char *name, long deadline)
+{
+	while (sv_live(dir) == SV_LIVE_OK) {
+		if (mono_ms() > deadline) {
+			char buf[256];
+			svwait_status_text(dir, name, buf, sizeof buf);
+			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
+			return -1;
+		}
+		sv_wait_change(dir, POLL_MS);
+	}
+	return 0;
+}
