@@ -124,7 +124,7 @@ until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
 "$GITLAB_CTL" --root "$T_ROOT" uninstall >"$T_ROOT/u.out" 2>"$T_ROOT/u.err" &  # $! is its pid
 UN=$!
 track_pid "$UN"
-until_true 100 grep -qs 'waiting for a running reconfigure' "$T_ROOT/u.err" ||
+until_true 100 grep -qs 'waiting for another reconfigure' "$T_ROOT/u.err" ||
 	fail "no waiting message: $(cat "$T_ROOT/u.err")"
 alive "$P" || fail "uninstall stopped light while the lock was held"
 : >"$T_ROOT/release"
