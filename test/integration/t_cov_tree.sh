@@ -2,7 +2,8 @@
 # goes, a directory where a service link goes (both refused before anything is written,
 # naming the path), and a file where the link goes (replaced by the link). Also what only
 # reconfigure can check in a catalog entry (a tcp check without a port, a relative
-# `creates`, a relative template destination), and an operator's own service left alone.
+# `creates`, a relative template destination), an operator's own service left alone, and a
+# disable that cannot unlink (service/ read-only in a private mount namespace).
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out
@@ -53,6 +54,21 @@ has "$OUT" "replace file $SERVICE_DIR/light with symlink"
 [ "$(readlink "$SERVICE_DIR/light")" = "$SV_DIR/light" ] || fail "not the link: $(ls -l "$SERVICE_DIR")"
 P=$(status_pid "$SV_DIR/light/supervise/status")
 [ "$P" != 0 ] && alive "$P" || fail "light not running"
+note "disable when service/ cannot be written (read-only in a private mount namespace): named, light left running"
+echo "light['enable'] = false" >"$T_ROOT/etc/gitlab/gitlab.rb"
+rc=0
+unshare --mount sh -c 'mount --make-rprivate / && mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" &&
+	shift && exec "$@"' sh "$SERVICE_DIR" "$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$OUT" 2>"$ERR" || rc=$?
+[ "$rc" = 1 ] || { cat "$OUT" "$ERR"; fail "reconfigure with a read-only service/: exit $rc"; }
+has "$ERR" "cannot remove $SERVICE_DIR/light: Read-only file system"
+[ -L "$SERVICE_DIR/light" ] || fail "the link is gone"
+alive "$P" || fail "light stopped although its link stayed"
+expect_rc 0 ctl reconfigure
+has "$OUT" "disable light"
+wait_gone "$P" 100 || fail "light still runs once disabled"
+: >"$T_ROOT/etc/gitlab/gitlab.rb"
+expect_rc 0 ctl reconfigure
+
 note "-v: an operator's own service in service/ is left alone, and said so"
 mkdir -p "$T_ROOT/own"
 ln -s "$T_ROOT/own" "$SERVICE_DIR/own"
