@@ -86,9 +86,14 @@ for c in $(cat "/proc/$rsd/task/$rsd/children"); do
 done
 [ -n "$runsv" ] || fail "no runsv for $SVC under runsvdir $rsd"
 procs="$(recorded_pids | tr '\n' ' ') $runsv"
-kill -KILL "$W" "$rsd"
+# The wrapper stopped first: it can neither reap nor stop the runsv it inherits when
+# runsvdir dies, and runsvdir, dead before the wrapper, gets no parent-death HUP.
+kill -STOP "$W"
+kill -KILL "$rsd"
+until_true 50 sh -c "! kill -0 $rsd 2>/dev/null || grep -q '^State:[[:space:]]*Z' /proc/$rsd/status" ||
+	fail "runsvdir did not die" # a zombie until the stopped wrapper is gone
+kill -KILL "$W"
 wait_gone "$W" 50 || fail "wrapper did not die"
-wait_gone "$rsd" 50 || fail "runsvdir did not die"
 alive "$runsv" || fail "runsv died with its runsvdir: the case is not tested"
 track_pid "$runsv"
 ctl uninstall >"$T_ROOT/out" 2>&1 || { cat "$T_ROOT/out"; fail "uninstall with an orphaned runsv"; }

@@ -35,7 +35,8 @@ PID=$(status_pid "$SVC/supervise/status")
 [ "$(env_hex "$PID" NASTY)" = "$(hex "$WANT")" ] || fail "NASTY differs in /proc/$PID/environ"
 # the run script holds no config value unquoted: it names the envdir, not the values
 grep -q 'touch' "$SVC/run" && fail "an env value was pasted into the run script"
-sleep 0.3
+# The service holds the value in its environ (checked above), so every shell between
+# gitlab.rb and its execve has finished: a $(...) or `...` evaluated on the way has run.
 if [ -e "$MARK" ] || [ -e "$MARK.2" ]; then
 	rm -f "$MARK" "$MARK.2"
 	fail "a config value was executed"

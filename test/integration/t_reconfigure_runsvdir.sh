@@ -27,11 +27,21 @@ grep -q runsvdir "/proc/$W/cmdline" || fail "pidfile pid $W is not the wrapper"
 out=$(ctl runsvdir 2>&1) && fail "second runsvdir started: $out"
 printf '%s\n' "$out" | grep -q "runsvdir already running for this root (pid $W)" || fail "message: $out"
 
-# --- SIGUSR1 is the rescan nudge, never fatal -------------------------------------------
-kill -USR1 "$W"
-kill -USR1 "$W"
-sleep 0.2
+# --- SIGUSR1 is the rescan nudge, never fatal: it reaches runsvdir as a NUL byte on its
+# log pipe (seen by strace on runsvdir), and the wrapper is alive after handling it.
+RSV=$(cat "/proc/$W/task/$W/children")
+RSV=${RSV%% *}
+grep -q '^runsvdir' "/proc/$RSV/cmdline" || fail "wrapper's child $RSV is not runsvdir"
+strace -qq -e trace=read -s 8 -p "$RSV" -o "$T_ROOT/rsv.trace" 2>"$T_ROOT/strace.err" &
+STRACE=$!
+track_pid "$STRACE"
+nudged() { kill -USR1 "$W" && grep -q 'read([0-9]*, "\\0"' "$T_ROOT/rsv.trace"; }
+# Until strace is attached a nudge goes unseen: send one every 0.1 s until one is read.
+until_true 100 nudged || fail "no nudge reached runsvdir: $(cat "$T_ROOT/rsv.trace" "$T_ROOT/strace.err")"
+kill -TERM "$STRACE" 2>/dev/null || true
+wait "$STRACE" 2>/dev/null || true
 alive "$W" || fail "wrapper died on SIGUSR1"
+alive "$RSV" || fail "runsvdir died on a nudge"
 running || fail "service not running"
 
 # --- TERM: services and logs stopped before the wrapper exits ------------------------------

@@ -1,11 +1,16 @@
 /* accounts: lookups, and what accounts_ensure decides before it would run useradd (dry runs). */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -132,12 +137,91 @@ static void test_lookup_and_names(void **state)
 	assert_false(name_account_ok("a234567890123456789012345678901234"));
 }
 
+/* Run fn in a child; its exit status, with its stderr in err. */
+static int in_child(int (*fn)(void), char *err, size_t len)
+{
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		dup2(pfd[1], STDERR_FILENO);
+		close(pfd[0]);
+		exit(fn()); /* exit, not _exit: a coverage build writes its counters */
+	}
+	close(pfd[1]);
+	size_t got = 0;
+	ssize_t n;
+	while (got + 1 < len && (n = read(pfd[0], err + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	err[got] = '\0';
+	close(pfd[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static int ensure_user_as_nobody(void)
+{
+	int created = 0;
+	if (setresgid(65534, 65534, 65534) == -1 || setresuid(65534, 65534, 65534) == -1)
+		return 100;
+	return accounts_ensure(MISSING, "root", "/nonexistent", true, false, stderr, &created) ==
+	                   -1 &&
+	               created == 0
+	           ? 0
+	           : 1;
+}
+
+/* Without groupadd (masked in a private mount namespace): refused, nothing created. */
+static int ensure_without_groupadd(void)
+{
+	int created = 0;
+	if (unshare(CLONE_NEWNS) == -1 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    mount("/dev/null", "/usr/sbin/groupadd", NULL, MS_BIND, NULL) == -1)
+		return 100;
+	return accounts_ensure(MISSING, MISSING, "/nonexistent", true, false, stderr, &created) ==
+	                   -1 &&
+	               created == 1
+	           ? 0
+	           : 1;
+}
+
+/* useradd refusing (a relative home): its failure is reported, nothing created. */
+static int ensure_useradd_fails(void)
+{
+	int created = 0;
+	return accounts_ensure(MISSING, "root", "relative/home", true, false, stderr, &created) ==
+	               -1
+	           ? 0
+	           : 1;
+}
+
+static void test_tool_failures(void **state)
+{
+	(void)state;
+	char err[1024];
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(in_child(ensure_user_as_nobody, err, sizeof err), 0);
+	assert_non_null(
+	    strstr(err, "user '" MISSING "' does not exist (only root creates accounts)"));
+	assert_int_equal(in_child(ensure_without_groupadd, err, sizeof err), 0);
+	assert_non_null(strstr(err, "groupadd " MISSING " failed (status -1)"));
+	assert_int_equal(in_child(ensure_useradd_fails, err, sizeof err), 0);
+	assert_non_null(strstr(err, "useradd " MISSING " failed (status "));
+	assert_null(getpwnam(MISSING));
+	assert_null(getgrnam(MISSING));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_existing_accounts), cmocka_unit_test(test_missing_not_managed),
 	    cmocka_unit_test(test_dry_run),           cmocka_unit_test(test_unusual_names_refused),
-	    cmocka_unit_test(test_lookup_and_names),
+	    cmocka_unit_test(test_lookup_and_names),  cmocka_unit_test(test_tool_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

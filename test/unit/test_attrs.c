@@ -763,6 +763,76 @@ static void test_cross_service_errors(void **state)
 	cross_catalog("{{y.v}}", "{{x.v}}", "refer to each other");
 }
 
+/* A catalog of one service x whose extra settings are `extra`; build it without gitlab.rb
+ * and expect an error mentioning needle at catalog line `line` (0: expect success). */
+static void one_service(const char *extra, const char *needle, int line)
+{
+	char dir[] = "/tmp/test_attrs.XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/x.conf", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp,
+	        "name = \"x\";\nconfig_name = \"x\";\nsettings = (\n"
+	        "  { name = \"enable\"; type = \"bool\"; default = true; },\n"
+	        "  { name = \"home\"; type = \"path\"; default = \"/h\"; },\n"
+	        "  { name = \"log_directory\"; type = \"path\"; default = \"/l\"; },\n"
+	        "  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; },\n"
+	        "  %s\n);\n"
+	        "command = [ \"/bin/true\" ];\n",
+	        extra);
+	assert_int_equal(fclose(fp), 0);
+	struct catalog c;
+	struct diags d;
+	struct attrs a;
+	diags_init(&d);
+	assert_int_equal(catalog_load(dir, &c, &d), 0);
+	assert_int_equal(attrs_build(&ctl, &c, NULL, &a, &d), needle ? -1 : 0);
+	if (needle) {
+		const struct diag *g = find(&d, DIAG_ERR, needle);
+		assert_string_equal(g->file, path);
+		assert_int_equal(g->line, line);
+	}
+	attrs_free(&a);
+	catalog_free(&c);
+	diags_free(&d);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Catalog settings the effective settings cannot use, each named at its catalog line. */
+static void test_catalog_setting_errors(void **state)
+{
+	(void)state;
+	one_service("{ name = \"v\"; type = \"string\"; default = \"plain\"; }", NULL, 0);
+	one_service("{ name = \"user\"; type = \"string\"; default = \"u\"; }",
+	            "setting 'user' clashes with a built-in placeholder", 8);
+	one_service("{ name = \"svlogd_size\"; type = \"int\"; default = 1; }",
+	            "setting 'svlogd_size' clashes with a built-in placeholder", 8);
+	one_service("{ name = \"v\"; type = \"string\"; default = \"a{{v}}\"; }",
+	            "the default of 'v' refers to itself", 8);
+	one_service("{ name = \"listen\"; type = \"address\"; default = \"host:port\"; }",
+	            "x['listen'] = \"host:port\" is not host:port", 8);
+}
+
+/* nil puts the account settings back to their defaults. */
+static void test_nil_defaults(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("user['username'] = 'other'\nuser['username'] = nil\n"
+	                       "user['group'] = nil\nmanage_accounts['enable'] = false\n"
+	                       "manage_accounts['enable'] = nil\n",
+	                       &a, &d),
+	                 0);
+	assert_string_equal(a.user, "git");
+	assert_string_equal(a.group, "git");
+	assert_true(a.manage_accounts);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
 static void test_secret_names(void **state)
 {
 	(void)state;
@@ -795,6 +865,8 @@ int main(void)
 	    cmocka_unit_test(test_service_accounts),
 	    cmocka_unit_test(test_cross_service),
 	    cmocka_unit_test(test_cross_service_errors),
+	    cmocka_unit_test(test_catalog_setting_errors),
+	    cmocka_unit_test(test_nil_defaults),
 	    cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -386,6 +386,102 @@ static void test_clashes(void **state)
 	}
 }
 
+/* More malformed entries, each reported at its line: types of every kind named, flags
+ * defaults, setting groups, env groups, templates, setup steps, after and the scalar keys. */
+static void test_malformed_more(void **state)
+{
+	(void)state;
+#define S1(x) HEAD "settings = (\n  " x "\n);\n" COMMAND /* the entry on line 4 */
+	expect_error(S1("{ name = \"enable\"; type = \"bool\"; default = \"maybe\"; }"), 4,
+	             "true or false");
+	expect_error(S1("{ name = \"n\"; type = \"int\"; default = \"12x\"; }"), 4, "an integer");
+	expect_error(S1("{ name = \"a\"; type = \"address\"; default = \"nohost\"; }"), 4,
+	             "host:port");
+	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = \"x=1\"; }"), 4,
+	             "must be an array of \"key=value\" strings");
+	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ \"novalue\" ]; }"), 4,
+	             "must be \"key=value\"");
+	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ 1 ]; }"), 4,
+	             "must be a string");
+	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ \"a={{x}\" ]; }"), 4,
+	             "malformed placeholder");
+	/* libconfig places a bare scalar of a list on the line after it */
+	expect_error(S1("\"enable\""), 5, "each entry of settings must be a group");
+	expect_error(S1("{ name = 1; type = \"bool\"; }"), 4, "must be a string");
+	expect_error(S1("{ name = \"e\"; type = 1; }"), 4, "must be a string");
+	expect_error(S1("{ name = \"e\"; type = \"bool\"; secret = 1; }"), 4,
+	             "secret must be true or false");
+	expect_error(S1("{ type = \"bool\"; }"), 4, "a setting needs a name and a type");
+	expect_error(S1("{ name = \"e\"; type = \"env\"; default = \"A=1\"; }"), 4,
+	             "takes its defaults from the top-level env group");
+	expect_error(S1("{ name = \"e\"; type = \"string\"; default = { a = 1; }; }"), 4, "group");
+	expect_error(S1("{ name = \"e\"; type = \"string\"; default = [ 1 ]; }"), 4, "array");
+	expect_error(S1("{ name = \"e\"; type = \"string\"; default = ( 1 ); }"), 4, "list");
+	expect_error(HEAD "settings = (\n  { name = \"enable\"; type = \"bool\"; },\n"
+	                  "  { name = \"enable\"; type = \"bool\"; }\n);\n" COMMAND,
+	             5, "setting 'enable' is declared twice");
+#undef S1
+	expect_error(HEAD SETTINGS COMMAND "env = \"A=1\";\n", 10, "must be a group");
+	expect_error(HEAD SETTINGS COMMAND "env = { A = \"{{x}\"; };\n", 10,
+	             "malformed placeholder");
+	expect_error(HEAD SETTINGS COMMAND "templates = ( \"a\" );\n", 10,
+	             "each template must be a group");
+	expect_error(HEAD SETTINGS COMMAND
+	             "templates = ( { src = \"a\"; dest = \"/b\"; size = \"1\"; } );\n",
+	             10, "unknown key 'size' in a template");
+	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = 1; dest = \"/b\"; } );\n", 10,
+	             "must be a string");
+	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = \"a\"; dest = \"/{{b}\"; } );\n",
+	             10, "malformed placeholder");
+	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = \"a\"; } );\n", 10,
+	             "a template needs src and dest");
+	expect_error(HEAD SETTINGS COMMAND "templates = { src = \"a\"; };\n", 10,
+	             "templates must be a list");
+	expect_error(HEAD SETTINGS COMMAND "check = 1;\n", 10, "must be a string");
+	expect_error(HEAD SETTINGS COMMAND "check_command = [ 1 ];\n", 10, "must be a string");
+	expect_error(HEAD SETTINGS COMMAND "after = [ 1 ];\n", 10, "must be a string");
+	expect_error(HEAD SETTINGS COMMAND "setup = ( { name = 1; } );\n", 10, "must be a string");
+	expect_error(HEAD SETTINGS COMMAND
+	             "setup = ( { name = \"Bad Name\"; when = \"before_start\"; "
+	             "command = [ \"/bin/true\" ]; } );\n",
+	             10, "must match [a-z0-9][a-z0-9._-]*");
+	expect_error(HEAD SETTINGS COMMAND
+	             "setup = ( { name = \"s\"; when = \"after_ready\"; creates = \"/{{x}\"; "
+	             "command = [ \"/bin/true\" ]; } );\n",
+	             10, "malformed placeholder");
+	expect_error(HEAD SETTINGS COMMAND "setup = ( \"s\" );\n", 10,
+	             "each setup step must be a group");
+	expect_error(HEAD SETTINGS COMMAND "setup = { name = \"s\"; };\n", 10,
+	             "setup must be a list");
+	expect_error(HEAD SETTINGS COMMAND "stop_signal = 2;\n", 10, "must be a string");
+	expect_error(HEAD SETTINGS COMMAND "home_mode = 750;\n", 10, "must be a string");
+	expect_error("name = \"x\";\nconfig_name = 7;\n" SETTINGS COMMAND, 2, "must be a string");
+}
+
+/* Numbers are defaults too: written back as text, a float with all its digits. */
+static void test_scalar_defaults(void **state)
+{
+	(void)state;
+	struct catalog c;
+	struct diags d;
+	write_file("x.conf",
+	           HEAD "settings = (\n"
+	                "  { name = \"enable\"; type = \"bool\"; default = false; },\n"
+	                "  { name = \"home\"; type = \"path\"; default = \"/h\"; },\n"
+	                "  { name = \"log_directory\"; type = \"path\"; default = \"/l\"; },\n"
+	                "  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; },\n"
+	                "  { name = \"ratio\"; type = \"string\"; default = 0.25; },\n"
+	                "  { name = \"big\"; type = \"int\"; default = 10000000000L; }\n"
+	                ");\n" COMMAND);
+	diags_init(&d);
+	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
+	expect_setting(&c.v[0], "enable", ST_BOOL, "false");
+	expect_setting(&c.v[0], "ratio", ST_STRING, "0.25");
+	expect_setting(&c.v[0], "big", ST_INT, "10000000000");
+	catalog_free(&c);
+	diags_free(&d);
+}
+
 static void test_duplicate_and_empty(void **state)
 {
 	(void)state;
@@ -562,6 +658,8 @@ int main(void)
 	    cmocka_unit_test(test_shipped_catalog),
 	    cmocka_unit_test_setup_teardown(test_valid_minimal, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed_more, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scalar_defaults, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_duplicate_and_empty, setup, teardown),
 	    cmocka_unit_test(test_shipped_payload),
 	    cmocka_unit_test_setup_teardown(test_after, setup, teardown),

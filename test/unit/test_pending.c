@@ -144,6 +144,47 @@ static void test_refuses_open_dir(void **state)
 	pending_close(&pd);
 }
 
+/* Something other than a record in the way: every operation fails, nothing is lost. */
+static void test_in_the_way(void **state)
+{
+	(void)state;
+	struct pending pd;
+	open_root(&pd, true);
+	unsigned what;
+	assert_int_equal(mkdirat(pd.dirfd, "a", 0700), 0); /* a directory where a record goes */
+	assert_int_equal(pending_get(&pd, "a", &what), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(pending_add(&pd, "a", PENDING_RESTART), -1);
+	assert_int_equal(pending_clear(&pd, "a", PENDING_ALL), -1);
+	const char *keep[] = {"b"};
+	assert_int_equal(pending_prune(&pd, keep, 1), -1); /* a directory is not unlinked */
+	assert_int_equal(unlinkat(pd.dirfd, "a", AT_REMOVEDIR), 0);
+
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, ".b.%ld", (long)getpid()); /* where b's temp file goes */
+	assert_int_equal(mkdirat(pd.dirfd, tmp, 0700), 0);
+	assert_int_equal(pending_add(&pd, "b", PENDING_RESTART), -1);
+	assert_int_equal(faccessat(pd.dirfd, "b", F_OK, 0), -1); /* no half record */
+	assert_int_equal(unlinkat(pd.dirfd, tmp, AT_REMOVEDIR), 0);
+	pending_close(&pd);
+
+	/* read-only use of a root never reconfigured: no directory, an error, nothing made */
+	char fresh[] = "/tmp/test_pending_fresh.XXXXXX", path[PATH_MAX];
+	assert_non_null(mkdtemp(fresh));
+	struct ctl ctl;
+	assert_int_equal(ctl_init(&ctl, fresh, NULL), 0);
+	assert_int_equal(pending_open(&ctl, &pd, false), -1);
+	assert_int_equal(errno, ENOENT);
+	/* a file where <root>/opt goes: the directories cannot be made */
+	snprintf(path, sizeof path, "%s/opt", fresh);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pending_open(&ctl, &pd, true), -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(fresh), 0);
+}
+
 static void test_proc_stat(void **state)
 {
 	(void)state;
@@ -176,9 +217,8 @@ static void test_proc_stat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_add_get_clear),
-	    cmocka_unit_test(test_prune),
-	    cmocka_unit_test(test_refuses_open_dir),
+	    cmocka_unit_test(test_add_get_clear),    cmocka_unit_test(test_prune),
+	    cmocka_unit_test(test_refuses_open_dir), cmocka_unit_test(test_in_the_way),
 	    cmocka_unit_test(test_proc_stat),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

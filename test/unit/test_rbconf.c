@@ -212,6 +212,11 @@ static void test_scalars(void **state)
 	assert_true(val("1_000.5")->u.f == 1000.5);
 	assert_int_equal(val("-1.5")->kind, RB_FLOAT);
 	assert_loc(val("-1.5")->loc, 1, 5);
+	/* unary signs before a float with a space: the parser's own, not the literal's */
+	assert_true(val("- 1.5")->u.f == -1.5);
+	assert_true(val("+ 2.5")->u.f == 2.5);
+	/* a sign before a non-number is Ruby, not a literal */
+	assert_int_equal(val("-'a'")->kind, RB_OPAQUE);
 }
 
 static void test_strings(void **state)
@@ -228,6 +233,7 @@ static void test_strings(void **state)
 	           "\xc3\xa9\xf0\x9f\x98\x80"
 	           "AB");
 	assert_str(val("\"a\\u{}b\\u{ 43  44 }\""), RB_STR, "abCD");
+	assert_str(val("\"\\u20ac\""), RB_STR, "\xe2\x82\xac"); /* three bytes in UTF-8 */
 	assert_str(val("\"\\q\\#{not}\""), RB_STR, "q#{not}");
 	assert_str(val("\"%{issue_ref} #no\""), RB_STR, "%{issue_ref} #no");
 	assert_str(val("\"line\\\ncontinued\""), RB_STR, "linecontinued");
@@ -392,6 +398,13 @@ static const struct {
     {"1 +\\\n 2.0", "1 +\\\n 2.0"},
     {"\"\\M-a\"", "\"\\M-a\""},
     {"<<~EOS.strip\n  body\n  EOS", "<<~EOS.strip\n  body\n  EOS"},
+    {"foo(:\"a b\", :'c d', :e?)", "foo(:\"a b\", :'c d', :e?)"},
+    {"foo(@ivar, @@cvar)", "foo(@ivar, @@cvar)"},
+    {"[?\xc3\xa9, ?\\n].join", "[?\xc3\xa9, ?\\n].join"},
+    {"foo(\"a\\\"b\")", "foo(\"a\\\"b\")"},
+    {"foo(a; b)", "foo(a; b)"},
+    {"cond ? :a : :b", "cond ? :a : :b"},
+    {"$~", "$~"},
 };
 
 static void test_opaque_extents(void **state)
@@ -598,6 +611,8 @@ static const struct bad {
     {"x = 1; y = ; z = 2\n", 1, 12, "missing value after '='"},
     /* fuzz_attrs: a NUL in a subscript silently named another setting */
     {"x[\"MALLOC_CONF\\0y\"] = 1\n", 1, 3, "a subscript key cannot contain a NUL byte"},
+    {"x = 1.5abc\n", 1, 8, "malformed number"},
+    {"x = 1 'a'\n", 1, 7, "unexpected \"'\" after value"},
 };
 
 static void check_bad(const struct bad *b)
@@ -705,6 +720,18 @@ static char *repeat(const char *head, const char *unit, size_t n, const char *ta
 static void test_depth_limit(void **state)
 {
 	(void)state;
+	/* subscripts of a setting: RB_MAX_DEPTH keys, one more is an error at its '[' */
+	char *keys = repeat("x", "['k']", RB_MAX_DEPTH + 1, " = 1\n");
+	struct rb_file kf;
+	struct diags kd;
+	diags_init(&kd);
+	assert_int_equal(rb_parse("keys.rb", keys, strlen(keys), &kf, &kd), -1);
+	assert_int_equal(kd.nerr, 1);
+	assert_int_equal(kd.v[0].col, 2 + 5 * RB_MAX_DEPTH);
+	assert_non_null(strstr(kd.v[0].msg, "subscripts"));
+	diags_free(&kd);
+	rb_free(&kf);
+	free(keys);
 	/* RB_MAX_DEPTH levels parse; one more is a located error */
 	char *open = repeat("x = ", "[", RB_MAX_DEPTH, "");
 	char *ok = repeat(open, "]", RB_MAX_DEPTH, "\n");

@@ -176,12 +176,141 @@ static void test_unix_send_expect(void **state)
 	close(ready[1]);
 }
 
+/* A child in its own process group serving one fixed reply to every TCP connection on a
+ * loopback port (*port set); delay_ms before answering. */
+static pid_t tcp_server(const char *reply, int delay_ms, int *port)
+{
+	int fd = listen_tcp(port);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;) {
+			char buf[512];
+			int c = accept(fd, NULL, NULL);
+			if (c == -1)
+				_exit(1);
+			(void)!read(c, buf, sizeof buf);
+			if (delay_ms > 0)
+				sleep_ms(delay_ms);
+			(void)!write(c, reply, strlen(reply));
+			close(c);
+		}
+	}
+	setpgid(pid, pid);
+	close(fd); /* the child's socket now: the parent holds no copy */
+	return pid;
+}
+
+/* http:/PATH: 2xx/3xx is ready; another status, or not HTTP at all, is named. */
+static void test_http_answers(void **state)
+{
+	(void)state;
+	int port;
+	char why[512];
+	struct fake f;
+	pid_t srv = tcp_server("HTTP/1.0 302 Found\r\nLocation: /x\r\n\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	reap(srv);
+	srv = tcp_server("HTTP/1.0 404 Not Found\r\n\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "GET /metrics: HTTP 404");
+	reap(srv);
+	srv = tcp_server("SSH-2.0-OpenSSH_9.2\r\n", 0, &port);
+	fake_init(&f, "http:/metrics", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "GET /metrics: not an HTTP answer");
+	/* No port to ask: nothing is tried. */
+	fake_init(&f, "http:/metrics", 0);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_string_equal(why, "check \"http:/metrics\" needs a listen port");
+	reap(srv);
+}
+
+/* tcp with send/expect: the wildcard address is asked on loopback; a silent server times out
+ * at the deadline; a host that does not resolve is named. */
+static void test_tcp_send_expect(void **state)
+{
+	(void)state;
+	int port;
+	char why[512];
+	struct fake f;
+	pid_t srv = tcp_server("+PONG\r\n", 0, &port);
+	fake_init(&f, "tcp", port);
+	f.svc.listen_host = "0.0.0.0";
+	f.def.check_send = "PING\r\n";
+	f.def.check_expect = "+PONG";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	f.svc.listen_host = "no-such-host.invalid";
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, mono_ms() + 5000, why, sizeof why),
+	                 0);
+	assert_non_null(strstr(why, "no-such-host.invalid: "));
+	reap(srv);
+	srv = tcp_server("+PONG\r\n", 3000, &port);
+	fake_init(&f, "tcp", port);
+	f.def.check_send = "PING\r\n";
+	f.def.check_expect = "+PONG";
+	long t0 = mono_ms();
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, srv, t0 + 300, why, sizeof why), 0);
+	assert_string_equal(why, "no answer in time");
+	assert_true(mono_ms() >= t0 + 300); /* it waited for its deadline: a lower bound only */
+	reap(srv);
+}
+
+/* The listener is a child of the supervised process, in its process group (a wrapper
+ * script's server): that is the service being ready. No pid at all: not running. */
+static void test_group_member_listens(void **state)
+{
+	(void)state;
+	int port, ready[2];
+	int fd = listen_tcp(&port);
+	assert_int_equal(pipe(ready), 0);
+	pid_t leader = fork();
+	assert_true(leader >= 0);
+	if (leader == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pid_t kid = fork(); /* same group; holds the socket; the leader does not */
+		if (kid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			(void)!write(ready[1], "x", 1);
+			pause();
+			_exit(0);
+		}
+		close(fd);
+		pause();
+		_exit(0);
+	}
+	setpgid(leader, leader);
+	close(fd);
+	char b, why[512];
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	struct fake f;
+	fake_init(&f, "tcp", port);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, leader, mono_ms() + 5000, why, sizeof why),
+	                 1);
+	assert_int_equal(ready_check(&ctl, &f.a, &f.svc, 0, mono_ms() + 5000, why, sizeof why), 0);
+	assert_string_equal(why, "not running");
+	kill(-leader, SIGKILL);
+	waitpid(leader, NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_port_holder),
-	    cmocka_unit_test(test_tcp_owner),
-	    cmocka_unit_test(test_unix_send_expect),
+	    cmocka_unit_test(test_port_holder),      cmocka_unit_test(test_tcp_owner),
+	    cmocka_unit_test(test_unix_send_expect), cmocka_unit_test(test_http_answers),
+	    cmocka_unit_test(test_tcp_send_expect),  cmocka_unit_test(test_group_member_listens),
 	};
 	if (ctl_init(&ctl, NULL, "/nonexistent/gitlab.rb") == -1)
 		return 1;
