@@ -339,8 +339,11 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = strcmp(a->svcs[j].user, s->user) == 0;
 		/* The home useradd was given: reconfigure's accounts, and only those. */
-		if (!seen &&
-		    accounts_remove(s->user, s->group, GITLAB_CTL_DATA_DIR, stdout, &removed) == -1)
+		char home[PATH_MAX];
+		if (seen)
+			continue;
+		if (accounts_home(s, home, sizeof home) == -1 ||
+		    accounts_remove(s->user, s->group, home, stdout, &removed) == -1)
 			rc = 1;
 	}
 	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "build_config.h"
+#include "config/catalog.h"
 #include "render/accounts.h"
 #include "lib/spawn.h"
 #include "lib/names.h"
@@ -147,5 +149,16 @@ int accounts_remove(const char *user, const char *group, const char *home, FILE 
 	}
 	fprintf(out, "remove group %s\n", group);
 	(*removed)++;
+	return 0;
+}
+
+int accounts_home(const struct svc *s, char *home, size_t len)
+{
+	bool own = cat_setting_find(s->def, "username") != NULL;
+	if ((size_t)snprintf(home, len, "%s%s%s", GITLAB_CTL_DATA_DIR, own ? "/" : "",
+	                     own ? s->def->name : "") >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "config/attrs.h"
+
 /*
  * Make sure group and user exist: a system group, and a system user in it
  * with the given home (not created) and no login shell, made by groupadd and
@@ -19,6 +21,16 @@
  */
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
                     bool dry_run, FILE *out, int *created);
+
+/*
+ * The home useradd is given for a service's account: /etc/passwd is the
+ * machine's, not the root's, so Omnibus' unprefixed data dir; a service with
+ * an account of its own (a `username` setting: gitlab-psql) gets
+ * <data_dir>/<service>. Creation and removal both ask here, so that
+ * remove-accounts recognises every account reconfigure made.
+ * 0, or -1 (ENAMETOOLONG).
+ */
+int accounts_home(const struct svc *s, char *home, size_t len);
 
 /*
  * Undo accounts_ensure: delete user when it is a system account (uid 1..999) whose home is

@@ -345,14 +345,8 @@ int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run)
 			p->gid = same->gid;
 			continue;
 		}
-		/*
-		 * /etc/passwd is the machine's, not the root's: Omnibus' homes,
-		 * unprefixed; a service's own account (gitlab-psql) gets its own.
-		 */
 		char home[PATH_MAX];
-		bool own = cat_setting_find(s->def, "username") != NULL;
-		if ((size_t)snprintf(home, sizeof home, "%s%s%s", GITLAB_CTL_DATA_DIR,
-		                     own ? "/" : "", own ? s->def->name : "") >= sizeof home) {
+		if (accounts_home(s, home, sizeof home) == -1) {
 			warnx("path too long: %s/%s", GITLAB_CTL_DATA_DIR, s->def->name);
 			return -1;
 		}

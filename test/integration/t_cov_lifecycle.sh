@@ -10,8 +10,9 @@ ERR=$T_ROOT/err
 U=gctlc$$
 G=gctlg$$
 K=gctlk$$
+O=gctlo$$ # solo's own account (a `username` setting, as gitlab-psql)
 drop_accounts() {
-	for _a in "$U" "$K" "$G"; do
+	for _a in "$U" "$K" "$O" "$G"; do
 		for _try in 1 2 3 4 5 6 7 8 9 10; do # /etc/passwd may be locked by a parallel test
 			getent passwd "$_a" >/dev/null || break
 			userdel "$_a" 2>/dev/null || sleep 0.3
@@ -47,9 +48,14 @@ sed -e 's/"light"/"light2"/g; s|/light"|/light2"|g' -e '/^command/d' "$DATA/sv/l
 echo 'command = [ "{{gitlab_install_dir}}/bin/mysleep", "100000" ];' >>"$DATA/sv/light2.conf"
 mkdir -p "$T_ROOT/opt/gitlab/bin"
 cp /bin/sleep "$T_ROOT/opt/gitlab/bin/mysleep"
+# solo: a service with an account of its own, whose home useradd gets is <data_dir>/solo.
+sed -e 's/"light"/"solo"/g; s|/light"|/solo"|g' -e '/^settings = (/a\
+  { name = "username"; type = "string"; default = "nobody-here"; },\
+  { name = "group";    type = "string"; default = "nobody-here"; },' "$DATA/sv/light.conf" >"$DATA/sv/solo.conf"
 export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
-printf "user['username'] = '%s'\nuser['group'] = '%s'\n" "$U" "$G" >"$RB"
+printf "user['username'] = '%s'\nuser['group'] = '%s'\nsolo['username'] = '%s'\nsolo['group'] = '%s'\n" \
+	"$U" "$G" "$O" "$O" >"$RB"
 SVC=$SV_DIR/light
 
 note "usage errors: status 2 and the usage line"
@@ -140,17 +146,21 @@ has "$ERR" "remove-accounts: only root deletes accounts"
 cp "$RB" "$T_ROOT/good.rb"
 echo "light['enable'] = " >>"$RB"
 expect_rc 1 ctl remove-accounts
-has "$ERR" "gitlab.rb:3:"
+has "$ERR" "gitlab.rb:5:"
 cp "$T_ROOT/good.rb" "$RB"
 getent passwd "$U" >/dev/null || fail "$U removed by a failed remove-accounts"
 
-note "remove-accounts after uninstall: the account and its group go"
+note "remove-accounts after uninstall: the accounts and their groups go, a service's own too"
+getent passwd "$O" >/dev/null || fail "reconfigure did not create solo's account $O"
 expect_rc 0 ctl remove-accounts
 has "$OUT" "remove user $U"
 has "$OUT" "remove group $G"
-has "$OUT" "2 accounts removed"
+has "$OUT" "remove user $O"
+has "$OUT" "3 accounts removed" # userdel takes solo's private group with it
 getent passwd "$U" >/dev/null && fail "$U still exists"
 getent group "$G" >/dev/null && fail "group $G still exists"
+getent passwd "$O" >/dev/null && fail "solo's account $O still exists"
+getent group "$O" >/dev/null && fail "solo's group $O still exists"
 expect_rc 0 ctl remove-accounts
 has "$OUT" "0 accounts removed"
 
