@@ -157,9 +157,11 @@ static bool exited(const struct converge *cv, size_t k, const struct sv_status *
 	char buf[256], note[256];
 	svwait_status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
 	port_note(p->svc, note, sizeof note);
-	snprintf(v->notready, sizeof v->notready,
-	         "%sit exits right after it starts (status: %s); see %s/current", note, buf,
-	         p->svc->log_dir);
+	/* A long log path may cut the message short; the log's last lines follow anyway. */
+	if (snprintf(v->notready, sizeof v->notready,
+	             "%sit exits right after it starts (status: %s); see %s/current", note, buf,
+	             p->svc->log_dir) >= (int)sizeof v->notready)
+		memcpy(v->notready + sizeof v->notready - 4, "...", 4);
 	warnx("%s: %s", name_of(cv, k), v->notready);
 	svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 	return true;
