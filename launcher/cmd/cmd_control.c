@@ -103,19 +103,6 @@ static int state_code(const struct sv_status *st)
 	return st->state == SV_RUN && st->pid != 0 ? CODE_RUN : CODE_DOWN;
 }
 
-/* "NAME/log": the log's directory relative to the service directory, and its label. */
-static int log_relpath(const char *name, char *out, size_t len)
-{
-	size_t n = strlen(name);
-	if (n + sizeof "/log" > len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(out, name, n);
-	memcpy(out + n, "/log", sizeof "/log");
-	return 0;
-}
-
 /* A service's (or log's) state at buf, as sv_status_format; a name is at most NAME_MAX,
  * so the line fits the callers' buffers. Returns the length written. */
 static size_t state_at(char *buf, size_t len, int dfd, const char *dir, const char *name,
@@ -133,7 +120,7 @@ static int status_one(const struct svsel *sel, const char *name, time_t now)
 	const char *dir = name;
 	struct sv_status st;
 
-	if (log_relpath(name, logdir, sizeof logdir) == -1) {
+	if (svsel_relpath(name, true, logdir, sizeof logdir) == -1) {
 		printf("fail: %s: %s\n", name, sv_strerror(errno));
 		return CODE_FAIL;
 	}

@@ -137,13 +137,18 @@ int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, s
 	return 0;
 }
 
+/* memcpy, not snprintf: status calls this for every service. */
 int svsel_relpath(const char *name, bool log, char *out, size_t len)
 {
-	int n = snprintf(out, len, "%s%s", name, log ? "/log" : "");
-	if (n < 0 || (size_t)n >= len) {
+	size_t n = strlen(name);
+	const char *sfx = log ? "/log" : "";
+	size_t m = strlen(sfx);
+	if (n + m + 1 > len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	memcpy(out, name, n);
+	memcpy(out + n, sfx, m + 1);
 	return 0;
 }
 
