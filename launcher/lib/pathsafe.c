@@ -190,8 +190,14 @@ int pathsafe_mkdirs(const char *path, mode_t mode)
 			continue;
 		char saved = *p;
 		*p = '\0';
-		if (mkdir(buf, mode) == -1 && errno != EEXIST)
+		struct stat st;
+		if (mkdir(buf, mode) == -1 &&
+		    (errno != EEXIST || stat(buf, &st) == -1 || !S_ISDIR(st.st_mode))) {
+			if (errno == EEXIST)
+				errno = ENOTDIR; /* a file where a directory belongs: name it, not
+				                    its child */
 			return -1;
+		}
 		*p = saved;
 		if (saved == '\0')
 			break;

@@ -1,5 +1,6 @@
 /* Unit tests of the path policy: normalisation, containment, StrictModes, gitlab.rb. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,13 +137,34 @@ static int teardown(void **state)
 	return pid > 0 && waitpid(pid, &st, 0) == pid ? 0 : -1;
 }
 
+/* mkdir -p: existing directories pass; a file where a directory belongs is ENOTDIR at it. */
+static void test_mkdirs(void **state)
+{
+	(void)state;
+	char p[PATH_MAX], f[PATH_MAX];
+	snprintf(p, sizeof p, "%s/m/a/b", dir);
+	assert_int_equal(pathsafe_mkdirs(p, 0755), 0);
+	assert_int_equal(pathsafe_mkdirs(p, 0755), 0); /* again: all there */
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	snprintf(f, sizeof f, "%s/m/file", dir);
+	int fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pathsafe_mkdirs(f, 0755), -1);
+	assert_int_equal(errno, ENOTDIR);
+	snprintf(p, sizeof p, "%s/m/file/x", dir);
+	assert_int_equal(pathsafe_mkdirs(p, 0755), -1);
+	assert_int_equal(errno, ENOTDIR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalize),
-	    cmocka_unit_test(test_below),
-	    cmocka_unit_test(test_trusted),
-	    cmocka_unit_test(test_config_file),
+	    cmocka_unit_test(test_normalize), cmocka_unit_test(test_below),
+	    cmocka_unit_test(test_trusted),   cmocka_unit_test(test_config_file),
+	    cmocka_unit_test(test_mkdirs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
