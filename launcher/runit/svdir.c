@@ -577,8 +577,11 @@ int svdir_run(const struct ctl *ctl)
 		warn("runsvdir: bad root");
 		return 1;
 	}
-	if (pathsafe_mkdirs(var, 0755) == -1 || pathsafe_mkdirs(service, 0755) == -1) {
-		warn("runsvdir: cannot create %s or %s", var, service);
+	const char *unmade = pathsafe_mkdirs(var, 0755) == -1       ? var
+	                     : pathsafe_mkdirs(service, 0755) == -1 ? service
+	                                                            : NULL;
+	if (unmade != NULL) {
+		warn("runsvdir: cannot create %s", unmade);
 		return 1;
 	}
 	/*

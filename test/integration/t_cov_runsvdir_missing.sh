@@ -78,7 +78,7 @@ mkdir -p "$R2/opt/gitlab"
 rc=0
 "$GITLAB_CTL" --root "$R2" runsvdir >"$T_ROOT/out" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "exit $rc: $(cat "$T_ROOT/out")"
-grep -q "cannot open $R2/opt/gitlab/var/runsvdir.pid: Not a directory" "$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
+grep -q "cannot create $R2/opt/gitlab/var: Not a directory" "$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
 echo "ok: scenario"
 EOF2
 
