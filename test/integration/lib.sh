@@ -134,3 +134,38 @@ expect_rc() {
 has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
 lacks() { ! grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 has: $2"; }; }
 empty() { [ ! -s "$1" ] || { cat "$1" >&2; fail "$1 is not empty"; }; }
+
+# test_service NAME [OPTION=VALUE...]: a cheap catalog entry in $DATA/sv/NAME.conf: the path
+# settings every service has, PATH=/usr/bin:/bin, and `/bin/sh -c CMD` as its command.
+# Options: cmd=CMD (default: exec sleep 100000; no double quotes), enable=false,
+# settings=LINES (more settings), extra=LINES (more top-level keys: after, check_command...).
+test_service() {
+	_ts_name=$1
+	shift
+	_ts_enable=true _ts_cmd='exec sleep 100000' _ts_settings='' _ts_extra=''
+	for _ts_o; do
+		case $_ts_o in
+		enable=*) _ts_enable=${_ts_o#enable=} ;;
+		cmd=*) _ts_cmd=${_ts_o#cmd=} ;;
+		settings=*) _ts_settings=${_ts_o#settings=} ;;
+		extra=*) _ts_extra=${_ts_o#extra=} ;;
+		*) fail "test_service: unknown option $_ts_o" ;;
+		esac
+	done
+	cat >"$DATA/sv/$_ts_name.conf" <<EOF_TS
+name = "$_ts_name";
+config_name = "$_ts_name";
+enable_default = $_ts_enable;
+settings = (
+  { name = "enable";        type = "bool"; default = $_ts_enable; },
+  { name = "home";          type = "path"; default = "{{data_dir}}/$_ts_name"; },
+  { name = "log_directory"; type = "path"; default = "{{log_dir}}/$_ts_name"; },
+  { name = "env_directory"; type = "path"; default = "{{install_dir}}/etc/$_ts_name/env"; },$_ts_settings
+  { name = "env";           type = "env"; }
+);
+env = { };
+base_env = { PATH = "/usr/bin:/bin"; };
+command = [ "/bin/sh", "-c", "$_ts_cmd" ];
+$_ts_extra
+EOF_TS
+}

@@ -28,21 +28,7 @@ trap '_r=$?; set +e; stop_root; drop_accounts; (exit $_r); t_cleanup' EXIT  # pr
 DATA=$T_ROOT/data
 mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/templates" "$DATA/"
-cat >"$DATA/sv/light.conf" <<'EOF2'
-name = "light";
-config_name = "light";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool";   default = true; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
-EOF2
+test_service light
 # light2: the same account, its program a copy of sleep that the test replaces as dpkg would.
 sed -e 's/"light"/"light2"/g; s|/light"|/light2"|g' -e '/^command/d' "$DATA/sv/light.conf" >"$DATA/sv/light2.conf"
 echo 'command = [ "{{gitlab_install_dir}}/bin/mysleep", "100000" ];' >>"$DATA/sv/light2.conf"

@@ -41,42 +41,10 @@ setup = (
     command = [ "/bin/sh", "-c", "[ -e {{home}}/greeted ] || { touch {{home}}/greeted; echo greeted; }" ]; }
 );
 EOF2
-cat >"$DATA/sv/beta.conf" <<'EOF2'
-name = "beta";
-config_name = "beta";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool";   default = true; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/beta"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/beta"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/beta/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
-after = [ "alpha" ];
-EOF2
+test_service beta extra='after = [ "alpha" ];'
 # gamma sleeps; stubborn ignores TERM. Both off unless gitlab.rb enables them.
-for svc in gamma stubborn; do
-	cmd='"/bin/sh", "-c", "exec sleep 100000"'
-	[ $svc = stubborn ] && cmd='"/bin/sh", "-c", "trap \x27\x27 TERM; while :; do sleep 1; done"'
-	cat >"$DATA/sv/$svc.conf" <<EOF2
-name = "$svc";
-config_name = "$svc";
-enable_default = false;
-settings = (
-  { name = "enable";        type = "bool";   default = false; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/$svc"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/$svc"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/$svc/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ $cmd ];
-EOF2
-done
+test_service gamma enable=false
+test_service stubborn enable=false cmd="trap '' TERM; while :; do sleep 1; done"
 export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"

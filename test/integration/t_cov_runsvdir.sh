@@ -7,21 +7,7 @@
 DATA=$T_ROOT/data
 mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/templates" "$DATA/"
-cat >"$DATA/sv/light.conf" <<'EOF2'
-name = "light";
-config_name = "light";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool";   default = true; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
-EOF2
+test_service light
 export GITLAB_CTL_DATADIR=$DATA
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
 SVC=$SV_DIR/light

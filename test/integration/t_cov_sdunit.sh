@@ -13,21 +13,7 @@ command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 DATA=$T_ROOT/data
 mkdir -p "$DATA/sv"
 cp -R "$SRCDIR/templates" "$DATA/"
-cat >"$DATA/sv/light.conf" <<'EOF2'
-name = "light";
-config_name = "light";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool";   default = true; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/light"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/light"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/light/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
-EOF2
+test_service light
 : >"$T_ROOT/gitlab.rb"
 chmod 600 "$T_ROOT/gitlab.rb"
 

@@ -13,22 +13,7 @@ DATA=$T_ROOT/data
 mkdir -p "$DATA" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/sv" "$SRCDIR/templates" "$DATA/"
 cp -R "$GITLAB_CTL_DATADIR/exporter" "$DATA/" # the installed copy: the checkout may be 0700
-cat >"$DATA/sv/stubborn.conf" <<'EOF2'
-name = "stubborn";
-config_name = "stubborn";
-description = "a test service that ignores SIGTERM";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool"; default = true; },
-  { name = "home";          type = "path"; default = "{{data_dir}}/stubborn"; },
-  { name = "log_directory"; type = "path"; default = "{{log_dir}}/stubborn"; },
-  { name = "env_directory"; type = "path"; default = "{{install_dir}}/etc/stubborn/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "trap '' TERM; echo stubborn up; while :; do sleep 1; done" ];
-EOF2
+test_service stubborn cmd="trap '' TERM; echo stubborn up; while :; do sleep 1; done"
 export GITLAB_CTL_DATADIR=$DATA
 PORT=$(free_port)
 cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<EOF2

@@ -8,23 +8,8 @@
 DATA=$T_ROOT/data
 mkdir -p "$DATA" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/sv" "$SRCDIR/templates" "$DATA/"
-cat >"$DATA/sv/sleeper.conf" <<'EOF2'
-name = "sleeper";
-config_name = "sleeper";
-description = "a cheap test service";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool"; default = true; },
-  { name = "home";          type = "path"; default = "{{data_dir}}/sleeper"; },
-  { name = "log_directory"; type = "path"; default = "{{log_dir}}/sleeper"; },
-  { name = "env_directory"; type = "path"; default = "{{install_dir}}/etc/sleeper/env"; },
-  { name = "env";           type = "env"; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "echo sleeper up; exec sleep 100000" ];
-EOF2
 export GITLAB_CTL_DATADIR=$DATA
+test_service sleeper cmd='echo sleeper up; exec sleep 100000'
 echo "gitlab_exporter['enable'] = false" >"$T_ROOT/etc/gitlab/gitlab.rb"
 
 out=$(ctl reconfigure 2>&1) || fail "reconfigure failed: $out"
