@@ -169,3 +169,22 @@ command = [ "/bin/sh", "-c", "$_ts_cmd" ];
 $_ts_extra
 EOF_TS
 }
+
+# hold_root_lock [TEXT]: a background shell holds the root's reconfigure lock (TEXT written
+# into the file, "" to empty it; without TEXT the file is left as it is) until
+# $T_ROOT/release appears. HOLDER is its pid (tracked).
+hold_root_lock() {
+	rm -f "$T_ROOT/held" "$T_ROOT/release"
+	_hl_lock=$T_ROOT/opt/gitlab/var/reconfigure.lock
+	(
+		exec 9>>"$_hl_lock"
+		flock -x 9
+		if [ $# -gt 0 ]; then printf '%s' "${1:+$1
+}" >"$_hl_lock"; fi
+		: >"$T_ROOT/held"
+		until_true 600 test -e "$T_ROOT/release"
+	) &
+	HOLDER=$!
+	track_pid "$HOLDER"
+	until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+}

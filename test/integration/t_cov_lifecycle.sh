@@ -103,16 +103,7 @@ has "$OUT" "upgrade: no running service has a changed program"
 [ "$(status_pid "$SV_DIR/light2/supervise/status")" = 0 ] || fail "upgrade started light2"
 
 note "uninstall waits for a running reconfigure's lock"
-LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
-(
-	exec 9>>"$LOCK"
-	flock -x 9
-	: >"$T_ROOT/held"
-	until_true 600 test -e "$T_ROOT/release"
-) &
-HOLDER=$!
-track_pid "$HOLDER"
-until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+hold_root_lock
 "$GITLAB_CTL" --root "$T_ROOT" uninstall >"$T_ROOT/u.out" 2>"$T_ROOT/u.err" &  # $! is its pid
 UN=$!
 track_pid "$UN"

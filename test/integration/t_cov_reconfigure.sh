@@ -232,16 +232,7 @@ until_true 100 no_reader "$SV_DIR/stubborn/supervise/ok" || fail "stubborn's run
 
 note "a second reconfigure waits for the first one's lock"
 LOCK=$T_ROOT/opt/gitlab/var/reconfigure.lock
-(
-	exec 9>>"$LOCK"
-	flock -x 9
-	echo 4242 >"$LOCK"
-	: >"$T_ROOT/held"
-	until_true 600 test -e "$T_ROOT/release"
-) &
-HOLDER=$!
-track_pid "$HOLDER"
-until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+hold_root_lock 4242
 "$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" &  # $! is its pid
 RC_PID=$!
 track_pid "$RC_PID"
@@ -253,17 +244,7 @@ grep -q '^0/' "$T_ROOT/r.out" || fail "$(cat "$T_ROOT/r.out")"
 wait "$HOLDER" || true
 
 note "a holder that has not written its pid yet: named as '?'"
-rm -f "$T_ROOT/held" "$T_ROOT/release"
-(
-	exec 9>>"$LOCK"
-	flock -x 9
-	: >"$LOCK"
-	: >"$T_ROOT/held"
-	until_true 600 test -e "$T_ROOT/release"
-) &
-HOLDER=$!
-track_pid "$HOLDER"
-until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+hold_root_lock ""
 "$GITLAB_CTL" --root "$T_ROOT" reconfigure >"$T_ROOT/r.out" 2>"$T_ROOT/r.err" & # $! is its pid
 RC_PID=$!
 track_pid "$RC_PID"
