@@ -268,18 +268,31 @@ static struct rb_value *make_str(struct parser *p, enum rb_kind kind, size_t sta
 	return v;
 }
 
-/* 'single': only \\ and \' are escapes. pos is at the quote; start is the value's start. */
-static struct rb_value *parse_sq(struct parser *p, enum rb_kind kind, size_t start)
+/*
+ * The closing quote of the string opened at p->pos (a backslash skips the
+ * next byte) in *end, and an arena buffer big enough for its bytes; false
+ * after failing.
+ */
+static bool quoted_extent(struct parser *p, char quote, size_t *end, char **buf)
 {
 	size_t q = p->pos, i = q + 1;
-	while (i < p->len && p->s[i] != '\'')
+	while (i < p->len && p->s[i] != quote)
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
 		rbl_fail_at(p, q, "unterminated string started here");
-		return NULL;
+		return false;
 	}
-	char *buf = rbl_palloc(p, i - q);
-	if (buf == NULL)
+	*end = i;
+	*buf = rbl_palloc(p, i - q);
+	return *buf != NULL;
+}
+
+/* 'single': only \\ and \' are escapes. pos is at the quote; start is the value's start. */
+static struct rb_value *parse_sq(struct parser *p, enum rb_kind kind, size_t start)
+{
+	size_t q = p->pos, i;
+	char *buf;
+	if (!quoted_extent(p, '\'', &i, &buf))
 		return NULL;
 	size_t o = 0;
 	for (size_t k = q + 1; k < i; k++) {
@@ -295,15 +308,9 @@ static struct rb_value *parse_sq(struct parser *p, enum rb_kind kind, size_t sta
 /* "double": NULL without failing when it needs Ruby (interpolation). */
 static struct rb_value *parse_dq(struct parser *p, enum rb_kind kind, size_t start)
 {
-	size_t q = p->pos, i = q + 1;
-	while (i < p->len && p->s[i] != '"')
-		i += p->s[i] == '\\' ? 2 : 1;
-	if (i >= p->len) {
-		rbl_fail_at(p, q, "unterminated string started here");
-		return NULL;
-	}
-	char *buf = rbl_palloc(p, i - q);
-	if (buf == NULL)
+	size_t q = p->pos, i;
+	char *buf;
+	if (!quoted_extent(p, '"', &i, &buf))
 		return NULL;
 	size_t n = 0;
 	int r = decode_dq(p, q + 1, i, buf, &n);
