@@ -81,6 +81,16 @@ stop_root() {
 		kill -HUP "$_p" 2>/dev/null || true
 		wait_gone "$_p" 100 || kill -KILL "$_p" 2>/dev/null || true
 	done
+	# A runsv whose runsvdir is gone (a test killed it) would restart what we stop: first
+	# the parents of what is left that are runsv processes working in this root's tree.
+	for _p in $_leftover; do
+		alive "$_p" || continue
+		_pp=$(awk '{ sub(/^.*\) /, ""); print $2 }' "/proc/$_p/stat" 2>/dev/null) || continue
+		[ "$_pp" != $$ ] && [ "$(cat "/proc/$_pp/comm" 2>/dev/null)" = runsv ] || continue
+		case $(readlink "/proc/$_pp/cwd" 2>/dev/null) in
+		"$T_ROOT"/*) kill -KILL "$_pp" 2>/dev/null || true ;;
+		esac
+	done
 	for _p in $_leftover; do
 		alive "$_p" || continue
 		kill -TERM "$_p" 2>/dev/null || true
