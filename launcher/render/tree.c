@@ -119,13 +119,12 @@ int tree_set_anchor(struct tree *t, const char *dir)
 	return 0;
 }
 
-int tree_add_secret(struct tree *t, const char *value)
+void tree_add_secret(struct tree *t, const char *value)
 {
 	if (value == NULL || value[0] == '\0')
-		return 0;
+		return;
 	t->secrets = xreallocarray(t->secrets, t->nsecrets + 1, sizeof *t->secrets);
 	t->secrets[t->nsecrets++] = xstrdup(value);
-	return 0;
 }
 
 static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,

@@ -146,8 +146,8 @@ void tree_free(struct tree *t);
 /* Paths below dir are reached from it without following symlinks (default "/"). 0 or -1. */
 int tree_set_anchor(struct tree *t, const char *dir);
 
-/* A file whose old or new content holds value gets no diff. Returns 0. */
-int tree_add_secret(struct tree *t, const char *value);
+/* A file whose old or new content holds value gets no diff. */
+void tree_add_secret(struct tree *t, const char *value);
 
 /*
  * Add a node (strings are copied). Returns its index (never fails: out of
