@@ -6,7 +6,7 @@ cd "$SRCDIR"
 for tool in clang-format cppcheck; do
 	command -v "$tool" >/dev/null || { echo "FAIL: $tool missing (scripts/setup installs it)" >&2; exit 1; }
 done
-files=$(ls launcher/*.c launcher/*/*.c launcher/*/*.h test/unit/*.c test/fuzz/*.c test/fuzz/*.h 2>/dev/null)
+files=$(ls launcher/*.c launcher/*/*.c launcher/*/*.h test/unit/*.c test/unit/*.h test/fuzz/*.c test/fuzz/*.h 2>/dev/null)
 # shellcheck disable=SC2086
 clang-format --dry-run --Werror $files
 # shellcheck disable=SC2086

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "child.h"
+
 #include "render/accounts.h"
 #include "lib/names.h"
 
@@ -137,34 +139,9 @@ static void test_lookup_and_names(void **state)
 	assert_false(name_account_ok("a234567890123456789012345678901234"));
 }
 
-/* Run fn in a child; its exit status, with its stderr in err. */
-static int in_child(int (*fn)(void), char *err, size_t len)
+static int ensure_user_as_nobody(void *arg)
 {
-	int pfd[2];
-	assert_int_equal(pipe(pfd), 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid != -1);
-	if (pid == 0) {
-		dup2(pfd[1], STDERR_FILENO);
-		close(pfd[0]);
-		exit(fn()); /* exit, not _exit: a coverage build writes its counters */
-	}
-	close(pfd[1]);
-	size_t got = 0;
-	ssize_t n;
-	while (got + 1 < len && (n = read(pfd[0], err + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	err[got] = '\0';
-	close(pfd[0]);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
-static int ensure_user_as_nobody(void)
-{
+	(void)arg;
 	int created = 0;
 	if (setresgid(65534, 65534, 65534) == -1 || setresuid(65534, 65534, 65534) == -1)
 		return 100;
@@ -176,8 +153,9 @@ static int ensure_user_as_nobody(void)
 }
 
 /* Without groupadd (masked in a private mount namespace): refused, nothing created. */
-static int ensure_without_groupadd(void)
+static int ensure_without_groupadd(void *arg)
 {
+	(void)arg;
 	int created = 0;
 	if (unshare(CLONE_NEWNS) == -1 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
 	    mount("/dev/null", "/usr/sbin/groupadd", NULL, MS_BIND, NULL) == -1)
@@ -190,8 +168,9 @@ static int ensure_without_groupadd(void)
 }
 
 /* useradd refusing (a relative home): its failure is reported, nothing created. */
-static int ensure_useradd_fails(void)
+static int ensure_useradd_fails(void *arg)
 {
+	(void)arg;
 	int created = 0;
 	return accounts_ensure(MISSING, "root", "relative/home", true, false, stderr, &created) ==
 	               -1
@@ -205,12 +184,12 @@ static void test_tool_failures(void **state)
 	char err[1024];
 	if (geteuid() != 0)
 		skip();
-	assert_int_equal(in_child(ensure_user_as_nobody, err, sizeof err), 0);
+	assert_int_equal(in_child(ensure_user_as_nobody, NULL, err, sizeof err), 0);
 	assert_non_null(
 	    strstr(err, "user '" MISSING "' does not exist (only root creates accounts)"));
-	assert_int_equal(in_child(ensure_without_groupadd, err, sizeof err), 0);
+	assert_int_equal(in_child(ensure_without_groupadd, NULL, err, sizeof err), 0);
 	assert_non_null(strstr(err, "groupadd " MISSING " failed (status -1)"));
-	assert_int_equal(in_child(ensure_useradd_fails, err, sizeof err), 0);
+	assert_int_equal(in_child(ensure_useradd_fails, NULL, err, sizeof err), 0);
 	assert_non_null(strstr(err, "useradd " MISSING " failed (status "));
 	assert_null(getpwnam(MISSING));
 	assert_null(getgrnam(MISSING));

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "child.h"
+
 #include "lib/alloc.h"
 
 #ifdef GITLAB_CTL_COVERAGE
@@ -55,42 +57,6 @@ static void test_ok(void **state)
 	free(s);
 }
 
-/* Run fn in a child with its address space capped near its current size; return its exit
- * status, and what it wrote on stderr in err. */
-static int in_child(void (*fn)(void), char *err, size_t len)
-{
-	int pfd[2];
-	assert_int_equal(pipe(pfd), 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid != -1);
-	if (pid == 0) {
-		dup2(pfd[1], STDERR_FILENO);
-		close(pfd[0]);
-		struct rlimit rl = {64L << 20, 64L << 20};
-		FILE *fp = fopen("/proc/self/status", "r");
-		char line[256];
-		long kb = 0;
-		while (fp && fgets(line, sizeof line, fp))
-			if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
-				break;
-		if (fp)
-			fclose(fp);
-		rl.rlim_cur = rl.rlim_max = (rlim_t)kb * 1024 + (64L << 20);
-		setrlimit(RLIMIT_AS, &rl);
-		fn();
-		exit(0); /* only if fn returned: the test fails on status 0 */
-	}
-	close(pfd[1]);
-	ssize_t n = read(pfd[0], err, len - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(pfd[0]);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
 static void big_malloc(void)
 {
 	(void)!xmalloc(SIZE_MAX / 2);
@@ -128,6 +94,29 @@ static void big_asprintf(void)
 	(void)!xasprintf("%s", huge());
 }
 
+/* The step of capped(): a function that must not return. */
+struct step {
+	void (*fn)(void);
+};
+
+/* Runs the step with the address space capped near its current size. */
+static int capped(void *arg)
+{
+	struct rlimit rl;
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = 0;
+	while (fp && fgets(line, sizeof line, fp))
+		if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
+			break;
+	if (fp)
+		fclose(fp);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)kb * 1024 + (64L << 20);
+	setrlimit(RLIMIT_AS, &rl);
+	((const struct step *)arg)->fn();
+	return 0; /* only if fn returned: the test fails on status 0 */
+}
+
 static void test_dies_111(void **state)
 {
 	(void)state;
@@ -135,7 +124,8 @@ static void test_dies_111(void **state)
 	                       big_strdup, big_strndup, big_asprintf};
 	for (size_t i = 0; i < sizeof fns / sizeof *fns; i++) {
 		char err[256];
-		assert_int_equal(in_child(fns[i], err, sizeof err), ALLOC_EXIT);
+		assert_int_equal(in_child(capped, &(struct step){fns[i]}, err, sizeof err),
+		                 ALLOC_EXIT);
 		assert_string_equal(err, "gitlab-ctl: fatal: out of memory\n");
 	}
 }

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "child.h"
+
 #include "lib/buf.h"
 
 static void test_empty_is_empty_string(void **state)
@@ -75,22 +77,20 @@ static void test_room_commit(void **state)
 	buf_free(&b);
 }
 
+static int overflow_room(void *arg)
+{
+	(void)arg;
+	struct buf b;
+	buf_init(&b);
+	buf_adds(&b, "x");
+	buf_room(&b, SIZE_MAX); /* len + n + 1 wraps */
+	return 0;
+}
+
 static void test_size_overflow_dies_111(void **state)
 {
 	(void)state;
-	pid_t pid = fork();
-	assert_true(pid != -1);
-	if (pid == 0) {
-		struct buf b;
-		buf_init(&b);
-		buf_adds(&b, "x");
-		buf_room(&b, SIZE_MAX); /* len + n + 1 wraps */
-		_exit(0);
-	}
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 111);
+	assert_int_equal(in_child(overflow_room, NULL, NULL, 0), 111);
 }
 
 int main(void)

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "child.h"
+
 #include "lib/grow.h"
 
 static void test_doubles_from_first(void **state)
@@ -28,22 +30,20 @@ static void test_doubles_from_first(void **state)
 	free(v);
 }
 
+/* Grows an array of 2 ints to *need elements: 0 when it did. */
+static int grow_to(void *need)
+{
+	int *v = NULL;
+	size_t cap = 0, n = *(const size_t *)need;
+	grow(&v, &cap, 2, sizeof *v, 2);
+	grow(&v, &cap, n, sizeof *v, 2);
+	return v != NULL && cap >= n ? 0 : 1;
+}
+
 /* Exit status of a child that grows an array of 2 ints to need elements. */
 static int grow_in_child(size_t need)
 {
-	pid_t pid = fork();
-	assert_true(pid != -1);
-	if (pid == 0) {
-		int *v = NULL;
-		size_t cap = 0;
-		grow(&v, &cap, 2, sizeof *v, 2);
-		grow(&v, &cap, need, sizeof *v, 2);
-		_exit(v != NULL && cap >= need ? 0 : 1);
-	}
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	return WEXITSTATUS(st);
+	return in_child(grow_to, &need, NULL, 0);
 }
 
 static void test_overflow_dies_111(void **state)
