@@ -9,7 +9,6 @@
 #include <err.h>
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +19,8 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/preflight.h"
 #include "lib/alloc.h"
-#include "lib/reach.h"
 #include "config/trust.h"
 
 struct loaded {
@@ -89,78 +88,6 @@ usage:
 	return -1;
 }
 
-/* A relative command is looked up in the service's PATH, as exec does. */
-static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
-{
-	const char *path = kv_get(&s->env, "PATH");
-	if (path == NULL)
-		path = kv_get(&s->base_env, "PATH");
-	while (path != NULL && *path != '\0') {
-		size_t n = strcspn(path, ":");
-		struct stat st;
-		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
-		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* What the service will execute: for the managed embedded link, the bundled exporter. */
-static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
-{
-	const char *cmd = s->argv != NULL ? s->argv[0] : NULL;
-	char link[PATH_MAX];
-	struct stat st;
-	if (cmd == NULL)
-		return false;
-	if (strchr(cmd, '/') == NULL)
-		return find_in_path(s, cmd, out, len);
-	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == 0 &&
-	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
-		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
-		       len;
-	return strlcpy(out, cmd, len) < len;
-}
-
-/*
- * Every enabled service's command must exist and be reachable by its account: a 0700
- * directory on the way (a checkout in root's home) fails the execve after reconfigure.
- */
-static void check_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
-{
-	for (size_t i = 0; i < a->nsvcs; i++) {
-		const struct svc *s = &a->svcs[i];
-		char path[PATH_MAX], why[PATH_MAX + 128];
-		struct reach_who w;
-		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
-			continue;
-		/* Blame the gitlab.rb line that set the command, else the catalog. */
-		const char *origin = kv_get(&s->origin, "command"), *colon;
-		char file[PATH_MAX];
-		int line = 0;
-		strlcpy(file, s->def->file, sizeof file);
-		if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
-			snprintf(file, sizeof file, "%.*s", (int)(colon - origin), origin);
-			line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
-		}
-		if (!command_path(ctl, s, path, sizeof path)) {
-			diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
-			          s->argv[0]);
-			continue;
-		}
-		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
-		if (geteuid() == 0)
-			reach_who_account(&w, s->user, s->group);
-		else /* without root, services run as the invoking user */
-			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
-		if (reach_exec(&w, path, why, sizeof why) != 0)
-			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
-			          s->def->name, path, why);
-	}
-}
-
 static int check_usage(void)
 {
 	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
@@ -187,8 +114,10 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	int rc = load_config(&c, &l);
-	if (rc == 0)
-		check_commands(&c, &l.attrs, &l.d);
+	if (rc == 0) {
+		preflight_commands(&c, &l.attrs, &l.d);
+		preflight_ports(&c, &l.attrs, &l.d);
+	}
 	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
 		rc = -1; /* what reconfigure would refuse before writing anything */
 	diags_print(&l.d, stderr);

@@ -680,6 +680,10 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		if ((v = get_string(l, m, "description")) == NULL)
 			return -1;
 		s->description = xstrdup(v);
+	} else if (strcmp(key, "package") == 0) {
+		if ((v = get_string(l, m, "package")) == NULL)
+			return -1;
+		s->package = xstrdup(v);
 	} else if (strcmp(key, "enable_default") == 0) {
 		return get_bool(l, m, key, &s->enable_default);
 	} else if (strcmp(key, "jemalloc") == 0) {
@@ -715,7 +719,8 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		return load_stop_signal(l, m);
 	} else {
 		lerr(l, m,
-		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
+		     "unknown key '%s' (name, config_name, description, package, enable_default, "
+		     "jemalloc, "
 		     "settings, env, base_env, command, templates, check, check_send, "
 		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
 		     key);
@@ -765,6 +770,7 @@ static void service_free(struct cat_service *s)
 	free(s->name);
 	free(s->config_name);
 	free(s->description);
+	free(s->package);
 	for (size_t i = 0; i < s->nsettings; i++) {
 		free(s->settings[i].name);
 		free(s->settings[i].def);

@@ -70,6 +70,7 @@ struct cat_service {
 	char *name;        /* runit service name: "gitlab-exporter" */
 	char *config_name; /* gitlab.rb top-level name: "gitlab_exporter" */
 	char *description;
+	char *package; /* the Debian package providing the command, NULL if none (bundled) */
 	bool enable_default;
 	bool jemalloc; /* wants LD_PRELOAD of jemalloc (Ruby services) */
 	struct cat_setting *settings;

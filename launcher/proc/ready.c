@@ -141,8 +141,10 @@ static void cmdline_of(pid_t pid, char *out, size_t len)
 	}
 	out[n] = '\0';
 	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
+		if (out[i] == '\0')
 			out[i] = ' ';
+		else if ((unsigned char)out[i] < 0x20 || (unsigned char)out[i] >= 0x7f)
+			out[i] = '?'; /* another account's bytes, bound for root's terminal */
 	while (n > 0 && out[n - 1] == ' ')
 		out[--n] = '\0';
 }
@@ -193,6 +195,24 @@ int ready_port_holder(int port, pid_t *pid, char *cmd, size_t len)
 	if (*pid > 0)
 		cmdline_of(*pid, cmd, len);
 	return *pid > 0;
+}
+
+int ready_port_taken(int port, pid_t svpid, pid_t *pid, char *cmd, size_t len)
+{
+	struct inodes in = {.n = 0};
+	bool ours;
+	*pid = 0;
+	cmd[0] = '\0';
+	tcp_listeners("/proc/net/tcp", false, port, &in);
+	tcp_listeners("/proc/net/tcp6", true, port, &in);
+	if (in.n == 0)
+		return 0;
+	*pid = holder(svpid, &in, &ours);
+	if (ours)
+		return 0;
+	if (*pid > 0)
+		cmdline_of(*pid, cmd, len);
+	return 1;
 }
 
 /* 1 when the socket is the service's; 0 with why (nobody listens, or someone else). */

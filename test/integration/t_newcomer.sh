@@ -78,12 +78,12 @@ gitlab_exporter['command'] = '$T_ROOT/missing/gitlab-exporter'
 EOR
 run ctl check-config
 [ "$rc" = 1 ] || { cat "$OUT"; fail "a missing command passes check-config"; }
-has "$CONF:1: error: gitlab-exporter cannot run its command $T_ROOT/missing/gitlab-exporter: $T_ROOT/missing: No such file or directory"
+has "$CONF:1: error: gitlab-exporter: command $T_ROOT/missing/gitlab-exporter not found"
 if [ ! -e /usr/bin/prometheus-node-exporter ]; then
 	printf "node_exporter['enable'] = true\n" >"$CONF"
 	run ctl check-config
 	[ "$rc" = 1 ] || { cat "$OUT"; fail "node_exporter without its binary passes check-config"; }
-	has "node-exporter cannot run its command /usr/bin/prometheus-node-exporter: /usr/bin/prometheus-node-exporter: No such file or directory"
+	has "$CONF:1: error: node-exporter: command /usr/bin/prometheus-node-exporter not found: install the Debian package prometheus-node-exporter (apt-get install prometheus-node-exporter)"
 fi
 if [ "$(id -u)" = 0 ]; then
 	note "item 1/5: a checkout in a 0700 directory is named as what blocks the service user"
