@@ -101,7 +101,7 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 	};
 	int ch, end = find_dashdash(argc, argv);
 	memset(o, 0, sizeof *o);
-	while ((ch = getopt_long(end, argv, "e:u:g:G:C:fc:", longopts, NULL)) != -1) {
+	while ((ch = command_getopt(end, argv, "e:u:g:G:C:fc:", longopts)) != -1) {
 		switch (ch) {
 		case 'e':
 			o->envdir = optarg;

@@ -142,7 +142,7 @@ static int parse(struct recon *r, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "nd", opts, NULL)) != -1) {
+	while ((ch = command_getopt(argc, argv, "nd", opts)) != -1) {
 		if (ch == 'n')
 			r->dry_run = true;
 		else if (ch == 'd')

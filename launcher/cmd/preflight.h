@@ -1,8 +1,8 @@
 /*
- * preflight: what must hold before reconfigure writes or stops anything, and
- * what check-config reports beyond parsing: every enabled service's command
- * exists and its account can execute it, and each service's TCP port is free
- * or already held by that same service (its supervised process or group).
+ * preflight: what must hold before reconfigure writes or stops anything:
+ * every enabled service's command exists and its account can execute it
+ * (check-config checks this too), and each service's TCP port is free or
+ * already held by that same service (its supervised process or group).
  * Each problem is an error at the gitlab.rb line that set or enabled the
  * service (the catalog's line when gitlab.rb says nothing), with the fix: the
  * Debian package to install, the process holding the port.

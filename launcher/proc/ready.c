@@ -14,6 +14,7 @@
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/connhost.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
 #include "proc/httpprobe.h"
@@ -258,10 +259,7 @@ static int connect_tcp(const char *host, int port, long deadline, char *why, siz
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res;
 	char ps[16];
-	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0)
-		host = "127.0.0.1";
-	else if (strcmp(host, "::") == 0)
-		host = "::1";
+	host = connect_host(host);
 	snprintf(ps, sizeof ps, "%d", port);
 	int gai = getaddrinfo(host, ps, &hints, &res);
 	if (gai != 0) {
@@ -383,9 +381,9 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 			return 0;
 		if (strncmp(def->check, "http:", 5) == 0) {
 			char err[200];
-			int code = http_probe(s->listen_host ? s->listen_host : "127.0.0.1",
-			                      s->listen_port, def->check + 5,
-			                      (int)ms_until(deadline), err, sizeof err);
+			int code =
+			    http_probe(connect_host(s->listen_host), s->listen_port, def->check + 5,
+			               (int)ms_until(deadline), err, sizeof err);
 			if (code >= 200 && code < 400)
 				return 1;
 			if (code == -1)
@@ -394,8 +392,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 				snprintf(why, len, "GET %s: HTTP %d", def->check + 5, code);
 			return 0;
 		}
-		fd = connect_tcp(s->listen_host ? s->listen_host : "", s->listen_port, deadline,
-		                 why, len);
+		fd = connect_tcp(connect_host(s->listen_host), s->listen_port, deadline, why, len);
 	}
 	if (fd == -1)
 		return 0;

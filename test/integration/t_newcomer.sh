@@ -61,7 +61,7 @@ run ctl check-config --strict
 
 note "item 4: unknown commands get a suggestion; global options after the command"
 run "$GITLAB_CTL" statsu
-[ "$rc" = 2 ] || fail "unknown command: exit $rc"
+[ "$rc" = 1 ] || fail "unknown command: exit $rc (1, as Omnibus)"
 has "unknown command 'statsu'; did you mean 'status'?"
 run "$GITLAB_CTL" help restrat
 has "did you mean 'restart'?"
@@ -118,7 +118,7 @@ has "unknown service 'nosuch' (known: gitlab-exporter, node-exporter, postgresql
 run ctl inspect node-exportr
 has "did you mean 'node-exporter'?"
 run ctl inspect node-exporter
-has "node-exporter: not enabled (set node_exporter['enable'] = true"
+has "gitlab-ctl inspect: node-exporter is not enabled: set node_exporter['enable'] = true and run gitlab-ctl reconfigure"
 if [ "$(id -u)" = 0 ] && [ ! -e /opt/gitlab ]; then
 	run as_nobody "env -u GITLAB_CTL_ROOT '$GITLAB_CTL' reconfigure"
 	[ "$rc" = 1 ] || { cat "$OUT"; fail "non-root reconfigure on /opt/gitlab: exit $rc"; }
