@@ -37,7 +37,8 @@ if(CMAKE_OBJCOPY)
                       \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_BINDIR}/gitlab-ctl\")
     endif()")
 endif()
-install(DIRECTORY sv/ DESTINATION ${_pkgdata_dest}/sv FILES_MATCHING PATTERN "*.conf")
+install(DIRECTORY sv/ DESTINATION ${_pkgdata_dest}/sv FILES_MATCHING PATTERN "*.conf"
+        PATTERN "omnibus-names.list")
 install(DIRECTORY templates/ DESTINATION ${_pkgdata_dest}/templates)
 # reconfigure links <root>/opt/gitlab/embedded/bin/gitlab-exporter here.
 install(PROGRAMS exporter/gitlab-exporter DESTINATION ${_pkgdata_dest}/exporter)

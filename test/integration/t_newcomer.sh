@@ -47,11 +47,14 @@ gitlab_rails['time_zone'] = 'UTC'
 redis_exporter['enable'] = false
 EOR
 run ctl check-config
-[ "$rc" = 0 ] || { cat "$OUT"; fail "warnings alone fail check-config (exit $rc)"; }
+[ "$rc" = 1 ] || { cat "$OUT"; fail "an unknown top-level name passes check-config (exit $rc)"; }
 has "$CONF:1:17: warning: gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)"
-has "$CONF:2:1: warning: gitlab_exportr is not a service gitlab-ctl manages; ignored (did you mean 'gitlab_exporter'?)"
+has "$CONF:2:1: error: gitlab_exportr is not a name gitlab-ctl or Omnibus knows; did you mean 'gitlab_exporter'?"
 hasnt "did you mean 'gitlab_rails"
 grep -q "redis_exporter.*did you mean" "$OUT" && fail "an Omnibus service name got a suggestion"
+sed -i '2d' "$CONF"
+run ctl check-config
+[ "$rc" = 0 ] || { cat "$OUT"; fail "warnings alone fail check-config (exit $rc)"; }
 run ctl check-config --strict
 [ "$rc" = 1 ] || { cat "$OUT"; fail "check-config --strict with warnings: exit $rc"; }
 has "(--strict: warnings are errors)"
