@@ -38,18 +38,32 @@ static int keep_old(const struct svdirlog *l, off_t len)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd == -1)
+	/* stderr is write-only: the same file, opened again for reading (and checked to be it) */
+	struct stat a, b;
+	int in = open(l->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in == -1)
 		return -1;
+	if (fstat(in, &a) == -1 || fstat(STDERR_FILENO, &b) == -1 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(in);
+		errno = ESTALE;
+		return -1;
+	}
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd == -1) {
+		close(in);
+		return -1;
+	}
 	char buf[65536];
 	int rc = 0;
 	for (off_t at = 0; at < len && rc == 0;) {
 		size_t want = len - at < (off_t)sizeof buf ? (size_t)(len - at) : sizeof buf;
-		ssize_t n = pread(STDERR_FILENO, buf, want, at);
+		ssize_t n = pread(in, buf, want, at);
 		if (n <= 0 || write(fd, buf, (size_t)n) != n)
 			rc = -1;
 		at += n > 0 ? n : 0;
 	}
+	close(in);
 	if (close(fd) == -1 || rc == -1 || rename(tmp, old) == -1) {
 		int e = errno;
 		unlink(tmp);
