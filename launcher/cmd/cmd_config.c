@@ -107,6 +107,14 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		}
 	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
 		return 2;
+	if (optind + 1 == argc && strspn(argv[optind], "0123456789.") == strlen(argv[optind])) {
+		/* Omnibus' `check-config -v VERSION`: main took the -v, the version is left */
+		fprintf(stderr,
+		        "gitlab-ctl check-config: version %s: no version checks here (gitlab-ctl "
+		        "installs no GitLab); checking %s only\n",
+		        argv[optind], c.config);
+		optind++;
+	}
 	if (optind < argc)
 		return check_usage();
 	if (!ctl_catalog_found(&c)) {
@@ -359,13 +367,37 @@ static void jstr(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void json_error(FILE *fp, const char *what, const char *error)
+static void json_diags(FILE *fp, const struct diags *d)
+{
+	fputs("[", fp);
+	for (size_t i = 0; d != NULL && i < d->n; i++) {
+		const struct diag *g = &d->v[i];
+		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", fp);
+		jstr(fp, g->file);
+		fprintf(fp,
+		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
+		        g->col, g->sev == DIAG_ERR ? "error" : "warning");
+		jstr(fp, g->msg);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+}
+
+/* {"ok": false, "error": "WHAT: ERROR", "diagnostics": [...]}: the messages stderr has. */
+static void json_error_diags(FILE *fp, const char *what, const char *error, const struct diags *d)
 {
 	fputs("{\"ok\": false, \"error\": ", fp);
 	char msg[PATH_MAX + 128];
 	snprintf(msg, sizeof msg, "%s: %s", what, error);
 	jstr(fp, msg);
+	fputs(", \"diagnostics\": ", fp);
+	json_diags(fp, d);
 	fputs("}\n", fp);
+}
+
+static void json_error(FILE *fp, const char *what, const char *error)
+{
+	json_error_diags(fp, what, error, NULL);
 }
 
 static void jlog(FILE *fp, const struct svlog *lg)
@@ -501,8 +533,10 @@ int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 	int rc = load_config(&c, &l);
 	diags_print(&l.d, stderr);
 	if (rc == -1) {
-		if (json)
-			json_error(stdout, c.config, "the configuration has errors (see stderr)");
+		if (json) {
+			diags_sort(&l.d);
+			json_error_diags(stdout, c.config, "the configuration has errors", &l.d);
+		}
 		unload(&l);
 		return 1;
 	}

@@ -20,17 +20,17 @@ const struct command commands[] = {
      "changes (secrets hidden)\n"
      "exit: 0 converged; 1 an error (pre-flight, config, a service not ready): a pre-flight\n"
      "  failure changes nothing\nexample: gitlab-ctl reconfigure --dry-run --diff"},
-    {"check-config", cmd_check_config, "[-c FILE] [--strict]",
+    {"check-config", cmd_check_config, "[-c FILE] [--strict] [-v VERSION]",
      "validate gitlab.rb and the catalog; exit 1 on errors",
      "options:\n  -c FILE   check FILE instead of gitlab.rb\n  --strict  warnings and unknown keys "
      "are errors (CI)\n"
-     "  --json    the diagnostics as one JSON document\n"
+     "  -v VERSION  accepted for Omnibus' sake: no version checks are done here\n"
      "exit: 0 valid; 1 errors (or warnings under --strict); 2 usage\nexample: gitlab-ctl "
      "check-config --strict"},
     {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
      "print the effective settings and env of every enabled service",
-     "options:\n  --show-secrets  do not redact\n  --json          one JSON document, with the "
-     "diagnostics\n"
+     "options:\n  --show-secrets  do not redact\n  --json          one JSON document; on errors "
+     "their file, line, col, severity and message\n"
      "exit: 0; 1 the configuration has errors\nexample: gitlab-ctl show-config gitlab-exporter"},
     {"start", cmd_control, "[SERVICE]", "start services and wait until they run", NULL},
     {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down", NULL},
@@ -73,7 +73,7 @@ const struct command commands[] = {
      NULL},
     {"uninstall", cmd_uninstall, "", "stop every service and runsvdir; keep config, data, logs",
      NULL},
-    {"cleanse", cmd_cleanse, "[--yes]",
+    {"cleanse", cmd_cleanse, "[--yes | yes]",
      "uninstall, then delete generated files, logs and service data", NULL},
     {"remove-accounts", cmd_remove_accounts, "", "delete the accounts reconfigure created", NULL},
     {"probe", cmd_probe, "SERVICE", NULL, NULL}, /* sv/<svc>/check: readiness, exit 0 when ready */

@@ -146,7 +146,8 @@ static bool same_file(const char *a, const char *b)
 	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-void diags_print(const struct diags *d, FILE *fp)
+/* d's records in position order (see diags_print), as a new array of pointers into d. */
+static struct ord *in_order(const struct diags *d)
 {
 	struct ord *o = xcalloc(d->n + 1, sizeof *o);
 	for (size_t i = 0; i < d->n; i++) {
@@ -157,6 +158,23 @@ void diags_print(const struct diags *d, FILE *fp)
 		o[i] = (struct ord){&d->v[i], f, i};
 	}
 	qsort(o, d->n, sizeof *o, by_position);
+	return o;
+}
+
+void diags_sort(struct diags *d)
+{
+	struct ord *o = in_order(d);
+	struct diag *v = xcalloc(d->cap ? d->cap : 1, sizeof *v);
+	for (size_t i = 0; i < d->n; i++)
+		v[i] = *o[i].g;
+	free(o);
+	free(d->v);
+	d->v = v;
+}
+
+void diags_print(const struct diags *d, FILE *fp)
+{
+	struct ord *o = in_order(d);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = o[i].g;
 		const char *kind = g->sev == DIAG_ERR ? "error" : "warning";

@@ -28,6 +28,14 @@ $RB:4:17: warning: gitlab_exporter['listen_prot'] is not a setting gitlab-ctl kn
                   ^
 $RB: warning: ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)
 $RB: 1 error, 2 warnings"
+expect_rc 1 ctl show-config --json
+same "$OUT" "{\"ok\": false, \"error\": \"$RB: the configuration has errors\", \"diagnostics\": [
+  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\"},
+  {\"file\": \"$RB\", \"line\": 4, \"col\": 17, \"severity\": \"warning\", \"message\": \"gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)\"},
+  {\"file\": \"$RB\", \"line\": 0, \"col\": 0, \"severity\": \"warning\", \"message\": \"ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)\"}]}"
+# Omnibus' check-config -v VERSION: a clear word, then the usual check
+expect_rc 1 ctl check-config -v 17.0
+has "$ERR" "gitlab-ctl check-config: version 17.0: no version checks here (gitlab-ctl installs no GitLab); checking $RB only"
 expect_rc 1 ctl -v check-config
 has "$ERR" "$RB:1:1: warning: ignoring nginx: not managed by this build"
 has "$ERR" "$RB:3:12: warning: ignoring postgresql['wal_level']: not managed by this build"

@@ -73,4 +73,9 @@ until_true 100 grep -q "second line" "$T_ROOT/tail.out" || fail "tail did not fo
 kill "$TAILPID"
 expect_rc 2 ctl tail alpha/../x
 same "$ERR" "gitlab-ctl tail: alpha/../x: write SERVICE/FILE, FILE a name in the service's log directory"
+
+# --- cleanse yes (Omnibus' spelling), then the resolver says what to do ----------------------
+expect_rc 0 ctl cleanse yes </dev/null
+expect_rc 1 ctl status
+same "$ERR" "gitlab-ctl status: not set up yet: run gitlab-ctl reconfigure"
 echo ok
