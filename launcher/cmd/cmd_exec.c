@@ -62,6 +62,7 @@ struct target {
 	const char *user, *group, *groups, *home;
 	char **argv;
 	bool own_pgrp; /* under runsv: lead a process group, as Omnibus's `chpst -P` does */
+	const char *config_name; /* --from-config with the catalog's command: where to change it */
 };
 
 static int usage_error(const char *msg)
@@ -201,6 +202,8 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	t->groups = o->groups;
 	t->home = o->chdir ? o->chdir : s->home;
 	t->argv = o->cmd ? o->cmd : s->argv;
+	if (o->cmd == NULL && cat_setting_find(s->def, "command") != NULL)
+		t->config_name = s->def->config_name;
 	if (t->argv == NULL || t->argv[0] == NULL) {
 		warnx("exec: service '%s' has no command", o->service);
 		return -1;
@@ -550,6 +553,12 @@ static int run(struct target *t)
 	execve(path, t->argv, t->env.v ? t->env.v : empty);
 	int saved = errno;
 	warn("exec: %s", path);
+	if (saved == ENOENT && t->config_name != NULL)
+		fprintf(
+		    stderr,
+		    "gitlab-ctl exec: set %s['command'] to the program's path, or run gitlab-ctl "
+		    "reconfigure first (it links the bundled one there)\n",
+		    t->config_name);
 	return saved == ENOENT ? EXIT_NOTFOUND : EXIT_NOTEXEC;
 }
 

@@ -41,6 +41,14 @@ has "$ERR" "$RB:1:1: warning: ignoring nginx: not managed by this build"
 has "$ERR" "$RB:3:12: warning: ignoring postgresql['wal_level']: not managed by this build"
 [ "$(grep -c 'ignoring 2 Omnibus settings' "$ERR")" = 1 ] || fail "summary not once: $(cat "$ERR")"
 
+# exec --from-config in a fresh root: the message names the setting to change
+R2=$T_ROOT/fresh
+mkdir -p "$R2"
+rc=0
+"$GITLAB_CTL" --root "$R2" exec gitlab-exporter --from-config >"$OUT" 2>"$ERR" </dev/null || rc=$?
+[ "$rc" = 127 ] || fail "exec in a fresh root: exit $rc: $(cat "$ERR")"
+has "$ERR" "gitlab-ctl exec: set gitlab_exporter['command'] to the program's path, or run gitlab-ctl reconfigure first (it links the bundled one there)"
+
 # A whole Omnibus gitlab.rb: before, 12 warnings in 34 lines; now 2 warnings in 4 lines
 # (redis['password'] is not an Omnibus key this build lists; every unmanaged one is summed up).
 cp "$SRCDIR/test/fixtures/omnibus-gitlab.rb" "$RB"
