@@ -70,7 +70,6 @@ struct target {
 	const char *user, *group, *groups, *home;
 	char **argv;
 	bool own_pgrp; /* under runsv: lead a session and group, as Omnibus's `chpst -P` does */
-	bool on_pty;   /* the child of the terminal relay: its session and pty are set up */
 };
 
 static int usage_error(const char *msg)
@@ -572,7 +571,7 @@ static int leave_terminal(const char *account)
  * goes on); otherwise it keeps stdio, which is not a terminal, without a
  * controlling one. Returns -1 to go on, else the status to exit with.
  */
-static int away_from_terminal(struct target *t)
+static int away_from_terminal(const struct target *t)
 {
 	bool account = to_account(t);
 	if (account && ptyrelay_wanted()) {
@@ -585,10 +584,7 @@ static int away_from_terminal(struct target *t)
 			     t->user);
 			return 1;
 		}
-		if (pid > 0)
-			return status;
-		t->on_pty = true;
-		return -1;
+		return pid > 0 ? status : -1; /* the child: its session and pty are set up */
 	}
 	if ((account || t->own_pgrp) && leave_terminal(account ? t->user : NULL) == -1)
 		return 1;

@@ -120,11 +120,21 @@ static int on_signal(struct relay *r, int *status)
 		(void)kill(r->child, (int)si.ssi_signo);
 		return 0;
 	}
-	int st;
-	if (waitpid(r->child, &st, WNOHANG) != r->child)
-		return 0;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return 1;
+	/* Any child: as a container's PID 1 the orphans are ours to reap too. */
+	int st, done = 0;
+	pid_t w;
+	while ((w = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (w != r->child)
+			continue;
+		if (WIFSTOPPED(st)) {
+			/* ^Z on its pty: nobody in there can resume it, so it goes on. */
+			(void)kill(r->child, SIGCONT);
+			continue;
+		}
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		done = 1;
+	}
+	return done;
 }
 
 /* Until the child is reaped; then whatever the pty still holds. */
