@@ -100,6 +100,15 @@ def pump(want):
         if not data:
             return
         buf += data
+until = os.environ.get("ATTY_UNTIL")
+if until:
+    # A command that does not end (tail): until its output shows that text.
+    pump(until.encode())
+    os.kill(pid, 15)
+    pump(None)
+    os.waitpid(pid, 0)
+    open(out, "wb").write(buf)
+    sys.exit(0)
 pump(b"ctl-done")
 # Anything pushed into the terminal's input is ahead of this line: once its output shows,
 # every injected line has run.
@@ -132,7 +141,7 @@ settings = (
 );
 env = { };
 base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
+command = [ "/bin/sh", "-c", "printf 'log \\033]0;x\\007 end-of-log\\n'; exec sleep 100000" ];
 check_command = [ "$BIN/inject", "{{home}}/check.report", "$MARK" ];
 setup = (
   { name = "inject"; when = "after_ready";
@@ -186,6 +195,12 @@ atty "$T_ROOT/out3" sh -c 'cd "$1" && ./check' sh "$SV_DIR/acct"
 has "$T_ROOT/out3" 'exited 1: \x1b]0;x\x07 down'
 no_raw_escape "$T_ROOT/out3" "./check"
 cp "$T_ROOT/acct.conf.good" "$DATA/sv/acct.conf"
+
+note "tail at a terminal: the service's log lines escaped"
+ATTY_UNTIL=end-of-log "$PY" "$T_ROOT/atty.py" "$T_ROOT/out4" "$GITLAB_CTL" --root "$T_ROOT" tail acct ||
+	{ cat "$T_ROOT/out4" >&2; fail "tail at a terminal"; }
+has "$T_ROOT/out4" 'log \x1b]0;x\x07 end-of-log'
+no_raw_escape "$T_ROOT/out4" "tail"
 
 note "exec SVC -- cmd at a terminal: the account gets a pty of its own, relayed"
 script -qec "tty; $GITLAB_CTL --root $T_ROOT exec acct -- sh -c 'tty; id -u; echo hi; printf \"\\033]0;t\\007\\n\"; exit 3'" /dev/null >"$OUT" 2>&1 </dev/null &&
