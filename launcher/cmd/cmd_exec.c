@@ -579,8 +579,8 @@ static int away_from_terminal(const struct target *t)
 		pid_t pid = ptyrelay_fork(&status);
 		if (pid == -1) {
 			warn("exec: no pty to run %s on instead of this terminal; run it with "
-			     "stdin, "
-			     "stdout and stderr away from the terminal (</dev/null >FILE 2>&1)",
+			     "stdin, stdout and stderr away from the terminal (</dev/null >FILE "
+			     "2>&1)",
 			     t->user);
 			return 1;
 		}

@@ -128,24 +128,27 @@ static pid_t pgrp_of(pid_t pid)
 /* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
-	char path[64];
+	char path[64], raw[160];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return;
-	ssize_t n = read_full(fd, out, len - 1);
+	ssize_t n = read_full(fd, raw, sizeof raw);
 	close(fd);
-	if (n <= 0) {
-		out[0] = '\0';
+	if (n <= 0)
 		return;
-	}
-	out[n] = '\0';
 	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
-			out[i] = ' ';
-	while (n > 0 && out[n - 1] == ' ')
-		out[--n] = '\0';
+		if (raw[i] == '\0')
+			raw[i] = ' ';
+	while (n > 0 && raw[n - 1] == ' ')
+		n--;
+	/* Any account names its own processes: escaped before it can reach a terminal. */
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, raw, (size_t)n, 0);
+	strlcpy(out, buf_str(&esc), len);
+	buf_free(&esc);
 }
 
 /*
