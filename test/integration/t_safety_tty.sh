@@ -236,6 +236,15 @@ script -qec "sh $T_ROOT/notty.sh" /dev/null >/dev/null 2>&1 </dev/null || true
 	fail "exec without a terminal forked: $(cat "$T_ROOT/notty.out") vs $(cat "$T_ROOT/notty.pid")"
 has "$T_ROOT/notty.out" "$T_ROOT/notty.out"
 has "$T_ROOT/notty.err" "No such device or address"
+# A job of root's interactive shell leads its process group, so it cannot start a session:
+# it gives the terminal up instead.
+cat >"$T_ROOT/job.sh" <<EOF
+"$GITLAB_CTL" --root "$T_ROOT" exec acct -- /bin/sh -c 'set -- \$(cat /proc/\$\$/stat); echo "pgrp=\$5 pid=\$1 tty=\$7"; cat /dev/tty' </dev/null >"$T_ROOT/job.out" 2>"$T_ROOT/job.err"
+EOF
+script -qec "bash --norc -i $T_ROOT/job.sh" /dev/null >/dev/null 2>&1 </dev/null || true
+grep -Eq '^pgrp=([0-9]+) pid=\1 tty=0$' "$T_ROOT/job.out" ||
+	fail "a shell's job kept the terminal: $(cat "$T_ROOT/job.out" "$T_ROOT/job.err")"
+has "$T_ROOT/job.err" "No such device or address"
 
 note "a unix-socket check's answer is escaped"
 cat >"$BIN/answer.py" <<'EOF'
