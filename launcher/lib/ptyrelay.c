@@ -203,6 +203,9 @@ pid_t ptyrelay_fork(int *status)
 		return -1;
 	}
 	bool have_tio = tcgetattr(term, &tio) == 0, have_ws = ioctl(term, TIOCGWINSZ, &ws) == 0;
+	/* Our terminal stays cooked when stdin is not one: it adds the CR before LF itself. */
+	if (have_tio && !isatty(STDIN_FILENO))
+		tio.c_oflag &= ~(tcflag_t)OPOST;
 	if (openpty(&master, &slave, NULL, have_tio ? &tio : NULL, have_ws ? &ws : NULL) == -1)
 		return -1;
 	(void)fcntl(master, F_SETFD, FD_CLOEXEC);
