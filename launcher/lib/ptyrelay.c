@@ -212,8 +212,15 @@ pid_t ptyrelay_fork(int *status)
 	(void)fcntl(slave, F_SETFD, FD_CLOEXEC);
 	sigset_t mask, old;
 	sigemptyset(&mask);
+	sigemptyset(&old);
 	for (size_t i = 0; i < sizeof relayed_signals / sizeof *relayed_signals; i++)
 		sigaddset(&mask, relayed_signals[i]);
+	/* An inherited SIG_IGN would reap the child unseen: no SIGCHLD, a relay for ever. */
+	struct sigaction dfl, chld;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	(void)sigaction(SIGCHLD, &dfl, &chld);
 	int sfd = -1;
 	pid_t pid = -1;
 	if (sigprocmask(SIG_BLOCK, &mask, &old) == 0 &&
@@ -231,6 +238,7 @@ pid_t ptyrelay_fork(int *status)
 			close(sfd);
 		close(master);
 		(void)sigprocmask(SIG_SETMASK, &old, NULL);
+		(void)sigaction(SIGCHLD, &chld, NULL);
 		errno = saved_errno;
 		return -1;
 	}
@@ -249,5 +257,6 @@ pid_t ptyrelay_fork(int *status)
 	close(master);
 	close(sfd);
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	(void)sigaction(SIGCHLD, &chld, NULL);
 	return pid;
 }
