@@ -201,6 +201,8 @@ int quote_pg_hosts(struct buf *out, const char *v, const char **why)
 		p += n;
 		while (*p == ' ')
 			p++;
+		if (*p != '\0' && *p != ',')
+			return refuse(why, "addresses are separated by commas");
 		if (*p == ',' && *++p == '\0')
 			return refuse(why, "ends in a comma");
 	}

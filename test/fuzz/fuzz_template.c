@@ -183,6 +183,7 @@ static void fuzz_shell(char **f, size_t nf)
 	struct vals v = {.n = 0};
 	for (size_t i = 0; i < nn; i++)
 		set(&v, names[i], i < nf ? f[i] : defaults[i]);
+	set(&v, "groups", ""); /* no --groups */
 	size_t na = 0;
 	for (size_t i = nn; i < nf && na < MAXF - 20; i++)
 		v.argv[na++] = f[i];

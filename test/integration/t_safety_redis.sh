@@ -31,20 +31,6 @@ home=$R/var/opt/gitlab/redis
 sock=$home/redis.socket
 conf=$SV_DIR/redis/redis.conf
 
-# --- files ----------------------------------------------------------------------------
-[ "$(stat -c '%a %U:%G' "$home")" = "750 gitlab-redis:gitlab-redis" ] ||
-	fail "redis home: $(stat -c '%a %U:%G' "$home")"
-[ "$(stat -c '%a %G' "$sock")" = "770 gitlab-redis" ] || fail "socket: $(stat -c '%a %G' "$sock")"
-[ "$(stat -c '%a %U:%G' "$conf")" = "640 root:gitlab-redis" ] ||
-	fail "redis.conf: $(stat -c '%a %U:%G' "$conf")"
-grep -qxF 'requirepass "p\"a ss@:/%x"' "$conf" || fail "requirepass: $(grep requirepass "$conf")"
-grep -qxF 'unixsocketperm 770' "$conf" || fail "unixsocketperm: $(grep perm "$conf")"
-yml=$R/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml
-grep -qF "redis_url: \"unix://:p%22a%20ss%40%3A%2F%25x@$sock\"" "$yml" ||
-	fail "redis_url: $(grep redis_url "$yml")"
-grep -q -- "--groups 'gitlab-redis'" "$SV_DIR/gitlab-exporter/run" ||
-	fail "exporter run script: $(tail -1 "$SV_DIR/gitlab-exporter/run")"
-
 # --- who may connect --------------------------------------------------------------------
 # as_user USER CMD...: the account's own groups (initgroups), as a login would have them.
 as_user() { _u=$1; shift; runuser -u "$_u" -- "$@"; }
@@ -60,6 +46,20 @@ grep -q NOAUTH "$R/cli" || fail "git without the password: $(cat "$R/cli")"
 ctl exec gitlab-exporter -- /usr/bin/env REDISCLI_AUTH="$PW" \
 	redis-cli -s "$sock" ping >"$R/cli" 2>&1 || true
 grep -qx PONG "$R/cli" || fail "git with the password: $(cat "$R/cli")"
+
+# --- files ----------------------------------------------------------------------------
+[ "$(stat -c '%a %U:%G' "$home")" = "750 gitlab-redis:gitlab-redis" ] ||
+	fail "redis home: $(stat -c '%a %U:%G' "$home")"
+[ "$(stat -c '%a %G' "$sock")" = "770 gitlab-redis" ] || fail "socket: $(stat -c '%a %G' "$sock")"
+[ "$(stat -c '%a %U:%G' "$conf")" = "640 root:gitlab-redis" ] ||
+	fail "redis.conf: $(stat -c '%a %U:%G' "$conf")"
+grep -qxF 'requirepass "p\"a ss@:/%x"' "$conf" || fail "requirepass: $(grep requirepass "$conf")"
+grep -qxF 'unixsocketperm 770' "$conf" || fail "unixsocketperm: $(grep perm "$conf")"
+yml=$R/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml
+grep -qF "redis_url: \"unix://:p%22a%20ss%40%3A%2F%25x@$sock\"" "$yml" ||
+	fail "redis_url: $(grep redis_url "$yml")"
+grep -q -- "--groups 'gitlab-redis'" "$SV_DIR/gitlab-exporter/run" ||
+	fail "exporter run script: $(tail -1 "$SV_DIR/gitlab-exporter/run")"
 
 # --- the exporter's Sidekiq probe reads with the password from its URL ----------------------
 ctl exec redis -- /usr/bin/env REDISCLI_AUTH="$PW" redis-cli -s "$sock" sadd queues default >/dev/null ||
