@@ -46,6 +46,8 @@ for role in gitlab-psql postgres; do
 	conf "postgresql['sql_user'] = '$role'"
 	refused 3 26 "postgresql['sql_user'] = '$role' is refused: a superuser role"
 done
+conf "postgresql['username'] = 'git'"
+refused 3 26 "postgresql['username'] = 'git' is refused: the exporter's account"
 for role in all '+gitlab' '/^.*$' 'a b' 'gitlab,postgres' '"gitlab"'; do
 	conf "postgresql['sql_user'] = '$role'"
 	refused 3 26 "postgresql['sql_user']: "
