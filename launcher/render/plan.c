@@ -153,6 +153,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
 		struct plan_extra *e = &p->extra[p->nextra++];
+		e->def = ct;
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
@@ -456,7 +457,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 		const struct plan_extra *x = &p->extra[e];
 		tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
 		              x->service_owned ? p->uid : o.uid, x->service_owned ? p->gid : o.gid,
-		              i, TR_CONFIG, 0);
+		              i, x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
 	}
 	return 0;
 }
