@@ -47,6 +47,7 @@ static void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
+		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
 }
@@ -145,7 +146,8 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
-static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars,
+                       struct svvars *c)
 {
 	const struct cat_service *def = p->svc->def;
 	int rc = 0;
@@ -165,7 +167,9 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 			rc = -1;
 			continue;
 		}
+		c->map = &e->srcmap;
 		rc |= render(x, ct->src, vars, &e->body);
+		c->map = NULL;
 	}
 	return rc;
 }
@@ -198,7 +202,7 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
 		rc |= render(x, "control-t", &vars, &p->control_t);
 	rc |= plan_steps(x, p);
-	rc |= plan_extras(x, p, &vars);
+	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
 }
 

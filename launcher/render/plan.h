@@ -21,6 +21,7 @@
 #include "lib/diag.h"
 #include "render/template.h"
 #include "render/tree.h"
+#include "render/yaml.h"
 
 /* A catalog template rendered to its destination (catalog: templates). */
 struct plan_extra {
@@ -29,6 +30,7 @@ struct plan_extra {
 	struct buf body;
 	mode_t mode;
 	bool service_owned;
+	struct yaml_srcmap srcmap; /* its lines written from gitlab.rb values */
 };
 
 /* A setup step with its placeholders expanded (catalog: setup). */

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "render/svvars.h"
-#include "render/yaml.h"
 
 /*
  * {{svc.name}} reads another service's setting; a bool reads "" for false so
@@ -93,9 +92,9 @@ static int rdata(void *arg, const char *name, bool items, struct buf *out, int i
 		return -1;
 	struct yval null = {.kind = YV_NULL};
 	if (items)
-		yaml_emit_items(out, v ? v : &null, indent);
+		yaml_emit_items(out, v ? v : &null, indent, c->map);
 	else
-		yaml_emit_value(out, v ? v : &null, indent);
+		yaml_emit_value(out, v ? v : &null, indent, c->map);
 	return 0;
 }
 
