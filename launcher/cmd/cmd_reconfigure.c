@@ -128,6 +128,11 @@ static int validate_one(const struct recon *r, const struct plan *p, const struc
 	if (st != 0) {
 		if (st == -1)
 			warn("%s: cannot validate %s with %s", p->svc->def->name, e->dest, argv[0]);
+		else if (st == 127)
+			warnx(
+			    "%s: cannot run %s to validate %s (is its package installed?); nothing "
+			    "was written",
+			    p->svc->def->name, argv[0], e->dest);
 		else
 			warnx("%s: %s refused the new %s (exit %d); nothing was written:",
 			      p->svc->def->name, argv[0], e->dest, st);

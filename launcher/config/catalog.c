@@ -1221,9 +1221,23 @@ static bool dep_cycle(const struct catalog *c, size_t i, int *state, size_t *pat
 }
 
 /* Every `after` names a catalog service other than itself, and they form no cycle. */
+/* A scrape job's needs names a catalog service (a typo would drop the job silently). */
+static void check_scrape_needs(const struct catalog *c, struct diags *d)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i].nscrape; k++) {
+			const struct cat_scrape *j = &c->v[i].scrape[k];
+			if (j->needs != NULL && catalog_find(c, j->needs) == NULL)
+				diag_file(d, DIAG_ERR, c->v[i].file, j->line,
+				          "scrape job %s: needs unknown service '%s'", j->job,
+				          j->needs);
+		}
+}
+
 static void check_deps(const struct catalog *c, struct diags *d)
 {
 	size_t nerr = d->nerr;
+	check_scrape_needs(c, d);
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->v[i].nafter; k++) {
 			const struct cat_service *s = &c->v[i];
