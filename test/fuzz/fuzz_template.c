@@ -132,6 +132,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "tuple_stats_all_columns", "");
 	set(&v, "postgresql.enable", "1");
 	set(&v, "redis.enable", "1");
+	set(&v, "tuple_stats_all_columns", "");
 	struct buf out;
 	if (render(T_YAML, &v, &out) != 0)
 		abort();
@@ -321,6 +322,7 @@ static void fuzz_lines(char **f, size_t nf)
 	set(&v, "tuple_stats_all_columns", "");
 	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
 	set(&v, "redis.enable", "1");
+	set(&v, "tuple_stats_all_columns", "");
 	struct buf out;
 	if (render(T_LOGCONF, &v, &out) == 0) {
 		/* one directive per set value, nothing else */
