@@ -129,7 +129,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "connection_string", "dbname=x");
 	set(&v, "redis_url", "unix:/s");
 	set(&v, "process_pattern", "gitlab-exporter web");
-	set(&v, "tuple_stats_all_columns", "");
 	set(&v, "postgresql.enable", "1");
 	set(&v, "redis.enable", "1");
 	set(&v, "tuple_stats_all_columns", "");
@@ -319,7 +318,6 @@ static void fuzz_lines(char **f, size_t nf)
 		set(&v, names[i], i < nf ? f[i] : defaults[i]);
 		nset += i < 6 && v.val[i][0] != '\0';
 	}
-	set(&v, "tuple_stats_all_columns", "");
 	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
 	set(&v, "redis.enable", "1");
 	set(&v, "tuple_stats_all_columns", "");
