@@ -32,6 +32,7 @@
 #include "cmd/converge.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/safetext.h"
 #include "proc/ready.h"
 #include "proc/svrun.h"
 #include "runit/runit.h"
@@ -45,6 +46,7 @@
 #define CV_WHY_CONFIG  0x4u
 #define CV_WHY_LOGCONF 0x8u
 #define CV_WHY_LOGRUN  0x10u
+#define CV_WHY_RELOAD  0x20u /* a config it rereads on HUP; a restart makes it moot */
 #define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
@@ -82,6 +84,8 @@ static unsigned why_of(enum tnode_role role)
 		return CV_WHY_ENV;
 	case TR_CONFIG:
 		return CV_WHY_CONFIG;
+	case TR_CONFIG_HUP:
+		return CV_WHY_RELOAD;
 	case TR_LOG_CONFIG:
 		return CV_WHY_LOGCONF;
 	case TR_LOG_RUN:
@@ -245,12 +249,31 @@ static int exists_nofollow(const char *path)
 	return fd == -1 ? -1 : 1;
 }
 
+/*
+ * One line per line of what a step printed, escaped: the account controls it (a
+ * psql NOTICE from a function it shadows can carry terminal escapes).
+ */
+static void show_output(FILE *fp, const char *prefix, const struct buf *b)
+{
+	size_t n = b->len;
+	while (n > 0 && b->p[n - 1] == '\n')
+		n--;
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(b->p + i, '\n', n - i);
+		size_t len = nl != NULL ? (size_t)(nl - (b->p + i)) : n - i;
+		fputs(prefix, fp);
+		safetext_put(fp, b->p + i, len, SAFETEXT_NL);
+		fputc('\n', fp);
+		i += len + 1;
+	}
+}
+
 /* Run one step as the service user; its output is shown when it fails. */
 static int run_step(const struct converge *cv, size_t k, const struct plan_step *st,
-                    struct buf *out)
+                    struct buf *out, struct buf *err)
 {
 	const char *name = name_of(cv, k);
-	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out);
+	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out, err);
 	if (rc == 0)
 		return 0;
 	if (rc == -1)
@@ -259,8 +282,8 @@ static int run_step(const struct converge *cv, size_t k, const struct plan_step 
 	else
 		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
 		      st->argv[0], rc);
-	if (out->len > 0)
-		fprintf(stderr, "%s%s", out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	show_output(stderr, "", out);
+	show_output(stderr, "", err);
 	return -1;
 }
 
@@ -280,10 +303,12 @@ static int step_before(struct converge *cv, size_t k, const struct plan_step *st
 		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
 			return -1;
 	}
-	struct buf out;
+	struct buf out, err;
 	buf_init(&out);
-	int rc = run_step(cv, k, st, &out);
+	buf_init(&err);
+	int rc = run_step(cv, k, st, &out, &err);
 	buf_free(&out);
+	buf_free(&err);
 	return rc;
 }
 
@@ -306,19 +331,27 @@ static int steps_before(struct converge *cv, size_t k)
 	return 0;
 }
 
-/* A step's output on one line: it is what the step changed. */
-static void print_step_output(const char *name, const char *step, struct buf *out)
+/* A step's output on one line, escaped: it is what the step changed. */
+static void print_step_output(const char *name, const char *step, const struct buf *out)
 {
-	for (char *c = out->p; *c; c++)
-		if (*c == '\n' && c[1] != '\0')
-			*c = ';';
-	printf("%s setup %s: %s%s", name, step, out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	size_t n = out->len;
+	while (n > 0 && out->p[n - 1] == '\n')
+		n--;
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, out->p, n, SAFETEXT_NL);
+	for (size_t i = 0; i < esc.len; i++)
+		if (esc.p[i] == '\n')
+			esc.p[i] = ';';
+	printf("%s setup %s: %s\n", name, step, buf_str(&esc));
+	buf_free(&esc);
 }
 
 /*
  * The after_ready steps, every run: idempotent by contract. A step that
- * prints nothing changed nothing (psql with \gexec prints "CREATE ROLE" only
- * when it created one), so only output is shown, and counted as an update.
+ * prints nothing on stdout changed nothing (psql with \gexec prints "CREATE
+ * ROLE" only when it created one), so only stdout is shown as a change and
+ * counted as an update; stderr (a NOTICE, a warning) is passed on, not counted.
  */
 static int steps_after(struct converge *cv, size_t k)
 {
@@ -327,9 +360,10 @@ static int steps_after(struct converge *cv, size_t k)
 		const struct plan_step *st = &p->steps[i];
 		if (st->def->when != STEP_AFTER_READY)
 			continue;
-		struct buf out;
+		struct buf out, err;
 		buf_init(&out);
-		int rc = run_step(cv, k, st, &out);
+		buf_init(&err);
+		int rc = run_step(cv, k, st, &out, &err);
 		if (rc == 0 && out.len > 0) {
 			print_step_output(name_of(cv, k), st->def->name, &out);
 			cv->updated++;
@@ -337,7 +371,14 @@ static int steps_after(struct converge *cv, size_t k)
 			fprintf(stderr, "%s setup %s: nothing to do\n", name_of(cv, k),
 			        st->def->name);
 		}
+		if (rc == 0 && err.len > 0) {
+			char prefix[256];
+			snprintf(prefix, sizeof prefix, "%s setup %s said: ", name_of(cv, k),
+			         st->def->name);
+			show_output(stderr, prefix, &err);
+		}
 		buf_free(&out);
+		buf_free(&err);
 		if (rc == -1)
 			return -1;
 	}
@@ -417,6 +458,24 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 	return bring_up(cv, k, st->pid, "did not come back up");
 }
 
+/*
+ * A config the service rereads on HUP changed (Prometheus' rules): signal
+ * it and see the same pid still run and pass its check. A reload the
+ * service rejects shows in its own log and metrics, not here.
+ */
+static int reload(struct converge *cv, size_t k, const struct sv_status *st)
+{
+	const char *name = name_of(cv, k);
+	printf("reload %s (config changed)\n", name);
+	fflush(stdout);
+	if (control(cv->ps->p[k].sv_dir, "h", name, "") == -1)
+		return -1;
+	struct sv_status now;
+	if (sv_read_status(cv->ps->p[k].sv_dir, &now) == 0 && now.pid != st->pid)
+		return bring_up(cv, k, st->pid, "did not come back up after HUP");
+	return wait_ready(cv, k);
+}
+
 /* Restart the log service when log/run changed; else HUP svlogd for a new config. */
 static int refresh_log(const struct converge *cv, size_t k)
 {
@@ -474,6 +533,8 @@ static int refresh(struct converge *cv, size_t k)
 		return left_down(cv, k); /* down on purpose: not ready, but nothing failed */
 	} else if (v->why & CV_WHY_RESTART) {
 		rc = restart(cv, k, &st);
+	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
+		rc = reload(cv, k, &st);
 	} else {
 		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k);
 	}
@@ -516,6 +577,7 @@ static const struct {
     {CV_WHY_CONFIG, PENDING_CONFIG},
     {CV_WHY_LOGRUN, PENDING_LOG_RESTART},
     {CV_WHY_LOGCONF, PENDING_LOG_RELOAD},
+    {CV_WHY_RELOAD, PENDING_RELOAD},
 };
 
 /* The record of why: a restart with its reasons; a log restart supersedes a log reload. */

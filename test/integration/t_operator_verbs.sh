@@ -64,13 +64,14 @@ expect_rc 0 ctl restart-except alpha
 # --- tail -f, tail SERVICE/FILE --------------------------------------------------------------
 LOGD=$T_ROOT/var/log/gitlab/alpha
 echo "first line" >"$LOGD/other.log"
-ctl tail -f -n 1 alpha/other.log >"$T_ROOT/tail.out" 2>&1 &
+"$GITLAB_CTL" --root "$T_ROOT" tail -f -n 1 alpha/other.log >"$T_ROOT/tail.out" 2>&1 &
 TAILPID=$!
 track_pid "$TAILPID"
 until_true 100 grep -q "first line" "$T_ROOT/tail.out" || fail "tail SVC/FILE: $(cat "$T_ROOT/tail.out")"
 echo "second line" >>"$LOGD/other.log"
 until_true 100 grep -q "second line" "$T_ROOT/tail.out" || fail "tail did not follow"
 kill "$TAILPID"
+wait_gone "$TAILPID" || fail "tail did not stop"
 expect_rc 2 ctl tail alpha/../x
 same "$ERR" "gitlab-ctl tail: alpha/../x: write SERVICE/FILE, FILE a name in the service's log directory"
 
