@@ -129,7 +129,7 @@ static pid_t pgrp_of(pid_t pid)
 /* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
-	char path[64], raw[160];
+	char path[64], raw[4096];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
