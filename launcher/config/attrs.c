@@ -398,12 +398,23 @@ static void add_listen(struct comp *c, struct svc *out)
 	out->listen_port = (int)p;
 }
 
+/* A bool default taken from a placeholder must still be a bool. */
+static int check_bool(struct comp *c, const char *name, const char *v)
+{
+	const struct cat_setting *cs = cat_setting_find(c->def, name);
+	if (cs == NULL || cs->type != ST_BOOL || strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+		return 0;
+	diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
+	        "default of setting '%s' (bool) is \"%s\", not true or false", name, v);
+	return -1;
+}
+
 static int resolve_all(struct comp *c, struct svc *out)
 {
 	out->vars.v = xcalloc(c->n, sizeof *out->vars.v);
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = var_resolve(c, &c->v[i]);
-		if (v == NULL)
+		if (v == NULL || check_bool(c, c->v[i].name, v) == -1)
 			return -1;
 		out->vars.v[out->vars.n++] = (struct kv){xstrdup(c->v[i].name), xstrdup(v)};
 	}

@@ -195,6 +195,14 @@ static bool is_account_setting(const char *name)
 	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
 }
 
+/* "{{name}}" and nothing else. */
+static bool is_one_placeholder(const char *v)
+{
+	size_t len = strlen(v);
+	return len > 4 && strncmp(v, "{{", 2) == 0 && strcmp(v + len - 2, "}}") == 0 &&
+	       strstr(v + 2, "{{") == NULL && strstr(v + 2, "}}") == v + len - 2;
+}
+
 /* A default must be valid for its type so that a bad catalog fails at load. */
 static int check_default(struct ld *l, const config_setting_t *st, const struct cat_setting *cs)
 {
@@ -202,8 +210,9 @@ static int check_default(struct ld *l, const config_setting_t *st, const struct 
 	const char *errstr = NULL;
 	switch (cs->type) {
 	case ST_BOOL:
-		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
-			errstr = "true or false";
+		/* or one placeholder: an exporter is on where its backend is ({{redis.enable}}) */
+		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0 && !is_one_placeholder(v))
+			errstr = "true or false (or one {{placeholder}})";
 		break;
 	case ST_INT:
 		strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);

@@ -415,6 +415,14 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 {
 	int rc = 0;
 	tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0);
+	/*
+	 * runsv makes supervise/ 0700 (only when missing): 0755 lets node-exporter's
+	 * runit collector, as its own account, read status. Its fifos stay 0600.
+	 */
+	char sup[PATH_MAX];
+	if (join(sup, sizeof sup, p->sv_dir, "supervise") == -1)
+		return -1;
+	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
 	rc |= add_file(t, p->sv_dir, "run", &p->run, 0755, o, i, TR_RUN);
 	if (p->has_check)
 		rc |= add_file(t, p->sv_dir, "check", &p->check, 0755, o, i, TR_NONE);
