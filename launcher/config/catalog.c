@@ -443,8 +443,8 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 			return -1;
 		}
 	}
-	if (t->src == NULL || t->dest == NULL) {
-		lerr(l, g, "a template needs src and dest");
+	if (t->dest == NULL) { /* without src: a directory */
+		lerr(l, g, "a template needs dest (and src, unless it is a directory)");
 		return -1;
 	}
 	return 0;

@@ -43,7 +43,7 @@ struct cat_setting {
 };
 
 struct cat_template {
-	char *src;  /* file name under <datadir>/templates/ */
+	char *src;  /* file name under <datadir>/templates/; NULL: dest is a directory */
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */

@@ -156,15 +156,17 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
+		e->is_dir = ct->src == NULL;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(x->d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
-			          ct->src, ct->dest);
+			          ct->src ? ct->src : "(directory)", ct->dest);
 			rc = -1;
 			continue;
 		}
-		rc |= render(x, ct->src, vars, &e->body);
+		if (!e->is_dir)
+			rc |= render(x, ct->src, vars, &e->body);
 	}
 	return rc;
 }
@@ -462,9 +464,13 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0);
 	for (size_t e = 0; e < p->nextra; e++) {
 		const struct plan_extra *x = &p->extra[e];
-		tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
-		              x->service_owned ? p->uid : o.uid, x->service_owned ? p->gid : o.gid,
-		              i, TR_CONFIG, 0);
+		uid_t u = x->service_owned ? p->uid : o.uid;
+		gid_t g = x->service_owned ? p->gid : o.gid;
+		if (x->is_dir)
+			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
+		else
+			tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u, g, i,
+			              TR_CONFIG, 0);
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@ struct plan_extra {
 	struct buf body;
 	mode_t mode;
 	bool service_owned;
+	bool is_dir; /* a directory (a template without src), no body */
 };
 
 /* A setup step with its placeholders expanded (catalog: setup). */

@@ -440,7 +440,7 @@ static void test_malformed_more(void **state)
 	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = \"a\"; dest = \"/{{b}\"; } );\n",
 	             10, "malformed placeholder");
 	expect_error(HEAD SETTINGS COMMAND "templates = ( { src = \"a\"; } );\n", 10,
-	             "a template needs src and dest");
+	             "a template needs dest");
 	expect_error(HEAD SETTINGS COMMAND "templates = { src = \"a\"; };\n", 10,
 	             "templates must be a list");
 	expect_error(HEAD SETTINGS COMMAND "check = 1;\n", 10, "must be a string");
