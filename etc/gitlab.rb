@@ -148,6 +148,9 @@
 
 ################################################################################
 ## Prometheus node exporter (Debian's prometheus-node-exporter)
+##! Runit service node-exporter, account gitlab-prometheus. Its runit
+##! collector reports every service of this tree (node_service_state{service}).
+##! On a node a remote Prometheus scrapes: listen_address = '0.0.0.0:9100'.
 ################################################################################
 
 # node_exporter['enable'] = false
@@ -156,9 +159,47 @@
 # node_exporter['env_directory'] = "/opt/gitlab/etc/node-exporter/env"
 # node_exporter['listen_address'] = 'localhost:9100'
 
-##! Command-line flags, rendered as --key=value sorted by key; '' renders a
-##! bare --key, nil removes a default flag.
+##! Command-line flags merged over these defaults, rendered as --key=value
+##! sorted by key; '' renders a bare --key, nil removes a default flag.
 # node_exporter['flags'] = {
-#   'collector.textfile.directory' => "/var/opt/gitlab/node-exporter/textfile_collector"
+#   'collector.mountstats' => '',
+#   'collector.runit' => '',
+#   'collector.runit.servicedir' => "/opt/gitlab/service",
+#   'collector.textfile.directory' => "/var/opt/gitlab/node-exporter/textfile_collector",
+#   'no-collector.systemd' => ''
 # }
 # node_exporter['env'] = {}
+
+################################################################################
+## Prometheus Redis exporter (Debian's prometheus-redis-exporter)
+##! Runit service redis-exporter, Redis' account; on by default where
+##! redis['enable'] is true. Reads Redis on its unix socket.
+################################################################################
+
+# redis_exporter['enable'] = true   # where redis['enable'] = true
+# redis_exporter['home'] = "/var/opt/gitlab/redis-exporter"
+# redis_exporter['log_directory'] = "/var/log/gitlab/redis-exporter"
+# redis_exporter['env_directory'] = "/opt/gitlab/etc/redis-exporter/env"
+# redis_exporter['listen_address'] = 'localhost:9121'
+# redis_exporter['flags'] = {
+#   'redis.addr' => "unix:///var/opt/gitlab/redis/redis.socket"
+# }
+# redis_exporter['env'] = {}
+
+################################################################################
+## Prometheus PostgreSQL exporter (Debian's prometheus-postgres-exporter 0.11)
+##! Runit service postgres-exporter, PostgreSQL's account (peer
+##! authentication on the socket); on by default where postgresql['enable']
+##! is true. per_table_stats adds pg_stat_user_tables_* per table.
+################################################################################
+
+# postgres_exporter['enable'] = true   # where postgresql['enable'] = true
+# postgres_exporter['home'] = "/var/opt/gitlab/postgres-exporter"
+# postgres_exporter['log_directory'] = "/var/log/gitlab/postgres-exporter"
+# postgres_exporter['env_directory'] = "/opt/gitlab/etc/postgres-exporter/env"
+# postgres_exporter['listen_address'] = 'localhost:9187'
+# postgres_exporter['per_table_stats'] = false
+# postgres_exporter['flags'] = {
+#   'extend.query-path' => "/var/opt/gitlab/postgres-exporter/queries.yaml"
+# }
+# postgres_exporter['env'] = {}
