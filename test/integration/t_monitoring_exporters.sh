@@ -1,0 +1,93 @@
+#!/bin/sh
+# The exporters of the monitoring set on one node: node-exporter, and
+# redis-exporter and postgres-exporter, which are on by default exactly where
+# their backend is. node-exporter's runit collector must list every service
+# of the tree (it silently skips a supervise/ its account cannot read), each
+# exporter must reach its backend (redis_up 1, pg_up 1) as the backend's own
+# account, and the database's connection string is never on a command line.
+. "$SRCDIR/test/integration/lib.sh"
+
+for _b in prometheus-node-exporter prometheus-redis-exporter prometheus-postgres-exporter curl; do
+	command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
+done
+OUT=$T_ROOT/out ERR=$T_ROOT/err
+NODE=$(free_port) REDIS_X=$(free_port) PG_X=$(free_port) GE=$(free_port)
+mkdir -p "$T_ROOT/etc/gitlab"
+write_rb() {
+	cat >"$T_ROOT/etc/gitlab/gitlab.rb"
+	chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
+}
+write_rb <<EOF
+gitlab_exporter['listen_port'] = $GE
+node_exporter['enable'] = true
+node_exporter['listen_address'] = 'localhost:$NODE'
+redis_exporter['listen_address'] = 'localhost:$REDIS_X'
+postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
+EOF
+
+note "without their backends the data exporters stay off"
+expect_rc 0 ctl reconfigure --dry-run
+has "$OUT" "service/node-exporter"
+lacks "$OUT" "service/redis-exporter"
+lacks "$OUT" "service/postgres-exporter"
+
+write_rb <<EOF
+postgresql['enable'] = true
+redis['enable'] = true
+gitlab_exporter['listen_port'] = $GE
+node_exporter['enable'] = true
+node_exporter['listen_address'] = 'localhost:$NODE'
+redis_exporter['listen_address'] = 'localhost:$REDIS_X'
+postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
+postgres_exporter['per_table_stats'] = true
+EOF
+expect_rc 0 ctl reconfigure --dry-run
+has "$OUT" "service/redis-exporter"
+has "$OUT" "service/postgres-exporter"
+SVWAIT=120 expect_rc 0 ctl reconfigure
+expect_rc 0 ctl status
+
+metrics() { curl -fsS --max-time 5 "http://localhost:$1/metrics" >"$OUT" 2>"$ERR"; }
+
+note "every supervise/ is 0755, so the runit collector lists every service"
+for _s in gitlab-exporter node-exporter postgres-exporter postgresql redis redis-exporter; do
+	[ "$(stat -c %a "$SV_DIR/$_s/supervise")" = 755 ] || fail "$_s/supervise is not 0755"
+done
+series_complete() {
+	metrics "$NODE" || return 1
+	for _s in gitlab-exporter node-exporter postgres-exporter postgresql redis redis-exporter; do
+		grep -qF "node_service_state{service=\"$_s\",supervisor=\"runit\"} 1" "$OUT" || return 1
+	done
+}
+until_true 100 series_complete || { cat "$OUT"; fail "node_service_state lacks a service"; }
+
+note "a supervise/ runsv made 0700 (before this version) is opened up by reconfigure"
+chmod 700 "$SV_DIR/redis/supervise"
+until_true 50 sh -c "! curl -fsS http://localhost:$NODE/metrics | grep -q 'node_service_state{service=\"redis\"'" ||
+	fail "the collector still reads a 0700 supervise/ (the test proves nothing)"
+expect_rc 0 ctl reconfigure
+has "$OUT" "supervise"
+until_true 100 series_complete || { cat "$OUT"; fail "redis is not listed again"; }
+
+note "the exporters reach their backends as the backends' accounts"
+until_true 100 sh -c "curl -fsS http://localhost:$REDIS_X/metrics | grep -qx 'redis_up 1'" || fail "redis_up is not 1"
+until_true 100 sh -c "curl -fsS http://127.0.0.1:$PG_X/metrics | grep -qx 'pg_up 1'" || fail "pg_up is not 1"
+metrics "$PG_X" || fail "postgres-exporter /metrics"
+has "$OUT" "pg_postmaster_start_time_seconds"
+pid_of() { od -An -tu4 -j12 -N4 "$SV_DIR/$1/supervise/status" | tr -d ' '; }
+user_of() { ps -o user= -p "$(pid_of "$1")"; }
+if [ "$(id -u)" = 0 ]; then
+	[ "$(user_of node-exporter)" = gitlab-prometheus ] || fail "node-exporter runs as $(user_of node-exporter)"
+	[ "$(user_of redis-exporter)" = gitlab-redis ] || fail "redis-exporter runs as $(user_of redis-exporter)"
+	[ "$(user_of postgres-exporter)" = gitlab-psql ] || fail "postgres-exporter runs as $(user_of postgres-exporter)"
+fi
+tr '\0' ' ' <"/proc/$(pid_of postgres-exporter)/cmdline" >"$OUT"
+has "$OUT" "--extend.query-path=$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml"
+lacks "$OUT" "host="
+[ -f "$T_ROOT/opt/gitlab/etc/postgres-exporter/env/DATA_SOURCE_NAME" ] || fail "no DATA_SOURCE_NAME in the envdir"
+has "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_stat_user_tables:"
+[ -d "$T_ROOT/var/opt/gitlab/node-exporter/textfile_collector" ] || fail "no textfile_collector directory"
+
+note "a second reconfigure changes nothing"
+expect_rc 0 ctl reconfigure
+grep -q '^0/[0-9]* resources updated' "$OUT" || { cat "$OUT"; fail "a second reconfigure changed something"; }
