@@ -153,6 +153,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
 		struct plan_extra *e = &p->extra[p->nextra++];
+		e->def = ct;
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
@@ -470,7 +471,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
 		else
 			tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u, g, i,
-			              TR_CONFIG, 0);
+			              x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
 	}
 	return 0;
 }

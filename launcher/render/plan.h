@@ -24,6 +24,7 @@
 
 /* A catalog template rendered to its destination (catalog: templates). */
 struct plan_extra {
+	const struct cat_template *def;
 	char *dest;
 	struct buf body;
 	mode_t mode;

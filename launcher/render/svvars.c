@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render/svvars.h"
+#include "render/yaml.h"
 
 /*
  * {{svc.name}} reads another service's setting; a bool reads "" for false so
@@ -81,6 +82,23 @@ static char *const *rlist(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
 }
 
+/* {{yamlv name}}: a yaml setting or scrape_jobs; an unset setting writes null. */
+static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent)
+{
+	const struct svvars *c = arg;
+	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
+	const struct yval *v = svc_data(c->svc, name);
+	if (v == NULL && (cs == NULL || cs->type != ST_YAML) &&
+	    !(strcmp(name, "scrape_jobs") == 0 && c->svc->def->scrape_collect))
+		return -1;
+	struct yval null = {.kind = YV_NULL};
+	if (items)
+		yaml_emit_items(out, v ? v : &null, indent);
+	else
+		yaml_emit_value(out, v ? v : &null, indent);
+	return 0;
+}
+
 struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
                             const struct svc *s)
 {
@@ -90,5 +108,5 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	v->svc = s;
 	if (s->listen_port > 0)
 		snprintf(v->port, sizeof v->port, "%d", s->listen_port);
-	return (struct tpl_vars){rget, rlist, v};
+	return (struct tpl_vars){rget, rlist, v, rdata};
 }

@@ -10,6 +10,10 @@
  *   {{sh* name}}     a list, each element single-quoted, space-separated
  *   {{yaml name}}    a YAML double-quoted scalar with escapes
  *   {{int name}}     a decimal integer; anything else is an error
+ *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
+ *                    after "key: " and indented under that line
+ *   {{yamlitems name}} an array's elements as "- item" lines continuing a
+ *                    list, the tag indented like the list's other items
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped
@@ -36,6 +40,9 @@ struct tpl_vars {
 	const char *(*get)(void *arg, const char *name);
 	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
 	void *arg;
+	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
+	 * indented `indent`; -1: unknown. May be NULL. */
+	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
 };
 
 /*

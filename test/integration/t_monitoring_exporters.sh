@@ -91,3 +91,49 @@ has "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_stat_user_tables
 note "a second reconfigure changes nothing"
 expect_rc 0 ctl reconfigure
 grep -q '^0/[0-9]* resources updated' "$OUT" || { cat "$OUT"; fail "a second reconfigure changed something"; }
+
+note "through Prometheus: the runit series, redis_up, pg_up and gitlab-exporter's database and Sidekiq series"
+PROM=$(free_port) AM=$(free_port)
+"$GITLAB_CTL" --root "$T_ROOT" exec postgresql -- psql -X -q -v ON_ERROR_STOP=1 -h "$T_ROOT/var/opt/gitlab/postgresql" \
+	-d gitlabhq_production -c 'SET ROLE gitlab' -c 'CREATE TABLE IF NOT EXISTS projects (id int)' \
+	-c 'INSERT INTO projects VALUES (1), (2)' -c 'ANALYZE projects' >"$OUT" 2>"$ERR" || { cat "$ERR"; fail "seeding projects"; }
+write_rb <<EOF2
+postgresql['enable'] = true
+redis['enable'] = true
+gitlab_exporter['listen_port'] = $GE
+node_exporter['enable'] = true
+node_exporter['listen_address'] = 'localhost:$NODE'
+redis_exporter['listen_address'] = 'localhost:$REDIS_X'
+postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
+postgres_exporter['per_table_stats'] = true
+prometheus['enable'] = true
+prometheus['listen_address'] = 'localhost:$PROM'
+prometheus['scrape_interval'] = 1
+prometheus['scrape_timeout'] = 1
+alertmanager['enable'] = true
+alertmanager['listen_address'] = 'localhost:$AM'
+EOF2
+SVWAIT=60 expect_rc 0 ctl reconfigure
+has "$T_ROOT/var/opt/gitlab/prometheus/prometheus.yml" "job_name: \"redis\""
+# query PROMQL: Prometheus' answer (JSON) in $OUT; true when it holds a sample.
+query() {
+	curl -fsS --max-time 5 "http://localhost:$PROM/api/v1/query" --data-urlencode "query=$1" >"$OUT" 2>"$ERR" &&
+		grep -q '"result":\[{' "$OUT"
+}
+for _q in 'node_service_state{service="redis",job="node"} == 1' \
+	'node_service_state{service="postgres-exporter",job="node"} == 1' \
+	'redis_up{job="redis"} == 1' 'pg_up{job="postgres"} == 1' \
+	'pg_stat_user_tables_n_live_tup{job="postgres",relname="projects"}' \
+	'gitlab_database_stat_table_n_live_tup{job="gitlab_exporter_database",table_name="projects"}' \
+	'sidekiq_jobs_processed_total{job="gitlab_exporter_sidekiq"}' \
+	'process_resident_memory_bytes{job="gitlab_exporter_process"} > 0'; do
+	until_true 300 query "$_q" || { cat "$OUT" "$ERR"; fail "Prometheus has no sample of $_q"; }
+done
+
+note "inspect shows the Prometheus query graphing a service's memory, and its URL"
+expect_rc 0 ctl inspect redis-exporter
+has "$OUT" "memory graph: process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}"
+has "$OUT" "http://localhost:$PROM/graph?g0.expr=process_resident_memory_bytes%7Binstance%3D%22localhost%3A$REDIS_X%22%7D&g0.tab=0"
+expect_rc 0 ctl inspect --json node-exporter
+has "$OUT" "\"memory_query\": \"process_resident_memory_bytes{instance=\\\"localhost:$NODE\\\"}\""
+until_true 100 query "process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}" || fail "inspect's query has no sample"

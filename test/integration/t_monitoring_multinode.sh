@@ -104,3 +104,63 @@ for _t in 10.19.1.2:9100 10.19.2.2:9100 10.19.1.2:9168 10.19.2.2:9168 10.19.1.2:
 	mon_get "http://$_t/metrics" >"$OUT" 2>"$ERR" || { cat "$ERR"; fail "$_t not reachable from the monitoring node"; }
 done
 note "app nodes serve their exporters on the veth addresses"
+
+# The monitoring node: roles(['monitoring_role']) (Prometheus, Alertmanager, its own
+# node-exporter), the app nodes as static targets, short intervals so the alert fires soon.
+write_rb "$T_ROOT/mon" <<'EOF2'
+roles(['monitoring_role'])
+prometheus['scrape_interval'] = 1
+prometheus['scrape_timeout'] = 1
+prometheus['alert_for_seconds'] = 1
+prometheus['scrape_configs'] = [
+  {
+    'job_name' => 'app-node',
+    'static_configs' => [ { 'targets' => ['10.19.1.2:9100', '10.19.2.2:9100'] } ]
+  },
+  {
+    'job_name' => 'app-gitlab-exporter',
+    'metrics_path' => '/ruby',
+    'static_configs' => [ { 'targets' => ['10.19.1.2:9168', '10.19.2.2:9168'] } ]
+  },
+  {
+    'job_name' => 'app-redis',
+    'static_configs' => [ { 'targets' => ['10.19.1.2:9121'] } ]
+  }
+]
+EOF2
+in_node "$NS_MON" "$T_ROOT/mon" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "monitoring node reconfigure"; }
+in_node "$NS_MON" "$T_ROOT/mon" status >"$OUT" 2>&1 || { cat "$OUT"; fail "monitoring node status"; }
+has "$OUT" "run: prometheus:"
+has "$OUT" "run: alertmanager:"
+has "$OUT" "run: node-exporter:"
+lacks "$OUT" "gitlab-exporter"
+
+# targets JOB HEALTH: how many of JOB's targets have that health (Prometheus' own view).
+targets() {
+	mon_get "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" || return 1
+	ruby -rjson -e 'puts JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"].count { |t|
+		t["labels"]["job"] == ARGV[1] && t["health"] == ARGV[2] }' "$OUT" "$1" "$2"
+}
+all_up() {
+	[ "$(targets app-node up)" = 2 ] && [ "$(targets app-gitlab-exporter up)" = 2 ] &&
+		[ "$(targets app-redis up)" = 1 ] && [ "$(targets node up)" = 1 ]
+}
+until_true 600 all_up || { cat "$OUT"; fail "not every remote target is up"; }
+note "every remote target is up"
+
+note "app2's node-exporter stops: its target goes down and TargetDown reaches Alertmanager"
+in_node "$NS_APP2" "$T_ROOT/app2" stop node-exporter >"$OUT" 2>&1 || { cat "$OUT"; fail "stop on app2"; }
+target_down() {
+	mon_get "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" &&
+		ruby -rjson -e 'exit JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"].any? { |t|
+			t["labels"]["instance"] == "10.19.2.2:9100" && t["health"] == "down" }' "$OUT"
+}
+until_true 300 target_down || { cat "$OUT"; fail "app2's node target is not down"; }
+[ "$(targets app-node up)" = 1 ] || fail "app1's node target is no longer up"
+alert_in_am() {
+	mon_get "http://localhost:9093/api/v2/alerts?active=true" >"$OUT" 2>"$ERR" &&
+		ruby -rjson -e 'exit JSON.parse(File.read(ARGV[0])).any? { |a|
+			a["labels"]["alertname"] == "TargetDown" && a["labels"]["instance"] == "10.19.2.2:9100" }' "$OUT"
+}
+until_true 1500 alert_in_am || { cat "$OUT"; fail "TargetDown for 10.19.2.2:9100 never reached Alertmanager"; }
+note "TargetDown{instance=10.19.2.2:9100} is active in Alertmanager"
