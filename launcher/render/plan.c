@@ -497,6 +497,25 @@ static int add_exporter_link(const struct ctl *ctl, struct tree *t)
 	return 0;
 }
 
+/* Every string in a secret yaml setting (an SMTP password inside alertmanager['global']). */
+static void add_data_secrets(struct tree *t, const struct yval *v)
+{
+	if (v == NULL)
+		return;
+	if (v->kind == YV_STR) {
+		struct buf q; /* as the file holds it: escaped, between its quotes */
+		buf_init(&q);
+		tpl_yaml_quote(&q, v->text);
+		buf_addc(&q, '\0');
+		q.p[q.len - 2] = '\0';
+		tree_add_secret(t, q.p + 1);
+		tree_add_secret(t, v->text);
+		buf_free(&q);
+	}
+	for (size_t i = 0; i < v->n; i++)
+		add_data_secrets(t, v->items[i]);
+}
+
 /* Below the root nothing is followed; secret settings never show in a diff. */
 static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 {
@@ -509,7 +528,9 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct svc *s = ps->p[k].svc;
 		for (size_t j = 0; j < s->def->nsettings; j++)
-			if (s->def->settings[j].secret)
+			if (s->def->settings[j].secret && s->def->settings[j].type == ST_YAML)
+				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
+			else if (s->def->settings[j].secret)
 				tree_add_secret(t, svc_var(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
