@@ -106,7 +106,8 @@ done
 note "app nodes serve their exporters on the veth addresses"
 
 # The monitoring node: roles(['monitoring_role']) (Prometheus, Alertmanager, its own
-# node-exporter), the app nodes as static targets, short intervals so the alert fires soon.
+# node-exporter), the app nodes as static targets and one through file_sd, short
+# intervals so the alert fires soon.
 write_rb "$T_ROOT/mon" <<'EOF2'
 roles(['monitoring_role'])
 prometheus['scrape_interval'] = 1
@@ -121,12 +122,10 @@ prometheus['scrape_configs'] = [
     'job_name' => 'app-gitlab-exporter',
     'metrics_path' => '/ruby',
     'static_configs' => [ { 'targets' => ['10.19.1.2:9168', '10.19.2.2:9168'] } ]
-  },
-  {
-    'job_name' => 'app-redis',
-    'static_configs' => [ { 'targets' => ['10.19.1.2:9121'] } ]
   }
 ]
+# app1's Redis exporter through the target file gitlab-ctl writes for file_sd.
+prometheus['scrape_targets'] = [ { 'targets' => ['10.19.1.2:9121'], 'labels' => { 'job' => 'app-redis' } } ]
 EOF2
 in_node "$NS_MON" "$T_ROOT/mon" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "monitoring node reconfigure"; }
 in_node "$NS_MON" "$T_ROOT/mon" status >"$OUT" 2>&1 || { cat "$OUT"; fail "monitoring node status"; }
@@ -134,6 +133,7 @@ has "$OUT" "run: prometheus:"
 has "$OUT" "run: alertmanager:"
 has "$OUT" "run: node-exporter:"
 lacks "$OUT" "gitlab-exporter"
+has "$T_ROOT/mon/var/opt/gitlab/prometheus/prometheus.yml" 'job_name: "file_sd"'
 
 # targets JOB HEALTH: how many of JOB's targets have that health (Prometheus' own view).
 targets() {
@@ -162,5 +162,5 @@ alert_in_am() {
 		ruby -rjson -e 'exit JSON.parse(File.read(ARGV[0])).any? { |a|
 			a["labels"]["alertname"] == "TargetDown" && a["labels"]["instance"] == "10.19.2.2:9100" }' "$OUT"
 }
-until_true 1500 alert_in_am || { cat "$OUT"; fail "TargetDown for 10.19.2.2:9100 never reached Alertmanager"; }
+until_true 2400 alert_in_am || { cat "$OUT"; fail "TargetDown for 10.19.2.2:9100 never reached Alertmanager"; }
 note "TargetDown{instance=10.19.2.2:9100} is active in Alertmanager"
