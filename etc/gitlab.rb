@@ -235,6 +235,12 @@
 # prometheus['scrape_configs'] = [
 #   { 'job_name' => 'app_nodes', 'static_configs' => [ { 'targets' => ['10.0.0.2:9100', '10.0.0.3:9100'] } ] },
 # ]
+##! Or target groups in file_sd's format, which gitlab-ctl writes to
+##! scrape_targets_file for a job "file_sd" (Prometheus re-reads it itself).
+# prometheus['scrape_targets'] = [
+#   { 'targets' => ['10.0.0.2:9121'], 'labels' => { 'job' => 'app-redis' } },
+# ]
+# prometheus['scrape_targets_file'] = "/var/opt/gitlab/prometheus/targets/gitlab-rb.yml"
 # prometheus['alertmanagers'] = nil # default: this node's alertmanager when enabled
 # prometheus['remote_read'] = []
 # prometheus['remote_write'] = []
