@@ -949,6 +949,11 @@ static void test_catalog_setting_errors(void **state)
 	            "the default of 'v' refers to itself", 8);
 	one_service("{ name = \"listen\"; type = \"address\"; default = \"host:port\"; }",
 	            "x['listen'] = \"host:port\" is not host:port", 8);
+	/* A bool default may be one placeholder; it must still come out true or false. */
+	one_service("{ name = \"b\"; type = \"bool\"; default = \"{{enable}}\"; }", NULL, 0);
+	one_service("{ name = \"s\"; type = \"string\"; default = \"yes\"; },\n"
+	            "  { name = \"b\"; type = \"bool\"; default = \"{{s}}\"; }",
+	            "default of setting 'b' (bool) is \"yes\", not true or false", 9);
 }
 
 /* nil puts the account settings back to their defaults. */
