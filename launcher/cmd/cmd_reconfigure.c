@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,27 @@ static void point_at_settings(const struct svc *s)
 		        s->origin.v[i].name, s->origin.v[i].value);
 }
 
+/* "line N" in a validator's output, mapped to the gitlab.rb line that wrote it. */
+static void point_at_lines(const struct recon *r, const struct plan_extra *e, const char *out)
+{
+	int last = 0;
+	for (const char *s = out; (s = strstr(s, "line ")) != NULL; s += 5) {
+		const char *errstr = NULL;
+		char num[12];
+		size_t n = strspn(s + 5, "0123456789");
+		if (n == 0 || n >= sizeof num)
+			continue;
+		memcpy(num, s + 5, n);
+		num[n] = '\0';
+		int line = (int)strtonum(num, 1, INT_MAX, &errstr);
+		int src = errstr ? 0 : yaml_srcmap_find(&e->srcmap, line);
+		if (src > 0 && src != last)
+			fprintf(stderr, "  line %d of the new file comes from %s:%d\n", line,
+			        r->ctl->config, src);
+		last = src > 0 ? src : last;
+	}
+}
+
 /* One rendered file through its validator; 0 when it passes. */
 static int validate_one(const struct recon *r, const struct plan *p, const struct plan_extra *e)
 {
@@ -106,12 +128,19 @@ static int validate_one(const struct recon *r, const struct plan *p, const struc
 	if (st != 0) {
 		if (st == -1)
 			warn("%s: cannot validate %s with %s", p->svc->def->name, e->dest, argv[0]);
+		else if (st == 127)
+			warnx(
+			    "%s: cannot run %s to validate %s (is its package installed?); nothing "
+			    "was written",
+			    p->svc->def->name, argv[0], e->dest);
 		else
 			warnx("%s: %s refused the new %s (exit %d); nothing was written:",
 			      p->svc->def->name, argv[0], e->dest, st);
 		if (out.len > 0)
 			fprintf(stderr, "%.*s%s", (int)out.len, out.p,
 			        out.p[out.len - 1] == '\n' ? "" : "\n");
+		buf_addc(&out, '\0');
+		point_at_lines(r, e, out.p);
 		point_at_settings(p->svc);
 	}
 	buf_free(&out);

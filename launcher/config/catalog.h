@@ -51,6 +51,9 @@ struct cat_setting {
 	                        ST_YAML: the strings of a default array (name "") */
 	size_t ndefs;
 	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
+	size_t nrefuse;
+	char *refuse_because; /* why, for the message */
 	int line;
 };
 
@@ -59,6 +62,7 @@ struct cat_template {
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */
+	bool group_owned;   /* root's, in the service's group (a file holding its password) */
 	char **validate;    /* argv run on the rendered bytes before anything is published */
 	size_t nvalidate;
 	bool hup; /* a change is taken up by HUP (same pid), not by a restart */
@@ -119,6 +123,7 @@ struct cat_service {
 	struct cat_step *setup;
 	size_t nsetup;
 	mode_t home_mode;          /* 0750, or 0755 where other accounts reach a socket in it */
+	bool share_group;          /* services with this one in `after` also run in its group */
 	char *stop_signal;         /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
 	struct cat_scrape *scrape; /* the jobs that scrape this service when it is enabled */
 	size_t nscrape;

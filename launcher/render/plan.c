@@ -47,6 +47,7 @@ static void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
+		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
 }
@@ -145,7 +146,8 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
-static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars,
+                       struct svvars *c)
 {
 	const struct cat_service *def = p->svc->def;
 	int rc = 0;
@@ -158,6 +160,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
 		e->is_dir = ct->src == NULL;
+		e->group_owned = ct->group_owned;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(x->d, DIAG_ERR, def->file, ct->line,
@@ -166,8 +169,11 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 			rc = -1;
 			continue;
 		}
-		if (!e->is_dir)
+		if (!e->is_dir) {
+			c->map = &e->srcmap;
 			rc |= render(x, ct->src, vars, &e->body);
+			c->map = NULL;
+		}
 	}
 	return rc;
 }
@@ -200,7 +206,7 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
 		rc |= render(x, "control-t", &vars, &p->control_t);
 	rc |= plan_steps(x, p);
-	rc |= plan_extras(x, p, &vars);
+	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
 }
 
@@ -466,7 +472,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	for (size_t e = 0; e < p->nextra; e++) {
 		const struct plan_extra *x = &p->extra[e];
 		uid_t u = x->service_owned ? p->uid : o.uid;
-		gid_t g = x->service_owned ? p->gid : o.gid;
+		gid_t g = x->service_owned || x->group_owned ? p->gid : o.gid;
 		if (x->is_dir)
 			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
 		else

@@ -21,6 +21,7 @@
 #include "lib/diag.h"
 #include "render/template.h"
 #include "render/tree.h"
+#include "render/yaml.h"
 
 /* A catalog template rendered to its destination (catalog: templates). */
 struct plan_extra {
@@ -29,7 +30,9 @@ struct plan_extra {
 	struct buf body;
 	mode_t mode;
 	bool service_owned;
-	bool is_dir; /* a directory (a template without src), no body */
+	bool is_dir;               /* a directory (a template without src), no body */
+	bool group_owned;          /* root's, the service's group */
+	struct yaml_srcmap srcmap; /* its lines written from gitlab.rb values */
 };
 
 /* A setup step with its placeholders expanded (catalog: setup). */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "render/yaml.h"
+#include "lib/grow.h"
 #include "render/template.h"
 
 static void spaces(struct buf *b, int n)
@@ -64,60 +65,105 @@ static void scalar(struct buf *b, const struct yval *v)
 	}
 }
 
-static void item(struct buf *b, const struct yval *v, int indent);
+/* One emission: the buffer, the output line being written, and where lines come from. */
+struct emit {
+	struct buf *b;
+	struct yaml_srcmap *map;
+	int line;
+};
 
-void yaml_emit_value(struct buf *b, const struct yval *v, int indent)
+static void record(struct emit *e, int out, int src)
+{
+	if (e->map == NULL)
+		return;
+	grow(&e->map->v, &e->map->cap, e->map->n + 1, sizeof *e->map->v, 16);
+	e->map->v[e->map->n++] = (struct yaml_src){out, src};
+}
+
+static void newline(struct emit *e, int indent, const struct yval *from)
+{
+	buf_addc(e->b, '\n');
+	spaces(e->b, indent);
+	e->line++;
+	if (from != NULL)
+		record(e, e->line, from->line);
+}
+
+static void item(struct emit *e, const struct yval *v, int indent);
+
+static void value(struct emit *e, const struct yval *v, int indent)
 {
 	if (yval_empty(v) || (v->kind != YV_SEQ && v->kind != YV_MAP)) {
-		buf_addc(b, ' ');
-		scalar(b, v);
+		buf_addc(e->b, ' ');
+		scalar(e->b, v);
 		return;
 	}
 	for (size_t i = 0; i < v->n; i++) {
-		buf_addc(b, '\n');
-		spaces(b, indent + 2);
+		newline(e, indent + 2, v->items[i]);
 		if (v->kind == YV_MAP) {
-			key(b, v->keys[i]);
-			yaml_emit_value(b, v->items[i], indent + 2);
+			key(e->b, v->keys[i]);
+			value(e, v->items[i], indent + 2);
 		} else {
-			buf_addc(b, '-');
-			item(b, v->items[i], indent + 2);
+			buf_addc(e->b, '-');
+			item(e, v->items[i], indent + 2);
 		}
 	}
 }
 
 /* A list item after its '-' at column indent: a hash's first key shares that line. */
-static void item(struct buf *b, const struct yval *v, int indent)
+static void item(struct emit *e, const struct yval *v, int indent)
 {
 	if (v->kind != YV_MAP || v->n == 0) {
-		yaml_emit_value(b, v, indent);
+		value(e, v, indent);
 		return;
 	}
 	for (size_t i = 0; i < v->n; i++) {
-		if (i == 0) {
-			buf_addc(b, ' ');
-		} else {
-			buf_addc(b, '\n');
-			spaces(b, indent + 2);
-		}
-		key(b, v->keys[i]);
-		yaml_emit_value(b, v->items[i], indent + 2);
+		if (i == 0)
+			buf_addc(e->b, ' ');
+		else
+			newline(e, indent + 2, v->items[i]);
+		key(e->b, v->keys[i]);
+		value(e, v->items[i], indent + 2);
 	}
 }
 
-void yaml_emit_items(struct buf *b, const struct yval *v, int indent)
+static struct emit start(struct buf *b, struct yaml_srcmap *map)
 {
+	struct emit e = {b, map, 1};
+	for (size_t i = 0; i < b->len; i++)
+		e.line += b->p[i] == '\n';
+	return e;
+}
+
+void yaml_emit_value(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map)
+{
+	struct emit e = start(b, map);
+	record(&e, e.line, v->line);
+	value(&e, v, indent);
+	record(&e, e.line + 1, 0); /* the template's own lines follow */
+}
+
+void yaml_emit_items(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map)
+{
+	struct emit e = start(b, map);
+	record(&e, e.line, v->kind == YV_SEQ && v->n > 0 ? v->items[0]->line : v->line);
 	if (v->kind != YV_SEQ) {
 		buf_addc(b, '-');
-		item(b, v, indent);
-		return;
+		item(&e, v, indent);
 	}
-	for (size_t i = 0; i < v->n; i++) {
-		if (i > 0) {
-			buf_addc(b, '\n');
-			spaces(b, indent);
-		}
+	for (size_t i = 0; v->kind == YV_SEQ && i < v->n; i++) {
+		if (i > 0)
+			newline(&e, indent, v->items[i]);
 		buf_addc(b, '-');
-		item(b, v->items[i], indent);
+		item(&e, v->items[i], indent);
 	}
+	record(&e, e.line + 1, 0);
+}
+
+int yaml_srcmap_find(const struct yaml_srcmap *map, int line)
+{
+	int src = 0; /* entries ascend: the last at or above the line holds */
+	for (size_t i = 0; map != NULL && i < map->n && map->v[i].out <= line; i++)
+		src = map->v[i].src;
+	return src;
 }

@@ -109,6 +109,9 @@ expect_rc 1 ctl reconfigure
 has "$ERR" "promtool refused the new $YML"
 has "$ERR" "nothing was written"
 has "$ERR" "prometheus['scrape_configs'] is set at $RB:"
+BADLINE=$(wc -l <"$RB")
+grep -Eq "^  line [0-9]+ of the new file comes from $RB:$BADLINE\$" "$ERR" ||
+	fail "the refused line is not traced to gitlab.rb:$BADLINE: $(cat "$ERR")"
 lacks "$OUT" "gitlab Reconfigured!"
 cmp "$YML" "$T_ROOT/before.yml" || fail "prometheus.yml changed after a refused reconfigure"
 [ "$(svpid prometheus)" = "$PP" ] || fail "prometheus pid changed after a refused reconfigure"

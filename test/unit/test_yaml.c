@@ -21,7 +21,7 @@ static void expect_yaml(const struct yval *v, int indent, const char *want)
 {
 	struct buf b;
 	buf_init(&b);
-	yaml_emit_value(&b, v, indent);
+	yaml_emit_value(&b, v, indent, NULL);
 	buf_addc(&b, '\0');
 	assert_string_equal(b.p, want);
 	buf_free(&b);
@@ -70,11 +70,42 @@ static void test_nested(void **state)
 	struct buf b;
 	buf_init(&b);
 	buf_adds(&b, "  ");
-	yaml_emit_items(&b, jobs, 2);
+	yaml_emit_items(&b, jobs, 2, NULL);
 	buf_addc(&b, '\0');
 	assert_non_null(strstr(b.p, "  - job_name: \"node\"\n    static_configs:\n"));
 	buf_free(&b);
 	yval_free(jobs);
+}
+
+/* Each output line a gitlab.rb value starts on maps back to that gitlab.rb line. */
+static void test_srcmap(void **state)
+{
+	(void)state;
+	struct yval *m = yval_map(), *a = str("x"), *b = yval_seq();
+	a->line = 7;
+	b->line = 9;
+	struct yval *e = str("y");
+	e->line = 10;
+	yval_push(b, e);
+	yval_put(m, "a", a);
+	yval_put(m, "b", b);
+	m->line = 6;
+	struct yaml_srcmap map = {0};
+	struct buf out;
+	buf_init(&out);
+	buf_adds(&out, "# header\nkey:");
+	yaml_emit_value(&out, m, 0, &map);
+	buf_adds(&out, "\nafter: 1\n");
+	/* line 2 key:, 3 a: "x", 4 b:, 5 - "y", 6 after: 1 */
+	assert_int_equal(yaml_srcmap_find(&map, 1), 0);
+	assert_int_equal(yaml_srcmap_find(&map, 2), 6);
+	assert_int_equal(yaml_srcmap_find(&map, 3), 7);
+	assert_int_equal(yaml_srcmap_find(&map, 4), 9);
+	assert_int_equal(yaml_srcmap_find(&map, 5), 10);
+	assert_int_equal(yaml_srcmap_find(&map, 6), 0);
+	free(map.v);
+	buf_free(&out);
+	yval_free(m);
 }
 
 /* {{yamlv}} nests under the line it is on; {{yamlitems}} continues a list. */
@@ -90,9 +121,9 @@ static int put(void *arg, const char *name, bool items, struct buf *out, int ind
 	if (strcmp(name, "data") != 0)
 		return -1;
 	if (items)
-		yaml_emit_items(out, v, indent);
+		yaml_emit_items(out, v, indent, NULL);
 	else
-		yaml_emit_value(out, v, indent);
+		yaml_emit_value(out, v, indent, NULL);
 	return 0;
 }
 
@@ -102,7 +133,7 @@ static void test_template_tags(void **state)
 	struct yval *v = yval_seq();
 	yval_push(v, str("a"));
 	yval_push(v, str("b"));
-	struct tpl_vars vars = {get, NULL, v, put};
+	struct tpl_vars vars = {.get = get, .arg = v, .put_data = put};
 	const char *t = "top:\n  key: {{yamlv data}}\nlist:\n  - first\n  {{yamlitems data}}\n";
 	struct buf out;
 	struct diags d;
@@ -125,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_scalars),
 	    cmocka_unit_test(test_nested),
+	    cmocka_unit_test(test_srcmap),
 	    cmocka_unit_test(test_template_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
