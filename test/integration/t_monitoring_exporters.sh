@@ -34,6 +34,7 @@ lacks "$OUT" "service/postgres-exporter"
 write_rb <<EOF
 postgresql['enable'] = true
 redis['enable'] = true
+redis['password'] = 'pw-Secret-77'
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = 'localhost:$NODE'
@@ -84,6 +85,10 @@ fi
 tr '\0' ' ' <"/proc/$(pid_of postgres-exporter)/cmdline" >"$OUT"
 has "$OUT" "--extend.query-path=$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml"
 lacks "$OUT" "host="
+tr '\0' ' ' <"/proc/$(pid_of redis-exporter)/cmdline" >"$OUT"
+lacks "$OUT" "pw-Secret-77" # redis['password'] reaches it only through its envdir
+expect_rc 0 ctl show-config redis-exporter
+lacks "$OUT" "pw-Secret-77"
 [ -f "$T_ROOT/opt/gitlab/etc/postgres-exporter/env/DATA_SOURCE_NAME" ] || fail "no DATA_SOURCE_NAME in the envdir"
 has "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_stat_user_tables:"
 [ -d "$T_ROOT/var/opt/gitlab/node-exporter/textfile_collector" ] || fail "no textfile_collector directory"
@@ -100,6 +105,7 @@ PROM=$(free_port) AM=$(free_port)
 write_rb <<EOF2
 postgresql['enable'] = true
 redis['enable'] = true
+redis['password'] = 'pw-Secret-77'
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = 'localhost:$NODE'
