@@ -71,6 +71,17 @@ const struct command commands[] = {
     {"upgrade", cmd_upgrade, "", "reconfigure, then restart services whose program changed", NULL},
     {"diff-config", cmd_diff_config, "", "diff -u of the shipped gitlab.rb template and yours",
      NULL},
+    {"backup-etc", cmd_backup_etc, "[-p DIR] [--delete-old-backups [-k N]]",
+     "archive gitlab.rb and the generated service tree (0600, in a 0700 directory)",
+     "options:\n  -p DIR  the backup directory (default <root>/etc/gitlab/config_backup, made "
+     "0700);\n"
+     "          it must be root's and closed to others: the archive holds secrets\n"
+     "  --delete-old-backups  then keep only the newest N archives\n"
+     "  -k N    how many --delete-old-backups keeps (default 7)\n"
+     "writes gitlab_config_<epoch>_<YYYY_MM_DD>.tar holding etc/gitlab, <install>/sv (without\n"
+     "  supervise/) and <install>/etc; links are stored as links, never followed\n"
+     "exit: 0 written; 1 refused or failed (nothing half written); 2 usage\n"
+     "example: gitlab-ctl backup-etc --delete-old-backups -k 14"},
     {"uninstall", cmd_uninstall, "", "stop every service and runsvdir; keep config, data, logs",
      NULL},
     {"cleanse", cmd_cleanse, "[--yes | yes]",
