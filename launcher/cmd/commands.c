@@ -69,8 +69,12 @@ const struct command commands[] = {
      "run a service in the foreground with its computed env (run scripts, containers)", NULL},
     {"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground", NULL},
     {"upgrade", cmd_upgrade, "", "reconfigure, then restart services whose program changed", NULL},
-    {"diff-config", cmd_diff_config, "", "diff -u of the shipped gitlab.rb template and yours",
-     NULL},
+    {"diff-config", cmd_diff_config, "",
+     "diff -u of your gitlab.rb against the shipped template (as Omnibus: yours is '-')",
+     "compares as Omnibus' diff-config does: your lines are the '-' side, the template's the '+'\n"
+     "  side (a line you added or changed shows as '-', the template's default as '+')\n"
+     "exit: diff's: 0 the same; 1 different; 2 a file is missing or diff failed\n"
+     "example: gitlab-ctl diff-config | grep '^-[^-]'   # what you changed"},
     {"backup-etc", cmd_backup_etc, "[-p DIR] [--delete-old-backups [-k N]]",
      "archive gitlab.rb and the generated service tree (0600, in a 0700 directory)",
      "options:\n  -p DIR  the backup directory (default <root>/etc/gitlab/config_backup, made "
