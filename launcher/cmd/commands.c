@@ -20,17 +20,19 @@ const struct command commands[] = {
      "changes (secrets hidden)\n"
      "exit: 0 converged; 1 an error (pre-flight, config, a service not ready): a pre-flight\n"
      "  failure changes nothing\nexample: gitlab-ctl reconfigure --dry-run --diff"},
-    {"check-config", cmd_check_config, "[-c FILE] [--strict] [-v VERSION]",
+    {"check-config", cmd_check_config, "[-c FILE] [--strict] [--json] [-v VERSION]",
      "validate gitlab.rb and the catalog; exit 1 on errors",
      "options:\n  -c FILE   check FILE instead of gitlab.rb\n  --strict  warnings and unknown keys "
      "are errors (CI)\n"
+     "  --json    one JSON document: ok, config, errors, warnings, strict, diagnostics (file,\n"
+     "            line, col, severity, message, hint: the fix the message names, or null)\n"
      "  -v VERSION  accepted for Omnibus' sake: no version checks are done here\n"
      "exit: 0 valid; 1 errors (or warnings under --strict); 2 usage\nexample: gitlab-ctl "
      "check-config --strict"},
     {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
      "print the effective settings and env of every enabled service",
      "options:\n  --show-secrets  do not redact\n  --json          one JSON document; on errors "
-     "their file, line, col, severity and message\n"
+     "their file, line, col, severity, message and hint\n"
      "exit: 0; 1 the configuration has errors\nexample: gitlab-ctl show-config gitlab-exporter"},
     {"start", cmd_control, "[SERVICE]", "start services and wait until they run", NULL},
     {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down", NULL},
