@@ -132,6 +132,27 @@ void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
 	            o.col);
 }
 
+void rbl_string_seen(struct parser *p, size_t open, size_t end)
+{
+	if (end > open && memchr(p->s + open, '\n', end - open) != NULL) {
+		p->ml_open = open;
+		p->ml_end = end;
+	}
+}
+
+bool rbl_blame_open_string(struct parser *p, size_t pos)
+{
+	if (p->ml_end == 0 || p->ml_end >= pos ||
+	    memchr(p->s + p->ml_end, '\n', pos - p->ml_end) != NULL)
+		return false;
+	struct loc e = rbl_loc_at(p, p->ml_end);
+	rbl_fail_at(p, p->ml_open,
+	            "unterminated string opened here: the quote at %d:%d closes it, and what "
+	            "follows does not parse",
+	            e.line, e.col);
+	return true;
+}
+
 void *rbl_palloc(struct parser *p, size_t n)
 {
 	void *ptr = rbl_arena_alloc(p->arena, n);
@@ -298,6 +319,29 @@ bool rbl_word_in(const struct parser *p, size_t b, size_t e, const char *const *
 	for (; *list; list++)
 		if (rbl_word_is(p, b, e, *list))
 			return true;
+	return false;
+}
+
+/* Word processors turn quotes into these; Ruby reads them as part of a name. */
+bool rbl_fail_smart_quote(struct parser *p, size_t pos)
+{
+	static const struct {
+		unsigned char b3;
+		const char *name, *use;
+	} quotes[] = {
+	    {0x98, "U+2018 LEFT SINGLE QUOTATION MARK", "'"},
+	    {0x99, "U+2019 RIGHT SINGLE QUOTATION MARK", "'"},
+	    {0x9c, "U+201C LEFT DOUBLE QUOTATION MARK", "\""},
+	    {0x9d, "U+201D RIGHT DOUBLE QUOTATION MARK", "\""},
+	};
+	if (at(p, pos) != 0xe2 || at(p, pos + 1) != 0x80)
+		return false;
+	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
+		if (at(p, pos + 2) == quotes[i].b3) {
+			rbl_fail_at(p, pos, "typographic quote %s: use %s", quotes[i].name,
+			            quotes[i].use);
+			return true;
+		}
 	return false;
 }
 
