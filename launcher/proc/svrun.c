@@ -44,9 +44,24 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 	return v;
 }
 
-static void child(int wfd, const char *self, char **v)
+/* Wait for the parent's go: one byte. EOF means the parent died or gave up. */
+static void await_gate(int gate)
+{
+	char c;
+	ssize_t n;
+	if (gate == -1)
+		return;
+	while ((n = read(gate, &c, 1)) == -1 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(127);
+	close(gate);
+}
+
+static void child(int wfd, int gate, const char *self, char **v)
 {
 	gcov_child();
+	await_gate(gate);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null == -1 || dup2(null, STDIN_FILENO) == -1 || dup2(wfd, STDOUT_FILENO) == -1 ||
 	    dup2(wfd, STDERR_FILENO) == -1)
@@ -80,28 +95,26 @@ static int drain(int rfd, long deadline, struct buf *out)
 	}
 }
 
-int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out)
+/* The child's pid is known: let started() record it, then open the gate (or kill it). */
+static int open_gate(pid_t pid, int gate[2], svrun_started_fn started, void *ctx)
 {
-	int fds[2];
-	char **v = exec_argv(ctl, s, argv);
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		free(v);
-		return -1;
+	if (started == NULL)
+		return 0;
+	close(gate[0]);
+	int rc = started(ctx, pid);
+	int e = errno;
+	if (rc == 0 && write(gate[1], "g", 1) != 1) {
+		rc = -1;
+		e = errno;
 	}
-	pid_t pid = fork();
-	if (pid == 0)
-		child(fds[1], ctl->self, v);
-	int saved = errno;
-	free(v);
-	close(fds[1]);
-	if (pid == -1) {
-		close(fds[0]);
-		errno = saved;
-		return -1;
-	}
-	bool late = drain(fds[0], deadline, out) == -1;
-	close(fds[0]);
+	close(gate[1]);
+	errno = e;
+	return rc;
+}
+
+/* Reap pid; kill its process group first when late. The exit status, or -1. */
+static int reap(pid_t pid, bool late)
+{
 	if (late) {
 		/* exec leads its own process group: take the command's children too. */
 		kill(-pid, SIGKILL);
@@ -111,9 +124,61 @@ int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long de
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+                struct buf *out, svrun_started_fn started, void *ctx)
+{
+	int fds[2], gate[2] = {-1, -1};
+	char **v = exec_argv(ctl, s, argv);
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		free(v);
+		return -1;
+	}
+	if (started != NULL && pipe2(gate, O_CLOEXEC) == -1) {
+		free(v);
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (gate[1] != -1)
+			close(gate[1]);
+		child(fds[1], gate[0], ctl->self, v);
+	}
+	int saved = errno;
+	free(v);
+	close(fds[1]);
+	if (pid == -1) {
+		close(fds[0]);
+		if (gate[0] != -1) {
+			close(gate[0]);
+			close(gate[1]);
+		}
+		errno = saved;
+		return -1;
+	}
+	if (open_gate(pid, gate, started, ctx) == -1) {
+		saved = errno;
+		close(fds[0]);
+		reap(pid, true);
+		errno = saved;
+		return -1;
+	}
+	bool late = drain(fds[0], deadline, out) == -1;
+	close(fds[0]);
+	int rc = reap(pid, late);
 	if (late) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rc;
+}
+
+int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+          struct buf *out)
+{
+	return svrun_gated(ctl, s, argv, deadline, out, NULL, NULL);
 }
