@@ -689,6 +689,7 @@ static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
 static int apply_changes(struct converge *cv, int wave, bool *linked)
 {
 	struct tree *t = &cv->ps->t;
+	int staged = 0; /* files and links: published only when the whole batch is */
 	for (size_t k = 0; k < t->nc; k++) {
 		const struct tchange *c = &t->c[k];
 		const struct tnode *n = &t->v[c->node];
@@ -698,11 +699,16 @@ static int apply_changes(struct converge *cv, int wave, bool *linked)
 			warn("cannot write %s%s", t->errpath, t->errwhy);
 			return -1;
 		}
-		cv->updated++; /* counted when written, not when planned */
+		/* Counted when published, not when planned or staged. */
+		if (n->kind == TN_DIR || c->kind == TC_DELETE)
+			cv->updated++;
+		else
+			staged++;
 		if (n->svc >= 0)
 			cv->s[n->svc].why |= why_of(n->role);
 		*linked |= n->role == TR_ENABLE;
 	}
+	cv->updated += staged;
 	return 0;
 }
 
