@@ -34,14 +34,8 @@ pg_pids() {
 	done
 	return 0
 }
-# The process group of the running initdb of this root, or nothing.
-initdb_pgrp() {
-	for _p in $(pg_pids); do
-		[ "$(cat "/proc/$_p/comm" 2>/dev/null)" = initdb ] || continue
-		awk '{ sub(/^.*\) /, ""); print $3 }' "/proc/$_p/stat" 2>/dev/null
-		return 0
-	done
-}
+# The setup step reconfigure $1 runs: its child (gitlab-ctl exec, then initdb in place).
+step_of() { cat "/proc/$1/task/$1/children" 2>/dev/null | awk '{ print $1 }'; }
 stop_leftovers() { for _p in $(pg_pids); do kill -KILL "$_p" 2>/dev/null || true; done; }
 trap 'stop_leftovers; t_cleanup' EXIT
 # A fresh start: nothing supervised, no cluster, no tree (gitlab.rb and the install stay).
@@ -64,14 +58,16 @@ note "reconfigure and initdb killed after PG_VERSION: the next run redoes the st
 ctlpid=$!
 track_pid "$ctlpid"
 until_true 1200 pg_version_written || { cat "$R/out0"; fail "initdb never wrote PG_VERSION"; }
-pgrp=$(initdb_pgrp)
+step=$(step_of "$ctlpid")
 kill -KILL "$ctlpid" 2>/dev/null || true
-[ -n "$pgrp" ] && kill -KILL -- "-$pgrp" 2>/dev/null
+# initdb leads its own process group: it and the postgres it runs, all at once (procps'
+# kill: dash's builtin takes no process group).
+[ -z "$step" ] || /bin/kill -KILL -- "-$step" 2>/dev/null || true
 wait "$ctlpid" 2>/dev/null || true
-[ -n "$pgrp" ] || note "(initdb had already finished: nothing to interrupt)"
+[ -n "$step" ] || note "(initdb had already finished: nothing to interrupt)"
 expect_rc 0 ctl reconfigure
 has "$OUT" "gitlab Reconfigured!"
-[ -z "$pgrp" ] || has "$OUT" "setup step initdb of an earlier run was interrupted"
+[ -z "$step" ] || has "$OUT" "setup step initdb of an earlier run was interrupted"
 db_answers || fail "the exporter's database does not answer after the redo"
 [ -z "$(find "$PGHOME" -maxdepth 1 -name '.data.setup-*')" ] || fail "a staging directory is left"
 
@@ -94,7 +90,7 @@ setsid runuser -u gitlab-psql -- "$PGBIN/initdb" -D "$PGHOME/data" -E UTF8 --loc
 ipid=$!
 track_pid "$ipid"
 until_true 1200 test -e "$PGHOME/data/PG_VERSION" || fail "initdb never wrote PG_VERSION"
-kill -KILL -- "-$ipid" 2>/dev/null || true
+/bin/kill -KILL -- "-$ipid" 2>/dev/null || true
 stop_leftovers
 wait "$ipid" 2>/dev/null || true
 expect_rc 0 ctl reconfigure
