@@ -8,7 +8,8 @@
 #   half way; the next reconfigure converges and the database answers;
 # - a cluster that an older gitlab-ctl left half built (PG_VERSION but no `postgres`
 #   database, no record of the step) fails the verify command: it is moved aside (kept)
-#   and initdb runs again.
+#   and initdb runs again; a complete one (its `postgres` database opens) is kept, data
+#   and all, and recorded.
 . "$SRCDIR/test/integration/lib.sh"
 
 PGBIN=/usr/lib/postgresql/15/bin
@@ -98,4 +99,14 @@ has "$OUT" "fails its verify command (not made by a completed step): moved aside
 has "$OUT" "gitlab Reconfigured!"
 db_answers || fail "the exporter's database does not answer after the move aside"
 [ -n "$(find "$PGHOME" -maxdepth 1 -name 'data.unverified-*')" ] || fail "the half cluster is gone"
+
+note "a complete cluster without a record (upgrade from an older gitlab-ctl): verified, kept"
+ctl exec postgresql -- "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d gitlabhq_production \
+	-c 'CREATE TABLE kept (v int)' >"$R/db" 2>&1 || { cat "$R/db"; fail "create table"; }
+rm "$R/opt/gitlab/var/setup/postgresql+initdb"
+expect_rc 0 ctl reconfigure
+has "$OUT" "passes the verify command, kept"
+has "$OUT" "gitlab Reconfigured!"
+ctl exec postgresql -- "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d gitlabhq_production \
+	-c 'SELECT v FROM kept' >"$R/db" 2>&1 || { cat "$R/db"; fail "the kept cluster lost its table"; }
 echo "ok t_safety_setup_initdb"
