@@ -382,10 +382,11 @@ static void test_yaml_template(void **state)
 	const char *conn = "dbname=g user=gitlab host=/v/\"x # port=5432";
 	const char *url = "unix:/v/redis: \"s\".socket";
 	const char *pat = "gitlab-exporter web -c /v/\"x\" # y.yml";
-	const char *const on[][2] = {
-	    {"server_name", "webrick"},   {"listen_address", addr},   {"listen_port", "9168"},
-	    {"memory_threshold", "1024"}, {"postgresql.enable", "1"}, {"redis.enable", "1"},
-	    {"connection_string", conn},  {"redis_url", url},         {"process_pattern", pat}};
+	const char *const on[][2] = {{"server_name", "webrick"},  {"listen_address", addr},
+	                             {"listen_port", "9168"},     {"memory_threshold", "1024"},
+	                             {"postgresql.enable", "1"},  {"redis.enable", "1"},
+	                             {"connection_string", conn}, {"redis_url", url},
+	                             {"process_pattern", pat},    {"tuple_stats_all_columns", ""}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
 	char out[2048];
 	yaml_fields(
@@ -413,7 +414,7 @@ static void test_yaml_template(void **state)
 	                              {"listen_port", "9168"},     {"memory_threshold", "1024"},
 	                              {"postgresql.enable", ""},   {"redis.enable", ""},
 	                              {"connection_string", conn}, {"redis_url", url},
-	                              {"process_pattern", pat}};
+	                              {"process_pattern", pat},    {"tuple_stats_all_columns", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
 	yaml_fields(&k2,
 	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
