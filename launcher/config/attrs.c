@@ -628,7 +628,8 @@ static void compute_origin(const struct assign_svc *w, struct svc *out)
 	out->origin.n = u;
 }
 
-/* Where gitlab.rb set each path setting, "file:line:col", for trust.c's refusals. */
+/* Where gitlab.rb set each scalar setting, "file:line:col", for trust.c's and the formats'
+ * refusals. */
 static void compute_where(const struct assign_svc *w, struct svc *out)
 {
 	const struct cat_service *def = w->def;
@@ -636,7 +637,7 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	size_t n = 0;
 	for (size_t i = 0; i < def->nsettings; i++) {
 		struct loc l = w->vloc[i];
-		if (def->settings[i].type == ST_PATH && w->val[i] != NULL)
+		if (w->val[i] != NULL)
 			v[n++] = (struct kv){
 			    xstrdup(def->settings[i].name),
 			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
@@ -645,6 +646,34 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	qsort(v, n, sizeof *v, kv_cmp);
 	out->where.v = v;
 	out->where.n = n;
+}
+
+/*
+ * A value the catalog refuses for a setting (refuse = [...]): postgresql['sql_user'] naming
+ * the cluster's superuser would map the exporter's account to it in pg_ident.conf.
+ */
+static void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s)
+{
+	const struct cat_service *def = w->def;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		const struct cat_setting *cs = &def->settings[i];
+		const char *v = kv_get(&s->vars, cs->name);
+		for (size_t k = 0; v != NULL && k < cs->nrefuse; k++) {
+			char *bad = svc_expand(s, cs->refuse[k]);
+			bool hit = bad != NULL && strcmp(bad, v) == 0;
+			free(bad);
+			if (!hit)
+				continue;
+			struct src nosrc;
+			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
+			if (cs->secret)
+				l = secret_loc(l, &nosrc);
+			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is refused: %s",
+			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
+			        cs->refuse_because ? cs->refuse_because : "the catalog forbids it");
+			break;
+		}
+	}
 }
 
 static void compute_svc(struct build *b, const struct assign_svc *w, struct svc *out)
@@ -679,6 +708,8 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	out->listen_host = kv_get(&out->vars, "listen_host");
 	if (out->listen_host == NULL)
 		out->listen_port = 0;
+	if (!c.failed)
+		check_refused(b, w, out);
 }
 
 /* Services are computed on demand: {{postgresql.port}} computes postgresql first. */
@@ -690,6 +721,23 @@ static void compute_at(struct build *b, size_t i)
 	size_t nerr = b->d->nerr;
 	compute_svc(b, &b->w[i], &b->out->svcs[i]);
 	b->cstate[i] = b->d->nerr > nerr ? C_FAILED : C_DONE;
+}
+
+/* The groups of the enabled services s needs that share theirs (see attrs.h). */
+static void compute_groups(const struct attrs *a, struct svc *s)
+{
+	struct buf b;
+	buf_init(&b);
+	for (size_t i = 0; geteuid() == 0 && s->def != NULL && i < s->def->nafter; i++) {
+		const struct svc *o = attrs_svc(a, s->def->after[i]);
+		if (o == NULL || !o->enabled || !o->def->share_group || o->group == NULL ||
+		    (s->group != NULL && strcmp(o->group, s->group) == 0))
+			continue;
+		if (b.len > 0)
+			buf_addc(&b, ',');
+		buf_adds(&b, o->group);
+	}
+	s->groups = buf_take(&b);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -719,6 +767,8 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 			b.root_dirs[i][0] = '\0';
 	for (size_t i = 0; i < cat->n; i++)
 		compute_at(&b, i);
+	for (size_t i = 0; i < cat->n; i++)
+		compute_groups(out, &out->svcs[i]);
 	free(b.cstate);
 	assigns_free(&as);
 	return d->nerr > nerr ? -1 : 0;
@@ -771,6 +821,7 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
 		kvlist_free(&s->where);
+		free(s->groups);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
 		free(s->argv);

@@ -21,6 +21,9 @@
  *             account of services without their own, e.g. the exporter's
  * user and group are the service's own `username` and `group` settings when
  * it declares them and gitlab-ctl runs as root, else user['username'|'group'].
+ * groups (struct svc) names the groups of the enabled services in `after`
+ * that say share_group (Redis: the exporter joins gitlab-redis to reach its
+ * 0770 socket); only as root, as supplementary groups need it.
  * A setting that is nil has the value "". A flags setting's var is its
  * rendered arguments joined by spaces; env settings have no var.
  */
@@ -48,12 +51,13 @@ struct svc {
 	size_t argc;
 	const char *home, *log_dir, *env_dir; /* point into vars */
 	const char *user, *group;             /* point into vars */
-	const char *listen_host;              /* NULL if the service has no address */
-	int listen_port;                      /* 0 if none */
+	char *groups; /* supplementary groups, comma-separated ("" for none): see share_group */
+	const char *listen_host; /* NULL if the service has no address */
+	int listen_port;         /* 0 if none */
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where; /* path settings gitlab.rb set -> "file:line:col" */
+	struct kvlist where; /* scalar settings gitlab.rb set -> "file:line:col" */
 };
 
 struct attrs {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config/catalog.h"
+#include "config/placeholder.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
@@ -152,12 +153,14 @@ static int check_placeholders(struct ld *l, const config_setting_t *st, const ch
 {
 	for (const char *p = strstr(s, "{{"); p; p = strstr(p, "{{")) {
 		const char *q = p + 2;
+		const char *close = strstr(q, "}}");
+		q += close ? ph_filter_len(q, (size_t)(close - q)) : 0;
 		while (name_char(*q))
 			q++;
 		if (*q == '.' && q > p + 2 && name_char(q[1]))
 			for (q++; name_char(*q);)
 				q++;
-		if (q == p + 2 || q[0] != '}' || q[1] != '}') {
+		if (!name_char(q[-1]) || q[0] != '}' || q[1] != '}') {
 			lerr(l, st,
 			     "malformed placeholder in \"%s\": write {{name}} or {{service.name}}",
 			     s);
@@ -167,6 +170,9 @@ static int check_placeholders(struct ld *l, const config_setting_t *st, const ch
 	}
 	return 0;
 }
+
+static int load_argv(struct ld *l, const config_setting_t *st, const char *what, char ***out,
+                     size_t *nout);
 
 static bool valid_name(const char *s, bool dash_dot)
 {
@@ -311,8 +317,18 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 				return -1;
 			}
 			cs->secret = config_setting_get_bool(m) != 0;
+		} else if (strcmp(key, "refuse") == 0) {
+			if (load_argv(l, m, "refuse", &cs->refuse, &cs->nrefuse) == -1)
+				return -1;
+		} else if (strcmp(key, "refuse_because") == 0) {
+			const char *s = get_string(l, m, "refuse_because");
+			if (s == NULL)
+				return -1;
+			cs->refuse_because = xstrdup(s);
 		} else {
-			lerr(l, m, "unknown key '%s' in a setting (name, type, default, secret)",
+			lerr(l, m,
+			     "unknown key '%s' in a setting (name, type, default, secret, refuse, "
+			     "refuse_because)",
 			     key);
 			return -1;
 		}
@@ -427,10 +443,12 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 				return -1;
 			}
 			t->mode = (mode_t)mode;
-		} else if (strcmp(v, "service") == 0 || strcmp(v, "root") == 0) {
+		} else if (strcmp(v, "service") == 0 || strcmp(v, "root") == 0 ||
+		           strcmp(v, "group") == 0) {
 			t->service_owned = strcmp(v, "service") == 0;
+			t->group_owned = strcmp(v, "group") == 0;
 		} else {
-			lerr(l, m, "template owner must be \"service\" or \"root\"");
+			lerr(l, m, "template owner must be \"service\", \"group\" or \"root\"");
 			return -1;
 		}
 	}
@@ -660,11 +678,11 @@ static int load_setup(struct ld *l, const config_setting_t *st)
 	return 0;
 }
 
-/* check_send / check_expect: protocol bytes, so no placeholders and no NUL. */
+/* check_send / check_expect: protocol bytes (placeholders, e.g. {{resp password}}); no NUL. */
 static int load_check_str(struct ld *l, const config_setting_t *st, char **out)
 {
 	const char *v = get_string(l, st, config_setting_name(st));
-	if (v == NULL)
+	if (v == NULL || check_placeholders(l, st, v) == -1)
 		return -1;
 	if (*v == '\0') {
 		lerr(l, st, "%s must not be empty", config_setting_name(st));
@@ -762,11 +780,14 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		return load_home_mode(l, m);
 	} else if (strcmp(key, "stop_signal") == 0) {
 		return load_stop_signal(l, m);
+	} else if (strcmp(key, "share_group") == 0) {
+		return get_bool(l, m, key, &s->share_group);
 	} else {
 		lerr(l, m,
 		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
 		     "settings, env, base_env, command, templates, check, check_send, "
-		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
+		     "check_expect, check_command, after, setup, home_mode, stop_signal, "
+		     "share_group)",
 		     key);
 		return -1;
 	}
@@ -822,6 +843,8 @@ static void service_free(struct cat_service *s)
 			free(s->settings[i].defs[j].value);
 		}
 		free(s->settings[i].defs);
+		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
+		free(s->settings[i].refuse_because);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {

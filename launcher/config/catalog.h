@@ -39,6 +39,9 @@ struct cat_setting {
 	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
 	size_t ndefs;
 	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
+	size_t nrefuse;
+	char *refuse_because; /* why, for the message */
 	int line;
 };
 
@@ -47,6 +50,7 @@ struct cat_template {
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */
+	bool group_owned;   /* root's, in the service's group (a file holding its password) */
 	int line;
 };
 
@@ -106,6 +110,7 @@ struct cat_service {
 	struct cat_step *setup;
 	size_t nsetup;
 	mode_t home_mode;  /* 0750, or 0755 where other accounts reach a socket in it */
+	bool share_group;  /* services with this one in `after` also run in its group */
 	char *stop_signal; /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
 	int line;          /* of `name`, for service-level messages */
 	int command_line;  /* of `command` */

@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
+#include "lib/safetext.h"
 #include "proc/httpprobe.h"
 #include "proc/ready.h"
 #include "proc/svrun.h"
@@ -127,24 +128,27 @@ static pid_t pgrp_of(pid_t pid)
 /* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
-	char path[64];
+	char path[64], raw[160];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return;
-	ssize_t n = read_full(fd, out, len - 1);
+	ssize_t n = read_full(fd, raw, sizeof raw);
 	close(fd);
-	if (n <= 0) {
-		out[0] = '\0';
+	if (n <= 0)
 		return;
-	}
-	out[n] = '\0';
 	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
-			out[i] = ' ';
-	while (n > 0 && out[n - 1] == ' ')
-		out[--n] = '\0';
+		if (raw[i] == '\0')
+			raw[i] = ' ';
+	while (n > 0 && raw[n - 1] == ' ')
+		n--;
+	/* Any account names its own processes: escaped before it can reach a terminal. */
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, raw, (size_t)n, 0);
+	strlcpy(out, buf_str(&esc), len);
+	buf_free(&esc);
 }
 
 /*
@@ -291,19 +295,23 @@ static bool peer_is(int fd, pid_t pid, const char *path, char *why, size_t len)
 	return false;
 }
 
-/* check_send, then read until check_expect shows up in the reply. 1, or 0 with why. */
-static int converse(int fd, const struct cat_service *def, long deadline, char *why, size_t len)
+/*
+ * check_send, then read until check_expect shows up in the reply. 1, or 0 with why. Both are
+ * expanded here, in gitlab-ctl's memory: a {{resp password}} never reaches an argv.
+ */
+static int converse_with(int fd, const char *send_s, const char *expect, long deadline, char *why,
+                         size_t len)
 {
 	char buf[1024];
 	size_t got = 0;
-	if (def->check_send != NULL) {
-		size_t n = strlen(def->check_send);
-		if (send(fd, def->check_send, n, MSG_NOSIGNAL) != (ssize_t)n) {
+	if (send_s != NULL) {
+		size_t n = strlen(send_s);
+		if (send(fd, send_s, n, MSG_NOSIGNAL) != (ssize_t)n) {
 			snprintf(why, len, "send: %s", strerror(errno));
 			return 0;
 		}
 	}
-	if (def->check_expect == NULL)
+	if (expect == NULL)
 		return 1;
 	while (got < sizeof buf - 1) {
 		if (poll_until(fd, POLLIN, deadline) != 1) {
@@ -317,13 +325,36 @@ static int converse(int fd, const struct cat_service *def, long deadline, char *
 			break;
 		got += (size_t)n;
 		buf[got] = '\0';
-		if (strstr(buf, def->check_expect) != NULL)
+		if (strstr(buf, expect) != NULL)
 			return 1;
 	}
 	buf[got] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
-	snprintf(why, len, "answered \"%.80s\", not \"%s\"", buf, def->check_expect);
+	/* The answer is the service's: escaped before it can reach a terminal. */
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, buf, strnlen(buf, 80), 0);
+	snprintf(why, len, "answered \"%s\", not \"%s\"", buf_str(&esc), expect);
+	buf_free(&esc);
 	return 0;
+}
+
+static int converse(int fd, const struct attrs *a, const struct svc *s, long deadline, char *why,
+                    size_t len)
+{
+	const struct cat_service *def = s->def;
+	char *send_s = def->check_send ? attrs_expand(a, s, def->check_send) : NULL;
+	char *expect = def->check_expect ? attrs_expand(a, s, def->check_expect) : NULL;
+	int r = 0;
+	if ((def->check_send && send_s == NULL) || (def->check_expect && expect == NULL))
+		snprintf(why, len, "check_send or check_expect: unknown placeholder");
+	else
+		r = converse_with(fd, send_s, expect, deadline, why, len);
+	if (send_s != NULL)
+		explicit_bzero(send_s, strlen(send_s)); /* it may hold a password */
+	free(send_s);
+	free(expect);
+	return r;
 }
 
 /* ---- the checks --------------------------------------------------------------------------- */
@@ -379,7 +410,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 	}
 	if (fd == -1)
 		return 0;
-	int r = converse(fd, def, deadline, why, len);
+	int r = converse(fd, a, s, deadline, why, len);
 	close(fd);
 	return r;
 }
@@ -409,15 +440,18 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		return 0;
 	struct buf out;
 	buf_init(&out);
-	int rc = svrun(ctl, s, argv, deadline, &out);
+	int rc = svrun(ctl, s, argv, deadline, &out, NULL);
 	if (rc == -1)
 		snprintf(why, len, "%s: %s", argv[0],
 		         errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
 	else if (rc != 0) {
-		const char *p = out.p ? out.p : "";
-		int n = (int)strcspn(p, "\n");
-		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
-		         n > 160 ? 160 : n, p);
+		const char *p = buf_str(&out);
+		size_t n = strcspn(p, "\n");
+		struct buf esc;
+		buf_init(&esc);
+		safetext_add(&esc, p, n > 160 ? 160 : n, 0);
+		snprintf(why, len, "%s exited %d%s%s", argv[0], rc, n ? ": " : "", buf_str(&esc));
+		buf_free(&esc);
 	}
 	buf_free(&out);
 	for (size_t i = 0; argv[i]; i++)

@@ -293,7 +293,7 @@ int setupstep_run(const struct setupstep *x, struct buf *out)
 	}
 	struct started ctx = {x};
 	long deadline = mono_ms() + st->def->timeout * 1000L;
-	int rc = svrun_gated(x->ctl, x->svc, st->argv, deadline, out, record_started, &ctx);
+	int rc = svrun_gated(x->ctl, x->svc, st->argv, deadline, out, NULL, record_started, &ctx);
 	int e = errno;
 	if (rc != 0) {
 		step_failed(x, rc, e);
@@ -346,7 +346,7 @@ int setupstep_adopt(const struct setupstep *x, char *moved, size_t len, struct b
 	int rc = 0;
 	if (st->verify != NULL) {
 		long deadline = mono_ms() + st->def->timeout * 1000L;
-		rc = svrun(x->ctl, x->svc, st->verify, deadline, out);
+		rc = svrun(x->ctl, x->svc, st->verify, deadline, out, NULL);
 	}
 	if (rc == 0) {
 		printf("%s: setup step %s: %s was not recorded as made by it; %s, kept\n",

@@ -58,41 +58,59 @@ static void await_gate(int gate)
 	close(gate);
 }
 
-static void child(int wfd, int gate, const char *self, char **v)
+static void child(int wout, int werr, int gate, const char *self, char **v)
 {
 	gcov_child();
-	await_gate(gate);
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null == -1 || dup2(null, STDIN_FILENO) == -1 || dup2(wfd, STDOUT_FILENO) == -1 ||
-	    dup2(wfd, STDERR_FILENO) == -1)
+	/*
+	 * A new session: no controlling terminal the account could open as /dev/tty. Made
+	 * before the gate, so the group a started() record names exists when it is written.
+	 */
+	if (setsid() == -1 || null == -1 || dup2(null, STDIN_FILENO) == -1 ||
+	    dup2(wout, STDOUT_FILENO) == -1 || dup2(werr, STDERR_FILENO) == -1)
 		_exit(127);
+	await_gate(gate);
 	gcov_before_exec();
 	execve(self, v, run_env);
 	_exit(127);
 }
 
-/* Read the child's output until EOF or the deadline. 0 at EOF, -1 at the deadline. */
-static int drain(int rfd, long deadline, struct buf *out)
+/* One read from fd into b (kept up to OUT_MAX). 1 while open, 0 at EOF. */
+static int take(int fd, struct buf *b)
 {
 	char buf[4096];
-	for (;;) {
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n == -1)
+		return errno == EINTR || errno == EAGAIN;
+	if (n > 0 && b->len < OUT_MAX)
+		buf_add(b, buf, (size_t)n);
+	return n > 0;
+}
+
+/* Read both pipes until EOF on each or the deadline. 0 at EOF, -1 at the deadline. */
+static int drain(int rout, int rerr, long deadline, struct buf *out, struct buf *err)
+{
+	struct pollfd p[2] = {{.fd = rout, .events = POLLIN}, {.fd = rerr, .events = POLLIN}};
+	while (p[0].fd != -1 || p[1].fd != -1) {
 		long left = deadline - mono_ms();
 		if (left <= 0)
 			return -1;
-		struct pollfd p = {.fd = rfd, .events = POLLIN};
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		int r = poll(p, 2, (int)(left > 1000 ? 1000 : left));
 		if (r == -1 && errno != EINTR)
 			return -1;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(rfd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		if (out->len < OUT_MAX)
-			buf_add(out, buf, (size_t)n);
+		for (int i = 0; r > 0 && i < 2; i++)
+			if (p[i].revents != 0 && !take(p[i].fd, i == 0 ? out : err))
+				p[i].fd = -1; /* poll skips negative fds */
 	}
+	return 0;
+}
+
+static void close_pair(int *fds)
+{
+	if (fds[0] != -1)
+		close(fds[0]);
+	if (fds[1] != -1)
+		close(fds[1]);
 }
 
 /* The child's pid is known: let started() record it, then open the gate (or kill it). */
@@ -112,11 +130,11 @@ static int open_gate(pid_t pid, int gate[2], svrun_started_fn started, void *ctx
 	return rc;
 }
 
-/* Reap pid; kill its process group first when late. The exit status, or -1. */
+/* Reap pid; kill its session's group first when late. The exit status, or -1. */
 static int reap(pid_t pid, bool late)
 {
 	if (late) {
-		/* exec leads its own process group: take the command's children too. */
+		/* The child leads its own session and group: take the command's children too. */
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 	}
@@ -127,48 +145,59 @@ static int reap(pid_t pid, bool late)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-                struct buf *out, svrun_started_fn started, void *ctx)
+/* Pipes for stdout, stderr (when err is wanted) and the gate (when started is given). */
+static int make_pipes(int po[2], int pe[2], int gate[2], bool err, bool gated)
 {
-	int fds[2], gate[2] = {-1, -1};
+	if (pipe2(po, O_CLOEXEC) == -1)
+		return -1;
+	if ((!err || pipe2(pe, O_CLOEXEC) == 0) && (!gated || pipe2(gate, O_CLOEXEC) == 0))
+		return 0;
+	int saved = errno;
+	close_pair(po);
+	close_pair(pe);
+	errno = saved;
+	return -1;
+}
+
+int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+                struct buf *out, struct buf *err, svrun_started_fn started, void *ctx)
+{
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, gate[2] = {-1, -1};
+	if (make_pipes(po, pe, gate, err != NULL, started != NULL) == -1)
+		return -1;
 	char **v = exec_argv(ctl, s, argv);
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		free(v);
-		return -1;
-	}
-	if (started != NULL && pipe2(gate, O_CLOEXEC) == -1) {
-		free(v);
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (gate[1] != -1)
 			close(gate[1]);
-		child(fds[1], gate[0], ctl->self, v);
+		child(po[1], err != NULL ? pe[1] : po[1], gate[0], ctl->self, v);
 	}
 	int saved = errno;
 	free(v);
-	close(fds[1]);
+	close(po[1]);
+	if (pe[1] != -1)
+		close(pe[1]);
 	if (pid == -1) {
-		close(fds[0]);
-		if (gate[0] != -1) {
-			close(gate[0]);
-			close(gate[1]);
-		}
+		close(po[0]);
+		if (pe[0] != -1)
+			close(pe[0]);
+		close_pair(gate);
 		errno = saved;
 		return -1;
 	}
 	if (open_gate(pid, gate, started, ctx) == -1) {
 		saved = errno;
-		close(fds[0]);
+		close(po[0]);
+		if (pe[0] != -1)
+			close(pe[0]);
 		reap(pid, true);
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(fds[0], deadline, out) == -1;
-	close(fds[0]);
+	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
+	close(po[0]);
+	if (pe[0] != -1)
+		close(pe[0]);
 	int rc = reap(pid, late);
 	if (late) {
 		errno = ETIMEDOUT;
@@ -178,7 +207,7 @@ int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, l
 }
 
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out)
+          struct buf *out, struct buf *err)
 {
-	return svrun_gated(ctl, s, argv, deadline, out, NULL, NULL);
+	return svrun_gated(ctl, s, argv, deadline, out, err, NULL, NULL);
 }

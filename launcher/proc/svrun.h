@@ -2,7 +2,8 @@
  * svrun: run a command as a service would run, for setup steps and
  * check_command: through `gitlab-ctl exec --envdir` (the same user switch,
  * env, umask, chdir and fd hygiene as the service itself; no shell), with
- * stdout and stderr captured, killed at a deadline.
+ * stdout and stderr captured, killed at a deadline. The account never holds
+ * root's terminal: the child has its own session and only pipes and /dev/null.
  */
 #ifndef GITLAB_CTL_SVRUN_H
 #define GITLAB_CTL_SVRUN_H
@@ -12,12 +13,14 @@
 #include "lib/ctl.h"
 
 /*
- * argv (already expanded) as service s. Output (at most 64 KiB) is appended
- * to out. Returns the exit status, 128 + signal, or -1 with errno (ETIMEDOUT:
- * killed at deadline, a mono_ms() time).
+ * argv (already expanded) as service s, in a session of its own without a
+ * controlling terminal, stdin /dev/null. Its stdout (at most 64 KiB) is appended
+ * to out, its stderr to err (NULL: to out as well); raw bytes, the caller
+ * escapes them (lib/safetext.h) before showing them. Returns the exit status,
+ * 128 + signal, or -1 with errno (ETIMEDOUT: killed at deadline, a mono_ms() time).
  */
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out);
+          struct buf *out, struct buf *err);
 
 /*
  * Called with the child's pid before it may exec: the child waits until this
@@ -29,6 +32,6 @@ typedef int (*svrun_started_fn)(void *ctx, pid_t pid);
 
 /* svrun, gated by started(ctx, pid). */
 int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-                struct buf *out, svrun_started_fn started, void *ctx);
+                struct buf *out, struct buf *err, svrun_started_fn started, void *ctx);
 
 #endif

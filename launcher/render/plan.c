@@ -234,6 +234,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
+		e->group_owned = ct->group_owned;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(x->d, DIAG_ERR, def->file, ct->line,
@@ -533,8 +534,8 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	for (size_t e = 0; e < p->nextra; e++) {
 		const struct plan_extra *x = &p->extra[e];
 		tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
-		              x->service_owned ? p->uid : o.uid, x->service_owned ? p->gid : o.gid,
-		              i, TR_CONFIG, 0);
+		              x->service_owned ? p->uid : o.uid,
+		              x->service_owned || x->group_owned ? p->gid : o.gid, i, TR_CONFIG, 0);
 	}
 	return 0;
 }

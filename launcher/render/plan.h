@@ -28,6 +28,7 @@ struct plan_extra {
 	struct buf body;
 	mode_t mode;
 	bool service_owned;
+	bool group_owned; /* root's, the service's group */
 };
 
 /* A setup step with its placeholders expanded (catalog: setup). */

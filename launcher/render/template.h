@@ -10,16 +10,25 @@
  *   {{sh* name}}     a list, each element single-quoted, space-separated
  *   {{yaml name}}    a YAML double-quoted scalar with escapes
  *   {{int name}}     a decimal integer; anything else is an error
+ *   {{FORMAT name}}  the value in that file format's syntax (lib/quote.h), or an
+ *                    error: pg_string pg_part (inside quotes) pg_number
+ *                    pg_hosts (postgresql.conf),
+ *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
+ *                    redis redis_memory redis_bind redis_bind_loopback
+ *                    (redis.conf), mode_private (octal, no world bits),
+ *                    yaml_str (as {{yaml name}})
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped
  * A block tag alone on its line drops the whole line, so optional lines leave
  * no blank line behind. An unknown name is an error naming the template file
- * and line: a typo never renders as an empty string.
+ * and line: a typo never renders as an empty string. A value a format refuses
+ * is reported where gitlab.rb set it, when the variables know (origin).
  */
 #ifndef GITLAB_CTL_TEMPLATE_H
 #define GITLAB_CTL_TEMPLATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,11 +40,22 @@ void tpl_sh_quote(struct buf *b, const char *s);
 /* Append s as a YAML double-quoted scalar, quotes included. */
 void tpl_yaml_quote(struct buf *b, const char *s);
 
-/* Where values come from: a scalar (NULL: unknown) and a list (NULL: unknown). */
+/* Where a value was set, for a refusal: file:line:col and the name as written there. */
+struct tpl_origin {
+	char file[PATH_MAX];
+	int line, col;
+	char label[256]; /* e.g. postgresql['shared_buffers'] */
+};
+
+/*
+ * Where values come from: a scalar (NULL: unknown), a list (NULL: unknown)
+ * and where a scalar was set (false: a default; the template line is blamed).
+ */
 struct tpl_vars {
 	const char *(*get)(void *arg, const char *name);
 	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
 	void *arg;
+	bool (*origin)(void *arg, const char *name, struct tpl_origin *o); /* may be NULL */
 };
 
 /*

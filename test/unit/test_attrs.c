@@ -844,6 +844,38 @@ static void test_secret_names(void **state)
 	assert_false(env_is_secret("LD_PRELOAD"));
 }
 
+/* Values composed for another format are quoted for it; a value the catalog refuses is named. */
+static void test_formats_and_refusals(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("postgresql['database'] = \"it's db\"\n"
+	                       "postgresql['unix_socket_directory'] = '/run/pg sock'\n"
+	                       "redis['password'] = 'p@ss word/%'\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *ge = svc(&a, "gitlab-exporter");
+	assert_string_equal(svc_var(ge, "connection_string"),
+	                    "dbname='it\\'s db' user=gitlab host='/run/pg sock' port=5432");
+	assert_string_equal(svc_var(ge, "redis_url"),
+	                    "unix://:p%40ss%20word%2F%25@/var/opt/gitlab/redis/redis.socket");
+	attrs_free(&a);
+	diags_free(&d);
+
+	expect_at("x = 1\npostgresql['sql_user'] = 'gitlab-psql'\n", "a superuser role", 2, 26);
+	expect_at("postgresql['sql_user'] = 'postgres'\n", "postgresql['sql_user'] = 'postgres'", 1,
+	          26);
+	/* The superuser is whatever account runs the cluster. */
+	expect_at("postgresql['username'] = 'pgadmin'\npostgresql['sql_user'] = 'pgadmin'\n",
+	          "is refused", 2, 26);
+	expect_at("user['username'] = 'gitlab'\npostgresql['username'] = 'gitlab'\n",
+	          "would own the cluster", 2, 26);
+	assert_int_equal(build("postgresql['sql_user'] = 'gitlab-psql2'\n", &a, &d), 0);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -864,6 +896,7 @@ int main(void)
 	    cmocka_unit_test(test_secret_names),
 	    cmocka_unit_test(test_service_accounts),
 	    cmocka_unit_test(test_cross_service),
+	    cmocka_unit_test(test_formats_and_refusals),
 	    cmocka_unit_test(test_cross_service_errors),
 	    cmocka_unit_test(test_catalog_setting_errors),
 	    cmocka_unit_test(test_nil_defaults),

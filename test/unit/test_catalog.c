@@ -149,7 +149,8 @@ static void test_shipped_payload(void **state)
 	assert_null(pg->check);
 	assert_true(pg->ncheck_command > 0);
 	assert_string_equal(rd->check, "unix:{{unixsocket}}");
-	assert_string_equal(rd->check_send, "PING\r\n");
+	assert_string_equal(rd->check_send,
+	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
 	size_t order[8], pos[8];
