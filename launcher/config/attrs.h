@@ -10,6 +10,7 @@
  *   user      run-as user         group      run-as group
  *   gitlab_ctl absolute path of this binary
  *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
+ *   scrape_target  host:port others reach it at (0.0.0.0, ::, * or "" -> localhost)
  *   svlogd_*  the effective logging settings for this service ("" when nil)
  *   gitlab_install_dir, gitlab_data_dir, gitlab_log_dir  the compile-time
  *             dirs, root-prefixed (install_dir, data_dir, log_dir: the same,
@@ -25,7 +26,13 @@
  * that say share_group (Redis: the exporter joins gitlab-redis to reach its
  * 0770 socket); only as root, as supplementary groups need it.
  * A setting that is nil has the value "". A flags setting's var is its
- * rendered arguments joined by spaces; env settings have no var.
+ * rendered arguments joined by spaces; env settings have no var; a yaml
+ * setting's var is "" when unset or empty, else a short summary, and its
+ * value is svc_data(). A service with scrape_collect also has the data
+ * scrape_jobs: the scrape jobs of every enabled service (catalog `scrape`,
+ * by order), then the user's jobs, a user job named like one of ours taking
+ * its place. roles([...]) decides `enable` where gitlab.rb does not, and an
+ * off_switch set false turns the service off whatever it says.
  */
 #ifndef GITLAB_CTL_ATTRS_H
 #define GITLAB_CTL_ATTRS_H
@@ -40,6 +47,14 @@
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "lib/kvlist.h"
+#include "lib/yval.h"
+
+/* A yaml setting's value, or a tree gitlab-ctl built (scrape_jobs). */
+struct svc_data {
+	char *name;
+	struct yval *v; /* never NULL */
+	struct loc loc; /* where gitlab.rb set it, while attrs_build runs; then {0} */
+};
 
 struct svc {
 	const struct cat_service *def;
@@ -57,7 +72,9 @@ struct svc {
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where; /* scalar settings gitlab.rb set -> "file:line:col" */
+	struct kvlist where;   /* scalar settings gitlab.rb set -> "file:line:col" */
+	struct svc_data *data; /* yaml settings gitlab.rb set, and scrape_jobs */
+	size_t ndata;
 };
 
 struct attrs {
@@ -93,6 +110,8 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+/* A yaml setting (or scrape_jobs), or NULL when unset. */
+const struct yval *svc_data(const struct svc *s, const char *name);
 
 /*
  * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,

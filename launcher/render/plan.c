@@ -51,6 +51,7 @@ static void plan_free(struct plan *p)
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
+		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
 }
@@ -223,7 +224,8 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
-static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars,
+                       struct svvars *c)
 {
 	const struct cat_service *def = p->svc->def;
 	int rc = 0;
@@ -231,6 +233,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
 		struct plan_extra *e = &p->extra[p->nextra++];
+		e->def = ct;
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
@@ -243,7 +246,9 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 			rc = -1;
 			continue;
 		}
+		c->map = &e->srcmap;
 		rc |= render(x, ct->src, vars, &e->body);
+		c->map = NULL;
 	}
 	return rc;
 }
@@ -276,7 +281,7 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
 		rc |= render(x, "control-t", &vars, &p->control_t);
 	rc |= plan_steps(x, p);
-	rc |= plan_extras(x, p, &vars);
+	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
 }
 
@@ -535,7 +540,8 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 		const struct plan_extra *x = &p->extra[e];
 		tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
 		              x->service_owned ? p->uid : o.uid,
-		              x->service_owned || x->group_owned ? p->gid : o.gid, i, TR_CONFIG, 0);
+		              x->service_owned || x->group_owned ? p->gid : o.gid, i,
+		              x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
 	}
 	return 0;
 }
@@ -561,6 +567,25 @@ static int add_exporter_link(const struct ctl *ctl, struct tree *t)
 	return 0;
 }
 
+/* Every string in a secret yaml setting (an SMTP password inside alertmanager['global']). */
+static void add_data_secrets(struct tree *t, const struct yval *v)
+{
+	if (v == NULL)
+		return;
+	if (v->kind == YV_STR) {
+		struct buf q; /* as the file holds it: escaped, between its quotes */
+		buf_init(&q);
+		tpl_yaml_quote(&q, v->text);
+		buf_addc(&q, '\0');
+		q.p[q.len - 2] = '\0';
+		tree_add_secret(t, q.p + 1);
+		tree_add_secret(t, v->text);
+		buf_free(&q);
+	}
+	for (size_t i = 0; i < v->n; i++)
+		add_data_secrets(t, v->items[i]);
+}
+
 /* Below the root nothing is followed; secret settings never show in a diff. */
 static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 {
@@ -577,7 +602,9 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct svc *s = ps->p[k].svc;
 		for (size_t j = 0; j < s->def->nsettings; j++)
-			if (s->def->settings[j].secret)
+			if (s->def->settings[j].secret && s->def->settings[j].type == ST_YAML)
+				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
+			else if (s->def->settings[j].secret)
 				tree_add_secret(t, svc_var(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {

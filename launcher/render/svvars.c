@@ -128,6 +128,23 @@ static bool rorigin(void *arg, const char *name, struct tpl_origin *o)
 	return true;
 }
 
+/* {{yamlv name}}: a yaml setting or scrape_jobs; an unset setting writes null. */
+static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent)
+{
+	const struct svvars *c = arg;
+	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
+	const struct yval *v = svc_data(c->svc, name);
+	if (v == NULL && (cs == NULL || cs->type != ST_YAML) &&
+	    !(strcmp(name, "scrape_jobs") == 0 && c->svc->def->scrape_collect))
+		return -1;
+	struct yval null = {.kind = YV_NULL};
+	if (items)
+		yaml_emit_items(out, v ? v : &null, indent, c->map);
+	else
+		yaml_emit_value(out, v ? v : &null, indent, c->map);
+	return 0;
+}
+
 struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
                             const struct svc *s)
 {
@@ -137,5 +154,6 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	v->svc = s;
 	if (s->listen_port > 0)
 		snprintf(v->port, sizeof v->port, "%d", s->listen_port);
-	return (struct tpl_vars){rget, rlist, v, rorigin};
+	return (struct tpl_vars){
+	    .get = rget, .get_list = rlist, .arg = v, .origin = rorigin, .put_data = rdata};
 }

@@ -13,12 +13,14 @@
 #include "config/attrs.h"
 #include "lib/ctl.h"
 #include "render/template.h"
+#include "render/yaml.h"
 
 struct svvars {
 	const struct ctl *ctl;
 	const struct attrs *a;
 	const struct svc *svc;
 	char port[16];
+	struct yaml_srcmap *map; /* set while a file whose gitlab.rb lines are wanted renders */
 };
 
 /* Fill v for service s and return the template variables reading from it (v must outlive them). */

@@ -35,6 +35,8 @@ enum tag_kind {
 	TAG_SH,
 	TAG_SHLIST,
 	TAG_YAML,
+	TAG_YAMLV,
+	TAG_YAMLITEMS,
 	TAG_INT,
 	TAG_FILTER,
 	TAG_IF,
@@ -135,8 +137,10 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 		const char *word;
 		enum tag_kind kind;
 	} words[] = {
-	    {"sh*", TAG_SHLIST}, {"sh", TAG_SH},  {"yaml", TAG_YAML},
-	    {"int", TAG_INT},    {"#if", TAG_IF}, {"#unless", TAG_UNLESS},
+	    {"sh*", TAG_SHLIST},  {"sh", TAG_SH},
+	    {"yamlv", TAG_YAMLV}, {"yamlitems", TAG_YAMLITEMS},
+	    {"yaml", TAG_YAML},   {"int", TAG_INT},
+	    {"#if", TAG_IF},      {"#unless", TAG_UNLESS},
 	};
 	while (n > 0 && is_space(*s))
 		s++, n--;
@@ -223,6 +227,31 @@ static void filter_value(struct render *r, int filter, const char *nm, const cha
 	}
 }
 
+/* The spaces that start the output's last line: a data value nests under that line. */
+static int line_indent(const struct buf *b)
+{
+	size_t s = b->len;
+	while (s > 0 && b->p[s - 1] != '\n')
+		s--;
+	int n = 0;
+	while (s + (size_t)n < b->len && b->p[s + (size_t)n] == ' ')
+		n++;
+	return n;
+}
+
+static void put_data(struct render *r, const char *nm, bool items, bool on)
+{
+	struct buf scratch;
+	buf_init(&scratch);
+	struct buf *to = on ? r->out : &scratch; /* looked up even when off, to catch typos */
+	if (on && !items && to->len > 0 && to->p[to->len - 1] == ' ')
+		to->len--; /* the emitter writes its own separator */
+	if (r->vars->put_data == NULL ||
+	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to)) == -1)
+		rerr(r, "unknown data placeholder '%s'", nm);
+	buf_free(&scratch);
+}
+
 /* Emit one substitution (the value is looked up even in inactive blocks, to catch typos). */
 static void substitute(struct render *r, enum tag_kind kind, int filter, const char *nm)
 {
@@ -239,6 +268,10 @@ static void substitute(struct render *r, enum tag_kind kind, int filter, const c
 				buf_addc(r->out, ' ');
 			tpl_sh_quote(r->out, list[i]);
 		}
+		return;
+	}
+	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
+		put_data(r, nm, kind == TAG_YAMLITEMS, on);
 		return;
 	}
 	const char *v = r->vars->get(r->vars->arg, nm);

@@ -17,6 +17,10 @@
  *                    redis redis_memory redis_bind redis_bind_loopback
  *                    (redis.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}})
+ *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
+ *                    after "key: " and indented under that line
+ *   {{yamlitems name}} an array's elements as "- item" lines continuing a
+ *                    list, the tag indented like the list's other items
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped
@@ -56,6 +60,9 @@ struct tpl_vars {
 	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
 	void *arg;
 	bool (*origin)(void *arg, const char *name, struct tpl_origin *o); /* may be NULL */
+	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
+	 * indented `indent`; -1: unknown. May be NULL. */
+	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
 };
 
 /*

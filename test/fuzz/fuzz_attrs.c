@@ -148,7 +148,7 @@ static void check_run(const struct svc *s, const char *text)
 
 static void render(const struct svc *s)
 {
-	struct tpl_vars vars = {get, get_list, (void *)s, NULL};
+	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = (void *)s};
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && strcmp(s->def->name, "gitlab-exporter") != 0)
 			continue;

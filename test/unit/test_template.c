@@ -42,7 +42,7 @@ static char *const *get_list(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? argv_list : NULL;
 }
 
-static const struct tpl_vars vars = {get, get_list, NULL, NULL};
+static const struct tpl_vars vars = {.get = get, .get_list = get_list};
 
 /* Render, expecting success; returns a malloc'ed string. */
 static char *render_ok(const char *text)
@@ -228,7 +228,7 @@ static char *render_template(const char *file, const struct kvs *k)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
-	struct tpl_vars v = {kv_lookup, kv_list, (void *)k, NULL};
+	struct tpl_vars v = {.get = kv_lookup, .get_list = kv_list, .arg = (void *)k};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
@@ -579,7 +579,7 @@ static bool origin_of(void *arg, const char *name, struct tpl_origin *o)
 static void test_filter_origin(void **state)
 {
 	(void)state;
-	struct tpl_vars v = {get, get_list, NULL, origin_of};
+	struct tpl_vars v = {.get = get, .get_list = get_list, .origin = origin_of};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
