@@ -926,8 +926,11 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 		if (rbl_word_in(
 		        p, b, e,
 		        (const char *const[]){"if", "unless", "while", "until", "rescue", NULL})) {
-			rbl_fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
-			            (int)(e - b), p->s + b);
+			rbl_fail_at(
+			    p, b,
+			    "'%.*s' modifiers are not supported in gitlab.rb: conditions are "
+			    "not evaluated; write the setting this host needs without it",
+			    (int)(e - b), p->s + b);
 			return -1;
 		}
 	}

@@ -370,8 +370,8 @@ void rbl_fail_keyword(struct parser *p, size_t b, size_t e)
 	                     (const char *const[]){"if", "unless", "while", "until", "case", "for",
 	                                           "begin", NULL}))
 		rbl_fail_at(p, b,
-		            "'%.*s' is not supported in gitlab.rb: settings must be plain "
-		            "assignments",
+		            "'%.*s' is not supported in gitlab.rb: conditions are not evaluated; "
+		            "write the settings this host needs as plain assignments",
 		            n, w);
 	else
 		rbl_fail_at(p, b, "unexpected '%.*s'", n, w);

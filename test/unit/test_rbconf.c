@@ -709,6 +709,16 @@ static const struct bad golden_cases[] = {
      "expected ',' or ']' after the hash entry at 1:6, found \"'\""},
 };
 
+/* Conditions are not evaluated, even around settings gitlab-ctl does not manage. */
+static const struct bad golden_conditions[] = {
+    {"if node['fqdn'] == 'a'\n  gitlab_rails['x'] = 1\nend\n", 1, 1,
+     "'if' is not supported in gitlab.rb: conditions are not evaluated; write the settings "
+     "this host needs as plain assignments"},
+    {"gitlab_rails['x'] = 1 unless ENV['Y']\n", 1, 23,
+     "'unless' modifiers are not supported in gitlab.rb: conditions are not evaluated; write "
+     "the setting this host needs without it"},
+};
+
 static void check_golden(const struct bad *b)
 {
 	struct rb_file f;
@@ -734,6 +744,8 @@ static void test_operator_mistakes(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof golden_cases / sizeof *golden_cases; i++)
 		check_golden(&golden_cases[i]);
+	for (size_t i = 0; i < sizeof golden_conditions / sizeof *golden_conditions; i++)
+		check_golden(&golden_conditions[i]);
 }
 
 static void test_nul_byte_inside(void **state)
