@@ -279,7 +279,7 @@ static bool quoted_extent(struct parser *p, char quote, size_t *end, char **buf)
 	while (i < p->len && p->s[i] != quote)
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		rbl_fail_at(p, q, "unterminated string opened here");
+		rbl_fail_unterminated(p, q, "string");
 		return false;
 	}
 	rbl_string_seen(p, q, i);

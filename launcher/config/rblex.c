@@ -132,6 +132,50 @@ void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
 	            o.col);
 }
 
+/* Word processors turn quotes into these; Ruby reads them as part of a name. */
+struct smart_quote {
+	unsigned char b3; /* after E2 80 */
+	const char *name, *use;
+};
+
+static const struct smart_quote *smart_quote_at(const struct parser *p, size_t pos)
+{
+	static const struct smart_quote quotes[] = {
+	    {0x98, "U+2018 LEFT SINGLE QUOTATION MARK", "'"},
+	    {0x99, "U+2019 RIGHT SINGLE QUOTATION MARK", "'"},
+	    {0x9c, "U+201C LEFT DOUBLE QUOTATION MARK", "\""},
+	    {0x9d, "U+201D RIGHT DOUBLE QUOTATION MARK", "\""},
+	};
+	if (at(p, pos) != 0xe2 || at(p, pos + 1) != 0x80)
+		return NULL;
+	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
+		if (at(p, pos + 2) == quotes[i].b3)
+			return &quotes[i];
+	return NULL;
+}
+
+/* 'abc’: a typographic quote on the opening line was meant to close the string. */
+static bool fail_smart_close(struct parser *p, size_t open, const char *what)
+{
+	for (size_t i = open + 1; i < p->len && p->s[i] != '\n'; i++) {
+		const struct smart_quote *q = smart_quote_at(p, i);
+		if (q == NULL)
+			continue;
+		struct loc l = rbl_loc_at(p, i);
+		rbl_fail_at(p, open,
+		            "unterminated %s opened here: %s at %d:%d does not close it: use %s",
+		            what, q->name, l.line, l.col, q->use);
+		return true;
+	}
+	return false;
+}
+
+void rbl_fail_unterminated(struct parser *p, size_t open, const char *what)
+{
+	if (!fail_smart_close(p, open, what))
+		rbl_fail_at(p, open, "unterminated %s opened here", what);
+}
+
 void rbl_string_seen(struct parser *p, size_t open, size_t end)
 {
 	if (end > open && memchr(p->s + open, '\n', end - open) != NULL) {
@@ -145,6 +189,8 @@ bool rbl_blame_open_string(struct parser *p, size_t pos)
 	if (p->ml_end == 0 || p->ml_end >= pos ||
 	    memchr(p->s + p->ml_end, '\n', pos - p->ml_end) != NULL)
 		return false;
+	if (fail_smart_close(p, p->ml_open, "string"))
+		return true;
 	struct loc e = rbl_loc_at(p, p->ml_end);
 	rbl_fail_at(p, p->ml_open,
 	            "unterminated string opened here: the quote at %d:%d closes it, and what "
@@ -322,27 +368,13 @@ bool rbl_word_in(const struct parser *p, size_t b, size_t e, const char *const *
 	return false;
 }
 
-/* Word processors turn quotes into these; Ruby reads them as part of a name. */
 bool rbl_fail_smart_quote(struct parser *p, size_t pos)
 {
-	static const struct {
-		unsigned char b3;
-		const char *name, *use;
-	} quotes[] = {
-	    {0x98, "U+2018 LEFT SINGLE QUOTATION MARK", "'"},
-	    {0x99, "U+2019 RIGHT SINGLE QUOTATION MARK", "'"},
-	    {0x9c, "U+201C LEFT DOUBLE QUOTATION MARK", "\""},
-	    {0x9d, "U+201D RIGHT DOUBLE QUOTATION MARK", "\""},
-	};
-	if (at(p, pos) != 0xe2 || at(p, pos + 1) != 0x80)
+	const struct smart_quote *q = smart_quote_at(p, pos);
+	if (q == NULL)
 		return false;
-	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
-		if (at(p, pos + 2) == quotes[i].b3) {
-			rbl_fail_at(p, pos, "typographic quote %s: use %s", quotes[i].name,
-			            quotes[i].use);
-			return true;
-		}
-	return false;
+	rbl_fail_at(p, pos, "typographic quote %s: use %s", q->name, q->use);
+	return true;
 }
 
 /* Ruby that would need evaluation of control flow: never a setting value. */

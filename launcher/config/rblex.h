@@ -79,6 +79,8 @@ void rbl_fail_at(struct parser *p, size_t pos, const char *fmt, ...)
 /* "expected ']' to close '[' at 3:14" */
 void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer);
 
+/* "unterminated WHAT opened here", naming a typographic quote meant to close it. */
+void rbl_fail_unterminated(struct parser *p, size_t open, const char *what);
 /* A string literal from open to its closing quote at end; one spanning lines is remembered. */
 void rbl_string_seen(struct parser *p, size_t open, size_t end);
 /*

@@ -33,7 +33,7 @@ static void scan_sq(struct parser *p, int quote)
 		}
 	}
 	p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated string opened here");
+	rbl_fail_unterminated(p, start, "string");
 }
 
 /* A string-like token with #{} interpolation, ending at `close` (nesting `open` if a bracket). */
@@ -64,7 +64,7 @@ static void scan_interp(struct parser *p, size_t start, int open, int close, con
 	}
 	if (p->pos > p->len)
 		p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated %s opened here", what);
+	rbl_fail_unterminated(p, start, what);
 }
 
 /* Percent literals: %w[a b], %i(x), %q{...}, %Q|...|, %(...), %r{...}. */
@@ -103,7 +103,7 @@ static bool try_percent(struct parser *p, bool prev_value, bool space_before)
 			nest++;
 	}
 	p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated %%-literal opened here");
+	rbl_fail_unterminated(p, start, "%-literal");
 	return true;
 }
 

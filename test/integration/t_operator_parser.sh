@@ -25,6 +25,11 @@ golden "1:37: error: typographic quote U+201C LEFT DOUBLE QUOTATION MARK: use \"
 gitlab_exporter['listen_address'] = “localhost”
 EOF
 
+golden "1:34: error: unterminated string opened here: U+2019 RIGHT SINGLE QUOTATION MARK at 1:39 does not close it: use '" <<'EOF'
+gitlab_exporter['listen_port'] = '9168’
+gitlab_exporter['enable'] = true
+EOF
+
 note "'=>' where '=' belongs"
 golden "1:27: error: use '=' to assign; '=>' is for hash entries" <<'EOF'
 gitlab_exporter['enable'] => true

@@ -696,6 +696,15 @@ static const struct bad golden_cases[] = {
      "unterminated string opened here: the quote at 2:5 closes it, and what follows does not "
      "parse"},
     {"x = 'a\n", 1, 5, "unterminated string opened here"},
+    {"x = '9168\xe2\x80\x99\n", 1, 5,
+     "unterminated string opened here: U+2019 RIGHT SINGLE QUOTATION MARK at 1:10 does not "
+     "close it: use '"},
+    {"x = '9168\xe2\x80\x99\ny = 'a'\n", 1, 5,
+     "unterminated string opened here: U+2019 RIGHT SINGLE QUOTATION MARK at 1:10 does not "
+     "close it: use '"},
+    {"x = \"a\xe2\x80\x9d\n", 1, 5,
+     "unterminated string opened here: U+201D RIGHT DOUBLE QUOTATION MARK at 1:7 does not "
+     "close it: use \""},
     {"x = {'a' => 'b'\n  'c' => 'd'}\n", 1, 16,
      "expected ',' or '}' after the hash entry at 1:6, found \"'\""},
     {"x = {'a' => 'b' 'c' => 'd'}\n", 1, 17,
