@@ -161,6 +161,27 @@ static void check_commands(const struct ctl *ctl, const struct attrs *a, struct 
 	}
 }
 
+/*
+ * Under --root, where each path gitlab.rb set resolves: an absolute path
+ * outside the root (an Omnibus /var/opt/gitlab/...) is taken inside it, and
+ * the operator sees the path reconfigure will use.
+ */
+static void report_paths(const struct ctl *ctl, const struct attrs *a, FILE *fp)
+{
+	if (ctl->root[0] == '\0')
+		return;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		for (size_t j = 0; j < s->where.n; j++) {
+			const char *name = s->where.v[j].name;
+			const struct cat_setting *cs = cat_setting_find(s->def, name);
+			fprintf(fp, "%s: %s['%s'] is %s (%s)\n", s->where.v[j].value,
+			        s->def->config_name, name, svc_var(s, name),
+			        cs && cs->host ? "a host path, used as written" : "inside --root");
+		}
+	}
+}
+
 static int check_usage(void)
 {
 	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
@@ -203,6 +224,7 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	size_t enabled = 0;
 	for (size_t i = 0; i < l.attrs.nsvcs; i++)
 		enabled += l.attrs.svcs[i].enabled;
+	report_paths(&c, &l.attrs, stdout);
 	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
 	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
 	       nwarn == 1 ? "" : "s");

@@ -238,15 +238,16 @@ static int setting_text(struct walk *b, enum stype type, const char *path, const
 
 /*
  * A path from gitlab.rb, normalised ("..", which could climb out of any
- * directory check, is refused). The directories reconfigure creates and
- * chowns stay inside --root: one written outside it is taken as relative to
- * the root (an Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or
- * unprivileged root never reaches the machine's files.
+ * directory check, is refused). Under --root every path setting stays inside
+ * the root: one written outside it is taken as relative to the root (an
+ * Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or an unprivileged
+ * root never creates, chowns or initialises anything on the machine's own
+ * paths. Only settings the catalog marks `host = true` (binaries read as
+ * they are) are used as written.
  */
 static int path_policy(struct walk *b, const struct cat_setting *cs, const char *path,
                        const struct rb_value *v, char **text)
 {
-	static const char *const written[] = {"home", "log_directory", "env_directory"};
 	char norm[PATH_MAX];
 	const char *why = NULL;
 	if (cs->type != ST_PATH)
@@ -257,10 +258,7 @@ static int path_policy(struct walk *b, const struct cat_setting *cs, const char 
 		*text = NULL;
 		return -1;
 	}
-	bool prefix = false;
-	if (b->ctl != NULL && !pathsafe_below(norm, b->ctl->root))
-		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
-			prefix |= strcmp(cs->name, written[i]) == 0;
+	bool prefix = !cs->host && b->ctl != NULL && !pathsafe_below(norm, b->ctl->root);
 	free(*text);
 	*text = prefix ? xasprintf("%s%s", b->ctl->root, norm) : xstrdup(norm);
 	return 0;

@@ -38,7 +38,8 @@ struct cat_setting {
 	char *def;           /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
 	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
 	size_t ndefs;
-	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	bool secret; /* never shown: show-config, --diff and diagnostics redact it */
+	bool host;   /* ST_PATH read from the host as is (binaries): --root does not apply */
 	int line;
 };
 
