@@ -48,6 +48,8 @@ struct var {
 	int line;    /* catalog line, for messages */
 	char *val;   /* owned, when V_DONE */
 	enum vstate state;
+	bool own_secret;     /* a catalog setting marked secret */
+	enum secrecy secret; /* when V_DONE: own, or taken from the vars it was built from */
 };
 
 struct comp {
@@ -57,6 +59,7 @@ struct comp {
 	struct var *v;
 	size_t n, cap;
 	bool failed;
+	enum secrecy taint; /* the most secret var the expansion under way looked up */
 };
 
 static struct var *var_find(struct comp *c, const char *name, size_t len)
@@ -70,7 +73,7 @@ static struct var *var_find(struct comp *c, const char *name, size_t len)
 static void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 {
 	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32);
-	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO};
+	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO, false, SECRET_NONE};
 }
 
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line);
@@ -86,11 +89,18 @@ static const char *var_resolve(struct comp *c, struct var *v)
 		return NULL;
 	}
 	v->state = V_BUSY;
+	enum secrecy outer = c->taint;
+	c->taint = SECRET_NONE;
 	char *val = v->expand ? ph_expand(v->raw, comp_lookup, c, v->line) : xstrdup(v->raw);
+	enum secrecy inner = c->taint;
+	c->taint = outer;
 	if (val == NULL) {
 		v->state = V_TODO;
 		return NULL;
 	}
+	if (v->own_secret)
+		inner = val[0] != '\0' ? SECRET_HOLDS : SECRET_MAY;
+	v->secret = inner;
 	v->val = val;
 	v->state = V_DONE;
 	return v->val;
@@ -122,8 +132,12 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 			key[len - sl - 1] = '\0';
 			v = kv_get(&b->out->svcs[j].vars, key);
 		}
-		if (v != NULL)
+		if (v != NULL) {
+			enum secrecy sec = svc_var_secret(&b->out->svcs[j], key);
+			if (sec > c->taint)
+				c->taint = sec;
 			return v;
+		}
 		why = b->cstate[j] == C_FAILED ? "that service has errors" : "no such setting";
 		break;
 	}
@@ -147,7 +161,10 @@ static const char *comp_lookup(void *ctx, const char *name, size_t len, int line
 		c->failed = true;
 		return NULL;
 	}
-	return var_resolve(c, v);
+	const char *val = var_resolve(c, v);
+	if (val != NULL && v->secret > c->taint)
+		c->taint = v->secret;
+	return val;
 }
 
 static char *comp_expand(struct comp *c, const char *tmpl, int line)
@@ -353,6 +370,7 @@ static void add_settings(struct comp *c)
 			var_add(c, cs->name, xstrdup(cs->def ? cs->def : ""), cs->def != NULL,
 			        cs->line);
 		}
+		c->v[c->n - 1].own_secret = cs->secret;
 	}
 }
 
@@ -408,6 +426,13 @@ static int resolve_all(struct comp *c, struct svc *out)
 		out->vars.v[out->vars.n++] = (struct kv){xstrdup(c->v[i].name), xstrdup(v)};
 	}
 	qsort(out->vars.v, out->vars.n, sizeof *out->vars.v, kv_cmp);
+	out->secret_vars.v = xcalloc(c->n + 1, sizeof *out->secret_vars.v);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].secret != SECRET_NONE)
+			out->secret_vars.v[out->secret_vars.n++] =
+			    (struct kv){xstrdup(c->v[i].name),
+			                xstrdup(c->v[i].secret == SECRET_HOLDS ? "holds" : "may")};
+	qsort(out->secret_vars.v, out->secret_vars.n, sizeof *out->secret_vars.v, kv_cmp);
 	return 0;
 }
 
@@ -435,6 +460,7 @@ static int env_entry_cmp(const void *a, const void *b)
 struct envb {
 	struct kv *v;
 	struct loc *locs;
+	enum secrecy *sec; /* built from a secret setting (catalog values only) */
 	size_t n;
 };
 
@@ -456,11 +482,13 @@ static void env_merge(struct envb *e, const struct assign_ent *ent)
 		free(e->v[j].name);
 		e->v[j] = e->v[e->n - 1];
 		e->locs[j] = e->locs[e->n - 1];
+		e->sec[j] = e->sec[e->n - 1];
 		e->n--;
 		return;
 	}
 	e->v[j].value = xstrdup(ent->val);
 	e->locs[j] = ent->loc;
+	e->sec[j] = SECRET_NONE;
 }
 
 /* Sort names and locations together (few entries: insertion sort). */
@@ -470,10 +498,13 @@ static void env_sort(struct envb *e)
 		for (size_t j = i; j > 0 && env_entry_cmp(&e->v[j - 1], &e->v[j]) > 0; j--) {
 			struct kv tv = e->v[j];
 			struct loc tl = e->locs[j];
+			enum secrecy ts = e->sec[j];
 			e->v[j] = e->v[j - 1];
 			e->locs[j] = e->locs[j - 1];
+			e->sec[j] = e->sec[j - 1];
 			e->v[j - 1] = tv;
 			e->locs[j - 1] = tl;
+			e->sec[j - 1] = ts;
 		}
 }
 
@@ -485,12 +516,15 @@ static void compute_env(struct comp *c, struct svc *out)
 	for (size_t i = 0; i < def->nsettings; i++)
 		if (def->settings[i].type == ST_ENV)
 			cap += c->w->hash[i].n;
-	struct envb e = {xcalloc(cap, sizeof *e.v), xcalloc(cap, sizeof *e.locs), 0};
+	struct envb e = {xcalloc(cap, sizeof *e.v), xcalloc(cap, sizeof *e.locs),
+	                 xcalloc(cap, sizeof *e.sec), 0};
 	for (size_t i = 0; i < def->nenv; i++) {
+		c->taint = SECRET_NONE;
 		char *val = comp_expand(c, def->env[i].value, def->env[i].line);
 		if (val == NULL)
 			continue;
 		e.v[e.n] = (struct kv){xstrdup(def->env[i].name), val};
+		e.sec[e.n] = c->taint;
 		e.locs[e.n++] = cat_loc(def, def->env[i].line);
 	}
 	for (size_t si = 0; si < def->nsettings; si++)
@@ -503,7 +537,14 @@ static void compute_env(struct comp *c, struct svc *out)
 		envcheck_var(e.v[i].name, e.v[i].value, e.locs[i], c->b->d);
 	struct envloc el = {&out->env, e.locs};
 	envcheck_env_at(&out->env, env_where, &el, c->b->d);
+	out->secret_env.v = xcalloc(e.n + 1, sizeof *out->secret_env.v);
+	for (size_t i = 0; i < e.n; i++) /* e is sorted: so is the list */
+		if (e.sec[i] != SECRET_NONE)
+			out->secret_env.v[out->secret_env.n++] =
+			    (struct kv){xstrdup(e.v[i].name),
+			                xstrdup(e.sec[i] == SECRET_HOLDS ? "holds" : "may")};
 	free(e.locs);
+	free(e.sec);
 }
 
 static void compute_base_env(struct comp *c, struct svc *out)
@@ -552,6 +593,7 @@ static void compute_argv(struct comp *c, struct svc *out)
 	size_t cap = def->ncommand + 1;
 	char **argv = xcalloc(cap, sizeof *argv);
 	struct loc *locs = xcalloc(cap, sizeof *locs);
+	unsigned char *sec = xcalloc(cap, sizeof *sec);
 	/* The command's own elements: the gitlab.rb line of a `command` setting, or the catalog. */
 	const struct cat_setting *cs = cat_setting_find(def, "command");
 	struct loc at = cat_loc(def, def->command_line);
@@ -561,9 +603,11 @@ static void compute_argv(struct comp *c, struct svc *out)
 	for (size_t i = 0; i < def->ncommand; i++) {
 		const struct cat_setting *fs = flags_elem(def, def->command[i]);
 		if (fs == NULL) {
+			c->taint = SECRET_NONE;
 			char *a = comp_expand(c, def->command[i], def->command_line);
 			if (a != NULL) {
 				locs[n] = at;
+				sec[n] = (unsigned char)c->taint;
 				argv[n++] = a;
 			}
 			continue;
@@ -573,14 +617,17 @@ static void compute_argv(struct comp *c, struct svc *out)
 		cap += l.n;
 		argv = xreallocarray(argv, cap, sizeof *argv);
 		locs = xreallocarray(locs, cap, sizeof *locs);
+		sec = xreallocarray(sec, cap, sizeof *sec);
 		for (size_t j = 0; j < l.n; j++) {
 			locs[n] = flag_loc(c, si, l.v[j].name);
+			sec[n] = (unsigned char)(fs->secret ? SECRET_HOLDS : SECRET_NONE);
 			argv[n++] = flag_arg(&l.v[j]);
 		}
 		kvlist_free(&l);
 	}
 	argv[n] = NULL;
 	out->argv = argv;
+	out->argv_secret = sec;
 	out->argc = n;
 	envcheck_argv(argv, locs, c->b->d);
 	free(locs);
@@ -771,6 +818,9 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
 		kvlist_free(&s->where);
+		kvlist_free(&s->secret_vars);
+		kvlist_free(&s->secret_env);
+		free(s->argv_secret);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
 		free(s->argv);
@@ -793,6 +843,23 @@ const struct svc *attrs_svc(const struct attrs *a, const char *name)
 const char *svc_var(const struct svc *s, const char *name)
 {
 	return kv_get(&s->vars, name);
+}
+
+static enum secrecy secrecy_of(const char *v)
+{
+	return v == NULL ? SECRET_NONE : strcmp(v, "holds") == 0 ? SECRET_HOLDS : SECRET_MAY;
+}
+
+enum secrecy svc_var_secret(const struct svc *s, const char *name)
+{
+	return secrecy_of(kv_get(&s->secret_vars, name));
+}
+
+enum secrecy svc_env_secret(const struct svc *s, const char *name)
+{
+	if (env_is_secret(name))
+		return SECRET_HOLDS;
+	return secrecy_of(kv_get(&s->secret_env, name));
 }
 
 static const char *svc_lookup(void *ctx, const char *name, size_t len, int line)
@@ -844,6 +911,21 @@ static const char *attrs_lookup(void *ctx, const char *name, size_t len, int lin
 	if (v == NULL)
 		errno = EINVAL;
 	return v;
+}
+
+enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (dot == NULL)
+		return svc_var_secret(s, name);
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct cat_service *o = a->svcs[i].def;
+		size_t n = (size_t)(dot - name);
+		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
+		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
+			return svc_var_secret(&a->svcs[i], dot + 1);
+	}
+	return SECRET_NONE;
 }
 
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)

@@ -81,6 +81,23 @@ static char *const *rlist(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
 }
 
+/* How secret a value is (template.h): a setting built from a secret, or an argv element. */
+static int rsecret(void *arg, const char *name, size_t elem)
+{
+	const struct svvars *c = arg;
+	const struct svc *s = c->svc;
+	if (strcmp(name, "argv") != 0)
+		return (int)attrs_var_secret(c->a, s, name);
+	if (s->argv_secret == NULL)
+		return 0;
+	if (elem != (size_t)-1)
+		return elem < s->argc ? s->argv_secret[elem] : 0;
+	int most = 0; /* the list as a whole */
+	for (size_t i = 0; i < s->argc; i++)
+		most = s->argv_secret[i] > most ? s->argv_secret[i] : most;
+	return most;
+}
+
 struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
                             const struct svc *s)
 {
@@ -90,5 +107,5 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	v->svc = s;
 	if (s->listen_port > 0)
 		snprintf(v->port, sizeof v->port, "%d", s->listen_port);
-	return (struct tpl_vars){rget, rlist, v};
+	return (struct tpl_vars){rget, rlist, v, rsecret, NULL};
 }

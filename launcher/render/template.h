@@ -31,11 +31,36 @@ void tpl_sh_quote(struct buf *b, const char *s);
 /* Append s as a YAML double-quoted scalar, quotes included. */
 void tpl_yaml_quote(struct buf *b, const char *s);
 
-/* Where values come from: a scalar (NULL: unknown) and a list (NULL: unknown). */
+/* The output bytes [off, off + len) came from a secret value (quoting included). */
+struct tpl_span {
+	size_t off, len;
+};
+
+/* Where secret values landed in one rendering. */
+struct tpl_spans {
+	struct tpl_span *v;
+	size_t n, cap;
+	bool may; /* a name that is or may be built from a secret was looked up */
+};
+
+void tpl_spans_free(struct tpl_spans *s);
+
+#define TPL_SECRET_MAY   1 /* built from a secret setting that is empty now */
+#define TPL_SECRET_HOLDS 2 /* holds a secret now */
+
+/*
+ * Where values come from: a scalar (NULL: unknown) and a list (NULL:
+ * unknown). When secret and spans are set, every substitution of a value
+ * secret says TPL_SECRET_HOLDS of (elem: the list element, 0 for a scalar)
+ * records the output bytes its escaping produced in spans, so that what is
+ * printed can be redacted whatever the quoting did to the value.
+ */
 struct tpl_vars {
 	const char *(*get)(void *arg, const char *name);
 	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
 	void *arg;
+	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
+	struct tpl_spans *spans;                                 /* may be NULL */
 };
 
 /*

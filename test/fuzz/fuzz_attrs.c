@@ -141,7 +141,7 @@ static void check_run(const struct svc *s, const char *text)
 
 static void render(const struct svc *s)
 {
-	struct tpl_vars vars = {get, get_list, (void *)s};
+	struct tpl_vars vars = {get, get_list, (void *)s, NULL, NULL};
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && strcmp(s->def->name, "gitlab-exporter") != 0)
 			continue;

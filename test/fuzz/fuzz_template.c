@@ -89,7 +89,7 @@ static bool has_control(const char *s)
 /* Render template t; returns rc, and checks the rc/diagnostics contract. */
 static int render(int t, struct vals *v, struct buf *out)
 {
-	struct tpl_vars vars = {get, get_list, v};
+	struct tpl_vars vars = {get, get_list, v, NULL, NULL};
 	struct diags d;
 	diags_init(&d);
 	buf_init(out);
@@ -154,7 +154,7 @@ static void fuzz_text(const char *text, size_t len)
 	v.argv[1] = "it's";
 	v.argv[2] = "";
 	v.argv[3] = NULL;
-	struct tpl_vars vars = {get, get_list, &v};
+	struct tpl_vars vars = {get, get_list, &v, NULL, NULL};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);

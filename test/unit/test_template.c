@@ -38,7 +38,7 @@ static char *const *get_list(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? argv_list : NULL;
 }
 
-static const struct tpl_vars vars = {get, get_list, NULL};
+static const struct tpl_vars vars = {get, get_list, NULL, NULL, NULL};
 
 /* Render, expecting success; returns a malloc'ed string. */
 static char *render_ok(const char *text)
@@ -224,7 +224,7 @@ static char *render_template(const char *file, const struct kvs *k)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
-	struct tpl_vars v = {kv_lookup, kv_list, (void *)k};
+	struct tpl_vars v = {kv_lookup, kv_list, (void *)k, NULL, NULL};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
