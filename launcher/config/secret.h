@@ -23,6 +23,18 @@ enum secrecy { SECRET_NONE, SECRET_MAY, SECRET_HOLDS };
 /* Names whose values are redacted: contain PASSWORD, SECRET, TOKEN or KEY (any case). */
 bool env_is_secret(const char *name);
 
+/* Does text (len bytes) name a credential: PASSWORD, PASSWD, SECRET, TOKEN, KEY, AUTH (any case)?
+ */
+bool text_names_secret(const char *text, size_t len);
+
+/*
+ * Mark in hidden (index = line number, nhidden entries) the lines of a
+ * gitlab.rb that may hold a secret, from the text alone (parse errors come
+ * before any statement is known): a line that names a credential, and the
+ * line after one that ends in `=` or `=>` (the value written below its key).
+ */
+void secret_guess_lines(const char *text, size_t len, unsigned char *hidden, size_t nhidden);
+
 /*
  * The location l with its source text dropped (file name kept), for a
  * diagnostic about a secret value; nosrc is the caller's storage for it.
