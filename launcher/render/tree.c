@@ -1235,7 +1235,10 @@ static void print_redacted(const struct tnode *n, const struct tchange *c, FILE 
 	if (c->old != NULL)
 		redact_old(c->old, c->old_len, n->data, n->len, n->spans, n->nspans, &a);
 	redact_new(n->data, n->len, n->spans, n->nspans, &b);
-	diff_bufs(a.p ? a.p : "", a.len, b.p ? b.p : "", b.len, n->path, fp);
+	if (c->old != NULL && a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0))
+		fprintf(fp, "    (secret changed)\n"); /* only redacted bytes differ */
+	else
+		diff_bufs(a.p ? a.p : "", a.len, b.p ? b.p : "", b.len, n->path, fp);
 	buf_free(&a);
 	buf_free(&b);
 }
