@@ -49,6 +49,7 @@ struct var {
 	char *val;   /* owned, when V_DONE */
 	enum vstate state;
 	bool own_secret;     /* a catalog setting marked secret */
+	bool in_root;        /* a path setting not marked host: kept inside --root */
 	enum secrecy secret; /* when V_DONE: own, or taken from the vars it was built from */
 };
 
@@ -73,10 +74,26 @@ static struct var *var_find(struct comp *c, const char *name, size_t len)
 static void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 {
 	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32);
-	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO, false, SECRET_NONE};
+	c->v[c->n++] =
+	    (struct var){name, raw, expand, line, NULL, V_TODO, false, false, SECRET_NONE};
 }
 
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line);
+
+/*
+ * A path setting's default outside --root (a catalog's absolute
+ * /var/opt/...) is taken inside it, as gitlab.rb's paths are (assign.c):
+ * every path setting but a host one stays below the root.
+ */
+static char *inside_root(const struct comp *c, const struct var *v, char *val)
+{
+	const char *root = c->b->ctl->root;
+	if (!v->in_root || root[0] == '\0' || val[0] != '/' || pathsafe_below(val, root))
+		return val;
+	char *p = xasprintf("%s%s", root, val);
+	free(val);
+	return p;
+}
 
 static const char *var_resolve(struct comp *c, struct var *v)
 {
@@ -100,6 +117,7 @@ static const char *var_resolve(struct comp *c, struct var *v)
 	}
 	if (v->own_secret)
 		inner = val[0] != '\0' ? SECRET_HOLDS : SECRET_MAY;
+	val = inside_root(c, v, val);
 	v->secret = inner;
 	v->val = val;
 	v->state = V_DONE;
@@ -371,6 +389,7 @@ static void add_settings(struct comp *c)
 			        cs->line);
 		}
 		c->v[c->n - 1].own_secret = cs->secret;
+		c->v[c->n - 1].in_root = cs->type == ST_PATH && !cs->host;
 	}
 }
 

@@ -170,6 +170,7 @@ static const char demo_conf[] =
     "  { name = \"env_directory\"; type = \"path\"; default = \"/e\"; },\n"
     "  { name = \"data\"; type = \"path\"; default = \"{{home}}/data\"; },\n"
     "  { name = \"bin\"; type = \"path\"; host = true; default = \"/usr/bin\"; },\n"
+    "  { name = \"sock\"; type = \"path\"; default = \"/var/opt/demo/s\"; },\n"
     "  { name = \"password\"; type = \"string\"; secret = true; },\n"
     "  { name = \"url\"; type = \"string\"; default = \"redis://:{{password}}@h\"; },\n"
     "  { name = \"env\"; type = \"env\"; }\n"
@@ -251,6 +252,8 @@ static void test_paths_under_root(void **state)
 	snprintf(want, sizeof want, "%s/var/opt/x", root);
 	assert_string_equal(svc_var(s, "data"), want);
 	assert_string_equal(svc_var(s, "bin"), "/opt/bin");
+	snprintf(want, sizeof want, "%s/var/opt/demo/s", root); /* a catalog default too */
+	assert_string_equal(svc_var(s, "sock"), want);
 	attrs_free(&a);
 	catalog_free(&cat);
 	assert_int_equal(rmdir(root), 0);
