@@ -22,8 +22,6 @@ if(GITLAB_CTL_PKGDATADIR STREQUAL "${CMAKE_INSTALL_FULL_DATADIR}/gitlab-ctl")
 else()
   set(_pkgdata_dest "${GITLAB_CTL_PKGDATADIR}")
 endif()
-file(RELATIVE_PATH _pkgdata_rel "${CMAKE_INSTALL_FULL_BINDIR}" "${GITLAB_CTL_PKGDATADIR}")
-target_compile_definitions(gitlabctl PRIVATE GITLAB_CTL_PKGDATADIR_REL="${_pkgdata_rel}")
 # The build tree's binary finds the source tree's catalog through this link (never compiled in).
 file(CREATE_LINK "${CMAKE_CURRENT_SOURCE_DIR}" "${CMAKE_CURRENT_BINARY_DIR}/gitlab-ctl-data" SYMBOLIC)
 option(GITLAB_CTL_INSTALL_EMBEDDED

@@ -97,12 +97,21 @@ probes:
       opts:
         - pid_or_pattern: "gitlab-exporter web -c $1"
           name: gitlab_exporter
+        - pid_or_pattern: "postgres -D $BACKENDS_DIR/pg "
+          name: postmaster
   sidekiq:
     <<: *sidekiq
   ruby:
     <<: *ruby
   process:
     <<: *process
+  tuples_all:
+    class_name: Database::TuplesProber
+    methods:
+      - probe_db
+    opts:
+      connection_string: $PG_CONNINFO
+      all_columns: true
 EOF
 	chmod 644 "$1"
 }
@@ -156,6 +165,10 @@ has 'sidekiq_running_jobs{name="HardWorker"} 1'
 has 'sidekiq_to_be_retried_jobs{name="HardWorker"} 1'
 has 'sidekiq_schedule_set_backlog_count 0'
 has 'process_count{name="gitlab_exporter"} 1'
+# Two patterns of one probe, matched against one read of /proc.
+has 'process_count{name="postmaster"} 1'
+grep -q "^process_resident_memory_bytes{name=\"postmaster\",pid=\"$PG_PID\"} [1-9]" "$M" ||
+	fail "no RSS for the postmaster's pid $PG_PID"
 grep -q "^sidekiq_queue_latency_seconds{name=\"default\"} [0-9]" "$M" || fail "no default queue latency"
 grep -q "^process_smaps_pss_bytes{name=\"gitlab_exporter\",pid=\"$EXPORTER_PID\"} [1-9]" "$M" ||
 	fail "no smaps PSS for the exporter's own pid"
@@ -169,6 +182,14 @@ done
 n_live() { scrape && grep -qxF 'gitlab_database_stat_table_n_live_tup{table_name="uploads"} 7.0' "$M"; }
 until_true 200 n_live || fail "tuple stats: $(grep 'table_name="uploads"' "$M" | head -3)"
 has 'gitlab_database_stat_table_n_tup_ins{table_name="projects"} 5.0'
+# GitLab's eight columns by default, one series each per table; all_columns adds seven.
+tuple_cols() { grep -o '^gitlab_database_stat_table_[a-z_]*{table_name="uploads"}' "$M" | sort -u | wc -l; }
+[ "$(tuple_cols)" = 8 ] || fail "tuple_stats: $(tuple_cols) columns by default, want GitLab's 8"
+lacks '^gitlab_database_stat_table_seq_scan' /metrics
+scrape /tuples_all
+[ "$(tuple_cols)" = 15 ] || fail "tuple_stats all_columns: $(tuple_cols) columns, want 15"
+grep -q '^gitlab_database_stat_table_seq_scan{table_name="uploads"} [0-9]' "$M" || fail "/tuples_all has no seq_scan"
+scrape
 note "seeded rows, tuple stats, Sidekiq queues/jobs/retries/workers served"
 
 # Live values, not a cache: one more job and one more upload.

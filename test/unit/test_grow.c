@@ -37,7 +37,9 @@ static int grow_to(void *need)
 	size_t cap = 0, n = *(const size_t *)need;
 	grow(&v, &cap, 2, sizeof *v, 2);
 	grow(&v, &cap, n, sizeof *v, 2);
-	return v != NULL && cap >= n ? 0 : 1;
+	int rc = v != NULL && cap >= n ? 0 : 1;
+	free(v);
+	return rc;
 }
 
 /* Exit status of a child that grows an array of 2 ints to need elements. */
