@@ -393,6 +393,7 @@ static void test_yaml_template(void **state)
 	                             {"redis_url", url},
 	                             {"process_pattern", pat},
 	                             {"gitlab_exporter.probe_elasticsearch", "1"},
+	                             {"gitlab_exporter.tuple_stats_all_columns", ""},
 	                             {"elasticsearch_url", "http://e:9200"},
 	                             {"elasticsearch_authorization", auth}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
@@ -420,13 +421,19 @@ static void test_yaml_template(void **state)
 	    "probe_gc", auth};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
-	const char *const off[][2] = {
-	    {"server_name", "webrick"},  {"listen_address", "localhost"},
-	    {"listen_port", "9168"},     {"memory_threshold", "1024"},
-	    {"postgresql.enable", ""},   {"redis.enable", ""},
-	    {"connection_string", conn}, {"redis_url", url},
-	    {"process_pattern", pat},    {"gitlab_exporter.probe_elasticsearch", ""},
-	    {"elasticsearch_url", ""},   {"elasticsearch_authorization", ""}};
+	const char *const off[][2] = {{"server_name", "webrick"},
+	                              {"listen_address", "localhost"},
+	                              {"listen_port", "9168"},
+	                              {"memory_threshold", "1024"},
+	                              {"postgresql.enable", ""},
+	                              {"redis.enable", ""},
+	                              {"connection_string", conn},
+	                              {"redis_url", url},
+	                              {"process_pattern", pat},
+	                              {"gitlab_exporter.probe_elasticsearch", ""},
+	                              {"elasticsearch_url", ""},
+	                              {"elasticsearch_authorization", ""},
+	                              {"gitlab_exporter.tuple_stats_all_columns", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
 	yaml_fields(&k2,
 	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
