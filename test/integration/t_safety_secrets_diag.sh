@@ -33,6 +33,8 @@ expect_quiet "gitlab_exporter['env'] = {
   'API_TOKEN' =>
      'VALSECRET7', 'BAD NAME' => 'x' }"
 expect_quiet "gitlab_exporter['env'] = { 'API_TOKEN' => 'VALSECRET8"
+expect_quiet "gitlab_exporter['env'] = { 'API_TOKEN' => 'x'VALSECRET11 }"
+expect_quiet "gitlab_exporter['env']['API_TOKEN'] = 'x' VALSECRET12"
 expect_quiet "gitlab_exporter['env'] = { 'API_TOKEN' => 'VALSECRET9', 'RUBY_GC_HEAP_INIT_SLOTS' => 'abc' }"
 
 # A line without a secret is still echoed with its caret.
