@@ -378,8 +378,11 @@ static void add_settings(struct comp *c)
 		}
 		if (cs->type == ST_ENV || var_find(c, cs->name, strlen(cs->name)) != NULL)
 			continue; /* `group` when not root: the invoking user's, added already */
+		bool built_from_secret = false;
 		if (cs->type == ST_FLAGS) {
+			c->taint = SECRET_NONE;
 			struct kvlist l = merged_hash(c, i);
+			built_from_secret = c->taint != SECRET_NONE; /* a default names a secret */
 			var_add(c, cs->name, flags_text(&l), false, cs->line);
 			kvlist_free(&l);
 		} else if (c->w->val[i] != NULL) {
@@ -388,7 +391,7 @@ static void add_settings(struct comp *c)
 			var_add(c, cs->name, xstrdup(cs->def ? cs->def : ""), cs->def != NULL,
 			        cs->line);
 		}
-		c->v[c->n - 1].own_secret = cs->secret;
+		c->v[c->n - 1].own_secret = cs->secret || built_from_secret;
 		c->v[c->n - 1].in_root = cs->type == ST_PATH && !cs->host;
 	}
 }
@@ -632,14 +635,17 @@ static void compute_argv(struct comp *c, struct svc *out)
 			continue;
 		}
 		size_t si = (size_t)(fs - def->settings);
-		struct kvlist l = merged_hash(c, si);
+		c->taint = fs->secret ? SECRET_HOLDS : SECRET_NONE;
+		struct kvlist l =
+		    merged_hash(c, si); /* raises taint when a default names a secret */
 		cap += l.n;
 		argv = xreallocarray(argv, cap, sizeof *argv);
 		locs = xreallocarray(locs, cap, sizeof *locs);
 		sec = xreallocarray(sec, cap, sizeof *sec);
 		for (size_t j = 0; j < l.n; j++) {
 			locs[n] = flag_loc(c, si, l.v[j].name);
-			sec[n] = (unsigned char)(fs->secret ? SECRET_HOLDS : SECRET_NONE);
+			sec[n] =
+			    (unsigned char)(c->taint != SECRET_NONE ? SECRET_HOLDS : SECRET_NONE);
 			argv[n++] = flag_arg(&l.v[j]);
 		}
 		kvlist_free(&l);

@@ -173,11 +173,12 @@ static const char demo_conf[] =
     "  { name = \"sock\"; type = \"path\"; default = \"/var/opt/demo/s\"; },\n"
     "  { name = \"password\"; type = \"string\"; secret = true; },\n"
     "  { name = \"url\"; type = \"string\"; default = \"redis://:{{password}}@h\"; },\n"
+    "  { name = \"flags\"; type = \"flags\"; default = [ \"pw={{password}}\", \"v=1\" ]; },\n"
     "  { name = \"env\"; type = \"env\"; }\n"
     ");\n"
     "env = { URL = \"{{url}}\"; PLAIN = \"x\"; };\n"
     "base_env = { PATH = \"/bin\"; };\n"
-    "command = [ \"/bin/true\", \"--url={{url}}\", \"--home={{home}}\" ];\n";
+    "command = [ \"/bin/true\", \"--url={{url}}\", \"--home={{home}}\", \"{{flags}}\" ];\n";
 
 static int build_demo(const char *root, const char *rb, struct catalog *cat, struct attrs *a)
 {
@@ -222,9 +223,12 @@ static void test_taint(void **state)
 	assert_int_equal(svc_env_secret(s, "URL"), SECRET_HOLDS);
 	assert_int_equal(svc_env_secret(s, "PLAIN"), SECRET_NONE);
 	assert_int_equal(svc_env_secret(s, "X_TOKEN"), SECRET_HOLDS); /* by name */
-	assert_int_equal(s->argc, 3);
+	assert_int_equal(s->argc, 5);
 	assert_int_equal(s->argv_secret[1], SECRET_HOLDS);
 	assert_int_equal(s->argv_secret[2], SECRET_NONE);
+	assert_string_equal(s->argv[3], "--pw=pw");
+	assert_int_equal(s->argv_secret[3], SECRET_HOLDS); /* a flag built from a secret */
+	assert_int_equal(svc_var_secret(s, "flags"), SECRET_HOLDS);
 	attrs_free(&a);
 	catalog_free(&cat);
 	/* Unset: built from a secret that is empty now. */
