@@ -644,8 +644,8 @@ static void compute_argv(struct comp *c, struct svc *out)
 		sec = xreallocarray(sec, cap, sizeof *sec);
 		for (size_t j = 0; j < l.n; j++) {
 			locs[n] = flag_loc(c, si, l.v[j].name);
-			sec[n] =
-			    (unsigned char)(c->taint != SECRET_NONE ? SECRET_HOLDS : SECRET_NONE);
+			bool hide = c->taint != SECRET_NONE || env_is_secret(l.v[j].name);
+			sec[n] = (unsigned char)(hide ? SECRET_HOLDS : SECRET_NONE);
 			argv[n++] = flag_arg(&l.v[j]);
 		}
 		kvlist_free(&l);
