@@ -34,7 +34,7 @@
 #include "runit/svsel.h"
 #include "runit/svtail.h"
 
-/* Exit code contributions of `status` (SPEC section 7). */
+/* Exit code contributions of `status` (summed, as Omnibus does). */
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
 
 /*

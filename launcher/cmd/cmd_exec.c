@@ -1,5 +1,5 @@
 /*
- * exec: become a service (SPEC section 8). What a run script execs under
+ * exec: become a service. What a run script execs under
  * runsv, and a container's entrypoint with --from-config.
  *
  *   gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user U] [--group G]

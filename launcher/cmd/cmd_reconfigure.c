@@ -1,5 +1,5 @@
 /*
- * reconfigure (SPEC section 6) and runsvdir.
+ * reconfigure and runsvdir.
  *
  * reconfigure: lock the root (lib/rootlock.h); parse and validate; render
  * every template and build the desired tree in memory (render/plan.h); only

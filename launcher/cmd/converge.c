@@ -612,28 +612,65 @@ static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
 		return true;
 	/* A link whose dependency failed is reported by its wave; the next run links it. */
 	return n->svc >= 0 && cv->ps->p[n->svc].wave == wave &&
+	       tree_failed(&cv->ps->t, n->svc) == NULL &&
 	       failed_dep(cv, (size_t)n->svc) == SIZE_MAX;
 }
 
-/* Write the tree's changes; enable links only for `wave` (-1: everything but links). */
+/*
+ * Services whose files could not be written in their account's directory (tree_failed): said
+ * once, with the cause; each is failed (not started or restarted on old or half-new files, its
+ * dependents wait) while the rest of the run goes on.
+ */
+static int files_failed(struct converge *cv)
+{
+	int rc = 0;
+	for (size_t k = 0; k < cv->ps->np; k++) {
+		const struct tree_fail *f = tree_failed(&cv->ps->t, (int)k);
+		if (f == NULL)
+			continue;
+		rc = 1;
+		if (cv->s[k].failed)
+			continue;
+		warnx("%s: cannot write %s: %s%s; its other files are left as they were and it is "
+		      "not restarted",
+		      name_of(cv, k), f->path, strerror(f->err), f->why);
+		cv->s[k].failed = true;
+		snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
+		         "its files could not be written");
+	}
+	return rc;
+}
+
+/*
+ * Write the tree's changes; enable links only for `wave` (-1: everything but links). 0; 1 when
+ * some services' files failed (files_failed: the rest is written); -1 when the batch failed.
+ */
 static int apply_changes(struct converge *cv, int wave, bool *linked)
 {
 	struct tree *t = &cv->ps->t;
 	for (size_t k = 0; k < t->nc; k++) {
 		const struct tchange *c = &t->c[k];
-		const struct tnode *n = &t->v[c->node];
-		if (!in_wave(cv, n, wave))
+		if (!in_wave(cv, &t->v[c->node], wave))
 			continue;
 		if (tree_apply(t, c) == -1) {
 			warn("cannot write %s%s", t->errpath, t->errwhy);
 			return -1;
 		}
-		cv->updated++; /* counted when written, not when planned */
+		if (c->aside != NULL)
+			printf("moved the directory at %s to %s\n", t->v[c->node].path, c->aside);
+	}
+	/* Counted when published, not when planned or staged: a dropped service's are not. */
+	for (size_t k = 0; k < t->nc; k++) {
+		const struct tchange *c = &t->c[k];
+		const struct tnode *n = &t->v[c->node];
+		if (!c->published || !in_wave(cv, n, wave))
+			continue;
+		cv->updated++;
 		if (n->svc >= 0)
 			cv->s[n->svc].why |= why_of(n->role);
 		*linked |= n->role == TR_ENABLE;
 	}
-	return 0;
+	return files_failed(cv);
 }
 
 /* runsvdir up for this root, started the first time (after the first links exist). */
@@ -655,6 +692,8 @@ static int ensure_runsvdir(const struct converge *cv, int *running)
 static int converge_one(struct converge *cv, size_t k, bool nudge)
 {
 	struct cv_svc *v = &cv->s[k];
+	if (tree_failed(&cv->ps->t, (int)k) != NULL)
+		return -1; /* said by files_failed */
 	size_t dep = failed_dep(cv, k);
 	if (dep != SIZE_MAX) {
 		warnx("%s: waiting for %s: %s", name_of(cv, k), name_of(cv, dep),
@@ -686,8 +725,11 @@ static int converge_wave(struct converge *cv, int wave, int *running)
 	bool linked = false;
 	int rc = 0;
 	svdir_mtime(cv->ps->service_dir, &mtime_before);
-	if (apply_changes(cv, wave, &linked) == -1)
+	int applied = apply_changes(cv, wave, &linked);
+	if (applied == -1)
 		return -1;
+	if (applied == 1)
+		rc = -1;
 	if (linked) {
 		int b = svdir_settle(cv->ps->service_dir, mtime_before, *running == 1);
 		if (cv->ctl->verbose)
@@ -708,7 +750,7 @@ static int all_steps_before(struct converge *cv)
 {
 	int rc = 0;
 	for (size_t k = 0; k < cv->ps->np; k++)
-		if (steps_before(cv, k) == -1) {
+		if (tree_failed(&cv->ps->t, (int)k) == NULL && steps_before(cv, k) == -1) {
 			cv->s[k].failed = true;
 			snprintf(cv->s[k].notready, sizeof cv->s[k].notready, "its setup failed");
 			rc = -1;
@@ -739,8 +781,11 @@ int converge_run(struct converge *cv)
 	for (size_t k = 0; k < cv->ps->ndisable; k++)
 		if (disable_one(cv, cv->ps->disable[k]) == -1)
 			rc = -1;
-	if (apply_changes(cv, -1, &linked) == -1)
+	int applied = apply_changes(cv, -1, &linked);
+	if (applied == -1)
 		return -1;
+	if (applied == 1)
+		rc = -1; /* the other services go on */
 	if (all_steps_before(cv) == -1)
 		rc = -1;
 	for (int w = 0; w <= maxwave; w++)

@@ -1,7 +1,7 @@
 /*
  * The effective configuration: catalog defaults merged with the statements of
  * gitlab.rb in order (later assignments win), then each service's vars, env,
- * base env and argv computed and validated (SPEC section 5).
+ * base env and argv computed and validated.
  *
  * Everything the user wrote is checked where it is written, so that every
  * message points at the gitlab.rb line; values that come from the catalog

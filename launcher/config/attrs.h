@@ -1,7 +1,7 @@
 /*
  * attrs: the effective configuration. Catalog defaults merged with the
  * statements of gitlab.rb (later assignments win), validated, and each
- * service's env and command computed (SPEC section 5).
+ * service's env and command computed.
  *
  * Template placeholders a service offers (svc_var()): every catalog setting
  * by name (home, log_directory, env_directory, listen_address, listen_port,

@@ -1,6 +1,6 @@
 /*
  * envcheck: validate env values that their consumers would silently ignore
- * or misread (SPEC section 5): env names, Ruby's RUBY_GC_* rules, MALLOC_CONF
+ * or misread: env names, Ruby's RUBY_GC_* rules, MALLOC_CONF
  * (asked of the installed jemalloc itself), LD_PRELOAD files.
  */
 #ifndef GITLAB_CTL_ENVCHECK_H

@@ -1,5 +1,5 @@
 /*
- * rbconf: the parser of the gitlab.rb subset of SPEC section 5: literals,
+ * rbconf: the parser of the gitlab.rb subset (README: Configuration): literals,
  * statements and the public API; its cursor is rblex, its scanner of Ruby it
  * cannot evaluate is rbscan.
  *

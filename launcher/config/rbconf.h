@@ -1,5 +1,5 @@
 /*
- * rbconf: the gitlab.rb language (SPEC section 5), with no knowledge of services.
+ * rbconf: the gitlab.rb language, with no knowledge of services.
  *
  * A file is a list of statements:
  *   name['a']['b'] = VALUE     assignment (subscripts are string or symbol keys)

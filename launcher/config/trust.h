@@ -1,5 +1,5 @@
 /*
- * trust: the path policy of SPEC section 11 (pathsafe.h) applied to a loaded
+ * trust: the path policy (pathsafe.h) applied to a loaded
  * configuration, before reconfigure writes anything and in check-config.
  *
  * Root executes or interprets what lies in the run script directories, the

@@ -1,5 +1,5 @@
 /*
- * pathsafe: the path policy of SPEC section 11, on path strings and lstat()
+ * pathsafe: the path policy of README's Trust section, on path strings and lstat()
  * only (no configuration knowledge; trust.h applies it to a configuration).
  *
  * Root must never act on a path that another account can change: a path

@@ -1,8 +1,9 @@
-/* Link-safe recursive removal (see rmtree.h). */
+/* Link-safe removal without recursion or a depth limit (see rmtree.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,101 +13,221 @@
 #include "lib/grow.h"
 #include "lib/rmtree.h"
 
-#define MAX_DEPTH 256
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* A directory on the way down: what it is, and the entries left to remove. */
+struct frame {
+	char *name; /* in the directory above */
+	dev_t dev;
+	ino_t ino;
+	char **names; /* read once, when entered: unlinking while readdir walks may skip entries */
+	size_t n, next;
+};
 
 struct rm {
 	FILE *warn;
-	dev_t dev;
 	int failed;
+	dev_t dev;          /* the tree's file system */
+	int top;            /* the tree's parent, held open from the start */
+	const char *parent; /* its path, for messages */
+	struct frame *f;    /* the tree's directories from its top down to the current one */
+	size_t depth, cap;
 };
 
-static void complain(struct rm *r, const char *path, const char *name, const char *why)
+/* The path of the directory at depth (the parent, then frames 0..depth-1), for messages. */
+static void path_of(const struct rm *r, size_t depth, char *out, size_t len)
 {
-	fprintf(r->warn, "gitlab-ctl: cannot remove %s/%s: %s\n", path, name, why);
+	strlcpy(out, r->parent, len);
+	for (size_t k = 0; k < depth; k++) {
+		strlcat(out, "/", len);
+		if (strlcat(out, r->f[k].name, len) >= len) {
+			strlcpy(out + len - 4, "...",
+			        4); /* deeper than PATH_MAX: the message is cut */
+			return;
+		}
+	}
+}
+
+/* name in the directory at depth could not be removed. */
+static void complain(struct rm *r, size_t depth, const char *name, const char *why)
+{
+	char dir[PATH_MAX];
+	path_of(r, depth, dir, sizeof dir);
+	fprintf(r->warn, "gitlab-ctl: cannot remove %s/%s: %s\n", dir, name, why);
 	r->failed = 1;
 }
 
-static void rm_at(struct rm *r, int dfd, const char *name, const char *path, int depth);
-
-/* Empty the directory open as fd (path is for messages). */
-static void rm_contents(struct rm *r, int fd, const char *path, int depth)
+static void pop(struct rm *r)
 {
-	DIR *d = fdopendir(fd);
-	if (d == NULL) {
-		complain(r, path, ".", strerror(errno));
-		close(fd);
-		return;
-	}
-	/* Names first: unlinking while readdir walks the same directory may skip entries. */
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		grow(&names, &cap, n + 1, sizeof *names, 16);
-		names[n++] = xstrdup(de->d_name);
-	}
-	for (size_t i = 0; i < n; i++) {
-		rm_at(r, dirfd(d), names[i], path, depth + 1);
-		free(names[i]);
-	}
-	free(names);
-	closedir(d);
+	struct frame *f = &r->f[--r->depth];
+	for (size_t i = 0; i < f->n; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->name);
 }
 
-static void rm_at(struct rm *r, int dfd, const char *name, const char *path, int depth)
+/* The entry names of the directory open as fd, through a second fd of its own. */
+static int read_names(int fd, struct frame *f)
 {
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
-		return;
-	if (errno != EISDIR && errno != EPERM) {
-		complain(r, path, name, strerror(errno));
-		return;
+	size_t cap = 0;
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd == -1 ? NULL : fdopendir(dfd);
+	if (d == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return -1;
 	}
-	if (depth > MAX_DEPTH) {
-		complain(r, path, name, "too deep");
-		return;
+	const struct dirent *de;
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		grow(&f->names, &cap, f->n + 1, sizeof *f->names, 16);
+		f->names[f->n++] = xstrdup(de->d_name);
 	}
-	/* A link swapped in after unlinkat failed makes O_NOFOLLOW fail: nothing is followed. */
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	closedir(d);
+	errno = e;
+	return e == 0 ? 0 : -1;
+}
+
+/*
+ * Open the directory name in dfd (never through a link: O_NOFOLLOW) as the next frame, with its
+ * entries read. Its fd, or -1 after saying why (a mount point is left as it is).
+ */
+static int enter(struct rm *r, int dfd, const char *name)
+{
+	int fd = openat(dfd, name, DIR_FLAGS);
 	struct stat st;
 	if (fd == -1 || fstat(fd, &st) == -1) {
-		complain(r, path, name, strerror(errno));
+		complain(r, r->depth, name, strerror(errno));
 		if (fd != -1)
 			close(fd);
-		return;
+		return -1;
 	}
-	if (depth == 0)
+	if (r->depth == 0)
 		r->dev = st.st_dev; /* the tree may itself be a mount point: emptied, kept */
 	if (st.st_dev != r->dev) {
 		close(fd);
-		complain(r, path, name, "on another file system (a mount point): left as is");
-		return;
+		complain(r, r->depth, name, "on another file system (a mount point): left as is");
+		return -1;
 	}
-	char sub[PATH_MAX];
-	snprintf(sub, sizeof sub, "%s/%s", path, name);
-	rm_contents(r, fd, sub, depth);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) == -1 && errno != ENOENT) {
-		if (errno == EBUSY && depth == 0) /* the mount point of the whole tree: emptied */
+	grow(&r->f, &r->cap, r->depth + 1, sizeof *r->f, 16);
+	struct frame *f = &r->f[r->depth++];
+	*f = (struct frame){.name = xstrdup(name), .dev = st.st_dev, .ino = st.st_ino};
+	if (read_names(fd, f) == -1)
+		complain(r, r->depth - 1, name,
+		         strerror(errno)); /* what was read is still removed */
+	return fd;
+}
+
+static bool is(int fd, const struct frame *f)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+/*
+ * The parent of the current directory, which must still be frame depth-2: through "..", else
+ * (the account moved the current one) again from the top by name, each step checked.
+ */
+static int open_up(const struct rm *r, int fd)
+{
+	const struct frame *want = &r->f[r->depth - 2];
+	int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (up != -1 && is(up, want))
+		return up;
+	if (up != -1)
+		close(up);
+	up = r->top;
+	for (size_t k = 0; k + 1 < r->depth; k++) {
+		int next = openat(up, r->f[k].name, DIR_FLAGS);
+		if (up != r->top)
+			close(up);
+		if (next == -1)
+			return -1;
+		if (!is(next, &r->f[k])) {
+			close(next);
+			return -1;
+		}
+		up = next;
+	}
+	return up;
+}
+
+/*
+ * The current directory is done: remove it from its parent if that name still is the
+ * directory we emptied, and continue in the parent. The parent's fd, or -1 at the top (or
+ * when the way up is lost: an account moved the directories; said).
+ */
+static int leave(struct rm *r, int fd)
+{
+	const struct frame *cur = &r->f[r->depth - 1];
+	int up = r->depth == 1 ? r->top : open_up(r, fd);
+	close(fd);
+	if (up == -1) {
+		complain(r, r->depth - 1, cur->name, "moved while being removed: left");
+		while (r->depth > 0)
+			pop(r);
+		return -1;
+	}
+	struct stat st;
+	if (fstatat(up, cur->name, &st, AT_SYMLINK_NOFOLLOW) == -1 || st.st_dev != cur->dev ||
+	    st.st_ino != cur->ino)
+		complain(r, r->depth - 1, cur->name, "moved while being removed: left");
+	else if (unlinkat(up, cur->name, AT_REMOVEDIR) == -1 && errno != ENOENT) {
+		if (errno == EBUSY &&
+		    r->depth == 1) /* the mount point of the whole tree: emptied */
 			fprintf(r->warn, "gitlab-ctl: %s/%s is a mount point: emptied, kept\n",
-			        path, name);
+			        r->parent, cur->name);
 		else
-			complain(r, path, name, strerror(errno));
+			complain(r, r->depth - 1, cur->name, strerror(errno));
+	}
+	pop(r);
+	return r->depth == 0 ? -1 : up;
+}
+
+/*
+ * Depth first, one directory fd at a time (plus the parent held by the caller): the way down
+ * is a stack of names with their dev/ino, the way up is "..", checked against it.
+ */
+static void walk(struct rm *r, const char *name)
+{
+	int fd = enter(r, r->top, name);
+	while (fd != -1) {
+		struct frame *cur = &r->f[r->depth - 1];
+		if (cur->next == cur->n) {
+			fd = leave(r, fd);
+			continue;
+		}
+		const char *e = cur->names[cur->next++];
+		if (unlinkat(fd, e, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			complain(r, r->depth, e, strerror(errno));
+			continue;
+		}
+		/* A link swapped in after unlinkat failed makes O_NOFOLLOW fail: nothing is
+		 * followed. */
+		int sub = enter(r, fd, e);
+		if (sub != -1) {
+			close(fd);
+			fd = sub;
+		}
 	}
 }
 
 int rmtree(const char *path, FILE *warn)
 {
-	struct rm r = {.warn = warn ? warn : stderr};
 	char parent[PATH_MAX];
+	FILE *w = warn ? warn : stderr;
 	if (strlcpy(parent, path, sizeof parent) >= sizeof parent || path[0] != '/') {
-		fprintf(r.warn, "gitlab-ctl: cannot remove %s: not an absolute path\n", path);
+		fprintf(w, "gitlab-ctl: cannot remove %s: not an absolute path\n", path);
 		return -1;
 	}
 	char *slash = strrchr(parent, '/');
 	const char *name = path + (slash - parent) + 1;
 	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		fprintf(r.warn, "gitlab-ctl: refusing to remove %s\n", path);
+		fprintf(w, "gitlab-ctl: refusing to remove %s\n", path);
 		return -1;
 	}
 	*slash = '\0';
@@ -115,10 +236,17 @@ int rmtree(const char *path, FILE *warn)
 	if (dfd == -1) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(r.warn, "gitlab-ctl: cannot open %s: %s\n", parent, strerror(errno));
+		fprintf(w, "gitlab-ctl: cannot open %s: %s\n", parent, strerror(errno));
 		return -1;
 	}
-	rm_at(&r, dfd, name, parent, 0);
+	struct rm r = {.warn = w, .top = dfd, .parent = parent};
+	if (unlinkat(dfd, name, 0) == -1 && errno != ENOENT) {
+		if (errno == EISDIR || errno == EPERM)
+			walk(&r, name);
+		else
+			complain(&r, 0, name, strerror(errno));
+	}
+	free(r.f);
 	close(dfd);
 	return r.failed ? -1 : 0;
 }

@@ -6,6 +6,11 @@
  * removed as a link and nothing outside the tree is touched. Like
  * `rm --one-file-system`, a directory on another file system (a mount point)
  * is left with its contents and reported.
+ *
+ * There is no depth limit and no recursion: it holds one directory fd (and
+ * the parent of the tree), walking down by name and back up through "..",
+ * checked against the dev/ino it recorded on the way down; a directory an
+ * account moved meanwhile is left and reported, never searched for.
  */
 #ifndef GITLAB_CTL_RMTREE_H
 #define GITLAB_CTL_RMTREE_H

@@ -508,6 +508,10 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 		warnx("%s: not a usable root", ctl->root);
 		return -1;
 	}
+	char aside[PATH_MAX]; /* root's place for an account's directory in a file's place */
+	if (ctl_var_dir(ctl, aside, sizeof aside) == 0 &&
+	    strlcat(aside, "/" TREE_ASIDE_DIR, sizeof aside) < sizeof aside)
+		(void)tree_set_aside(t, aside); /* else each is moved beside its file */
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct svc *s = ps->p[k].svc;
 		for (size_t j = 0; j < s->secret_vars.n; j++)

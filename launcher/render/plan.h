@@ -3,7 +3,7 @@
  * Every template of every enabled service is rendered, every setup step's
  * placeholders expanded and the whole desired tree built in memory here, so
  * that a bad template or placeholder fails the run while nothing has changed
- * (SPEC section 6). Accounts are the one side effect: the tree's owners need
+ * (README: How it works). Accounts are the one side effect: the tree's owners need
  * their uid and gid, so plan_owners creates them, after validation.
  */
 #ifndef GITLAB_CTL_PLAN_H

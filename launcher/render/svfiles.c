@@ -68,6 +68,10 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 	tree_init(&t);
 	diags_init(&d);
 	int rc = -1;
+	char aside[PATH_MAX]; /* root's place for the account's directory in a file's place */
+	if (ctl_var_dir(ctl, aside, sizeof aside) == 0 &&
+	    strlcat(aside, "/" TREE_ASIDE_DIR, sizeof aside) < sizeof aside)
+		(void)tree_set_aside(&t, aside); /* else it is moved beside its file */
 	/*
 	 * Not root (a pod's runAsUser): a home that exists is the orchestrator's (an emptyDir
 	 * owned by root, group fsGroup): use it as it is; only a missing one is made.
@@ -83,11 +87,14 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 		goto out;
 	}
 	for (size_t k = 0; k < t.nc; k++) {
-		if (tree_apply(&t, &t.c[k]) == -1) {
-			warn("cannot write %s", t.errpath);
+		if (tree_apply(&t, &t.c[k]) != 0) { /* its one service: any failure is its */
+			warn("cannot write %s%s", t.errpath, t.errwhy);
 			goto out;
 		}
 		tree_describe(&t, &t.c[k], out);
+		if (t.c[k].aside != NULL)
+			fprintf(out, "moved the directory at %s to %s\n", t.v[t.c[k].node].path,
+			        t.c[k].aside);
 	}
 	rc = 0;
 out:

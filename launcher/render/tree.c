@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -43,6 +44,7 @@ void tree_init(struct tree *t)
 	t->euid = geteuid();
 	t->ndirs = fd_budget(TREE_DIRFDS, 2);
 	t->ntemps = fd_budget(TREE_TEMP_FDS, 1);
+	t->aside_fd = -1;
 	for (size_t i = 0; i < TREE_DIRFDS; i++)
 		t->dirs[i].fd = -1;
 }
@@ -55,9 +57,15 @@ static void free_changes(struct tree *t)
 	for (size_t i = 0; i < t->nc; i++) {
 		free(t->c[i].path);
 		free(t->c[i].old);
+		free(t->c[i].aside);
 	}
 	t->nc = 0;
 	t->batch_end = 0;
+	for (size_t i = 0; i < t->nfails; i++)
+		free(t->fails[i]);
+	free(t->fails);
+	t->fails = NULL;
+	t->nfails = 0;
 }
 
 static void dirs_close(struct tree *t)
@@ -80,6 +88,8 @@ void tree_free(struct tree *t)
 		free(t->v[i].spans);
 	}
 	dirs_close(t);
+	if (t->aside_fd >= 0)
+		close(t->aside_fd);
 	for (size_t i = 0; i < t->ndirty; i++)
 		free(t->dirty[i]);
 	free(t->dirty);
@@ -118,6 +128,16 @@ int tree_set_anchor(struct tree *t, const char *dir)
 	}
 	while (n > 0 && t->anchor[n - 1] == '/')
 		t->anchor[--n] = '\0';
+	return 0;
+}
+
+int tree_set_aside(struct tree *t, const char *dir)
+{
+	if (dir[0] != '/' || strlcpy(t->aside, dir, sizeof t->aside) >= sizeof t->aside) {
+		t->aside[0] = '\0';
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -760,18 +780,24 @@ static int publish(struct tree *t, int dfd, const char *tmp, const char *base, c
 	return 0;
 }
 
+/* Six random letters or digits (62^6 names): what an account cannot plant in advance. */
+static void random_suffix(char sfx[7])
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6]; /* one call: arc4random checks for a fork (getpid) per call */
+	arc4random_buf(rnd, sizeof rnd);
+	for (int i = 0; i < 6; i++)
+		sfx[i] = set[rnd[i] % (sizeof set - 1)];
+	sfx[6] = '\0';
+}
+
 /* A new ".BASE.gitlab-ctl-tmp.XXXXXX" in dfd: O_EXCL | O_NOFOLLOW, so nothing placed there is
  * reused. */
 static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 {
-	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	for (int tries = 0; tries < 100; tries++) {
-		unsigned char rnd[6]; /* one call: arc4random checks for a fork (getpid) per call */
 		char sfx[7];
-		arc4random_buf(rnd, sizeof rnd);
-		for (int i = 0; i < 6; i++)
-			sfx[i] = set[rnd[i] % (sizeof set - 1)];
-		sfx[6] = '\0';
+		random_suffix(sfx);
 		if ((size_t)snprintf(tmp, len, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >= len) {
 			errno = ENAMETOOLONG;
 			return -1;
@@ -785,19 +811,90 @@ static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 	return -1;
 }
 
-/* A directory where a file belongs, in another account's directory: kept, renamed aside. */
-static int move_aside(struct tree *t, int dfd, const char *base, const char *path)
+/* Root's aside directory, opened (made 0700 at its first use); -1 when there is none. */
+static int aside_fd(struct tree *t)
+{
+	if (t->aside_fd != -1)
+		return t->aside_fd >= 0 ? t->aside_fd : -1;
+	t->aside_fd = -2;
+	char dir[PATH_MAX];
+	const char *base;
+	if (t->aside[0] == '\0' || split(t->aside, dir, sizeof dir, &base) == -1)
+		return -1;
+	/* The install's var/: root's own, opened as named (like the anchor). */
+	int pfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1)
+		return -1;
+	if (mkdirat(pfd, base, 0700) == -1 && errno != EEXIST) {
+		close(pfd);
+		return -1;
+	}
+	int fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	struct stat st;
+	if (fd != -1 && (fstat(fd, &st) == -1 || st.st_uid != t->euid ||
+	                 ((st.st_mode & 077) != 0 && fchmod(fd, 0700) == -1))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd != -1)
+		t->aside_fd = fd;
+	return fd;
+}
+
+/* Rename base in dfd to name in tfd, never over anything: 0, or -1 with errno (EEXIST: taken). */
+static int rename_new(int dfd, const char *base, int tfd, const char *name)
+{
+	if (renameat2(dfd, base, tfd, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	/* A file system without RENAME_NOREPLACE: the name is random, nothing to race for. */
+	struct stat st;
+	if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return renameat(dfd, base, tfd, name);
+}
+
+/*
+ * A directory where a file belongs, in another account's directory: its data, kept. It goes
+ * into root's aside directory (no name there is the account's to take), or beside the file
+ * when that is on another file system (EXDEV), under a random name either way, never over
+ * anything; a name taken is tried again with another.
+ */
+static int move_aside(struct tree *t, struct tchange *c, int dfd, const char *base,
+                      const char *path)
 {
 	struct stat st;
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	char aside[NAME_MAX + 1];
-	if ((size_t)snprintf(aside, sizeof aside, ".%s.moved-aside.%ld", base, (long)getpid()) >=
-	    sizeof aside)
-		return fail_at(t, path, ENAMETOOLONG);
-	if (renameat(dfd, base, dfd, aside) == -1)
+	char dir[PATH_MAX], name[NAME_MAX + 1], sfx[7];
+	const char *b;
+	if (split(path, dir, sizeof dir, &b) == -1)
 		return fail_at(t, path, errno);
-	return 0;
+	const char *owner = strrchr(dir, '/') + 1; /* the home's name: whose data it was */
+	int afd = aside_fd(t);
+	for (int tries = 0; tries < 100; tries++) {
+		random_suffix(sfx);
+		int n = afd != -1
+		            ? snprintf(name, sizeof name, "%.100s.%.100s.%s", owner, base, sfx)
+		            : snprintf(name, sizeof name, ".%s.moved-aside.%s", base, sfx);
+		if (n < 0 || (size_t)n >= sizeof name)
+			return fail_at(t, path, ENAMETOOLONG);
+		if (rename_new(dfd, base, afd != -1 ? afd : dfd, name) == 0) {
+			free(c->aside);
+			c->aside = xasprintf("%s/%s", afd != -1 ? t->aside : dir, name);
+			mark_parent_dirty(t, path);
+			return 0;
+		}
+		if (errno == EXDEV && afd != -1)
+			afd = -1; /* the home is a volume of its own: beside the file */
+		else if (errno != EEXIST)
+			return fail_at(t, path, errno);
+	}
+	return fail_at(t, path, EEXIST);
 }
 
 static int fill_temp(int fd, const struct tnode *n)
@@ -810,18 +907,94 @@ static int fill_temp(int fd, const struct tnode *n)
 	return fchmod(fd, n->mode);
 }
 
-/* fsync and close the temps written so far: the "fsync them all" of the batch, in chunks. */
+/* Is path below a directory the tree gives to service svc's account (its home)? */
+static bool in_account(const struct tree *t, const char *path, int svc)
+{
+	char dir[PATH_MAX];
+	if (svc < 0 || strlcpy(dir, path, sizeof dir) >= sizeof dir)
+		return false;
+	for (char *slash; (slash = strrchr(dir, '/')) != NULL && slash != dir;) {
+		*slash = '\0';
+		long d = find_node(t, dir);
+		if (d >= 0 && t->v[d].kind == TN_DIR && t->v[d].svc == svc &&
+		    t->v[d].uid != TREE_NO_OWNER && t->v[d].uid != t->euid)
+			return true;
+	}
+	return false;
+}
+
+static bool service_failed(const struct tree *t, int svc)
+{
+	return svc >= 0 && (size_t)svc < t->nfails && t->fails[svc] != NULL;
+}
+
+const struct tree_fail *tree_failed(const struct tree *t, int svc)
+{
+	return service_failed(t, svc) ? t->fails[svc] : NULL;
+}
+
+/*
+ * Change c failed at t->errpath (errno). Below its service's account directory that fails
+ * the service only: its staged temps are unlinked, its later changes skipped, and true is
+ * returned. Anywhere else: false (the batch fails).
+ */
+static bool drop_service(struct tree *t, const struct tchange *c)
+{
+	int svc = t->v[c->node].svc, e = errno;
+	if (!in_account(t, t->errpath[0] ? t->errpath : t->v[c->node].path, svc))
+		return false; /* where it failed: a temp of root's failing under c is root's failure
+		               */
+	if ((size_t)svc >= t->nfails) {
+		size_t cap = t->nfails;
+		grow(&t->fails, &cap, (size_t)svc + 1, sizeof *t->fails, 8);
+		memset(t->fails + t->nfails, 0, (cap - t->nfails) * sizeof *t->fails);
+		t->nfails = cap;
+	}
+	if (t->fails[svc] == NULL) {
+		struct tree_fail *f = xcalloc(1, sizeof *f);
+		f->err = e;
+		strlcpy(f->path, t->errpath[0] ? t->errpath : t->v[c->node].path, sizeof f->path);
+		f->why = t->errwhy;
+		t->fails[svc] = f;
+	}
+	for (size_t k = 0; k < t->nc && t->staged > 0; k++) {
+		struct tchange *o = &t->c[k];
+		if (o->tmp == NULL || t->v[o->node].svc != svc)
+			continue;
+		const char *base;
+		int dfd = open_parent(t, t->v[o->node].path, false, &base);
+		if (dfd != -1)
+			unlinkat(dfd, o->tmp,
+			         0); /* its fd, if still open, is closed by sync_temps */
+		free(o->tmp);
+		o->tmp = NULL;
+		t->staged--;
+	}
+	errno = e;
+	return true;
+}
+
+/*
+ * fsync and close the temps written so far: the "fsync them all" of the batch, in chunks. A
+ * failure in an account's directory drops that service's changes; any other fails (-1).
+ */
 static int sync_temps(struct tree *t)
 {
 	int rc = 0, e = 0;
-	for (size_t i = 0; i < t->ntfd; i++) {
-		if (fsync(t->tfd[i]) == -1 && rc == 0) {
-			e = errno;
-			rc = fail_at(t, t->v[t->c[t->tfc[i]].node].path, e);
-		}
-		close(t->tfd[i]);
-	}
+	size_t n = t->ntfd;
 	t->ntfd = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct tchange *c = &t->c[t->tfc[i]];
+		int bad = fsync(t->tfd[i]) == -1 ? errno : 0;
+		close(t->tfd[i]);
+		if (bad == 0 || rc == -1 || c->tmp == NULL) /* c->tmp NULL: dropped already */
+			continue;
+		fail_at(t, t->v[c->node].path, bad);
+		if (!drop_service(t, c)) {
+			rc = -1;
+			e = bad;
+		}
+	}
 	errno = e;
 	return rc;
 }
@@ -868,7 +1041,7 @@ static int write_in(struct tree *t, struct tchange *c, const struct tnode *n, in
 	char tmp[NAME_MAX + 1];
 	if (fstat(dfd, &ds) == -1)
 		return fail_at(t, n->path, errno);
-	if (ds.st_uid != t->euid && move_aside(t, dfd, base, n->path) == -1)
+	if (ds.st_uid != t->euid && move_aside(t, c, dfd, base, n->path) == -1)
 		return -1;
 	if (t->ntfd == t->ntemps && sync_temps(t) == -1)
 		return -1;
@@ -908,12 +1081,17 @@ static int write_link(struct tree *t, struct tchange *c, const struct tnode *n, 
 	int dfd = open_parent(t, n->path, true, &base);
 	if (dfd == -1)
 		return -1;
-	if ((size_t)snprintf(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%ld", base, (long)getpid()) >=
-	    sizeof tmp)
-		return fail_at(t, n->path, ENAMETOOLONG);
-	if (symlinkat(n->data, dfd, tmp) == -1 &&
-	    (errno != EEXIST || unlinkat(dfd, tmp, 0) == -1 || symlinkat(n->data, dfd, tmp) == -1))
-		return fail_at(t, n->path, errno);
+	for (int tries = 0;; tries++) {
+		char sfx[7];
+		random_suffix(sfx);
+		if ((size_t)snprintf(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >=
+		    sizeof tmp)
+			return fail_at(t, n->path, ENAMETOOLONG);
+		if (symlinkat(n->data, dfd, tmp) == 0)
+			break;
+		if (errno != EEXIST || tries == 99) /* never a name an account put there */
+			return fail_at(t, n->path, errno);
+	}
 	if (!batch)
 		return publish(t, dfd, tmp, base, n->path);
 	c->tmp = xstrdup(tmp);
@@ -1021,29 +1199,41 @@ static int sync_dirs(struct tree *t)
 	return rc;
 }
 
-/* The batch's end: every temp fsynced, then renamed over its target, then the directories. */
-static int finish_batch(struct tree *t)
+/* Rename the staged temps below an account's directory (account) or elsewhere (!account). */
+static int rename_staged(struct tree *t, bool account)
 {
-	if (sync_temps(t) == -1) {
-		abort_batch(t);
-		return -1;
-	}
 	for (size_t k = 0; k < t->nc && t->staged > 0; k++) {
 		struct tchange *c = &t->c[k];
-		if (c->tmp == NULL)
-			continue;
 		const char *path = t->v[c->node].path, *base;
+		if (c->tmp == NULL || in_account(t, path, t->v[c->node].svc) != account)
+			continue;
 		int dfd = open_parent(t, path, false, &base);
 		if (dfd == -1 || renameat(dfd, c->tmp, dfd, base) == -1) {
 			if (dfd != -1)
 				fail_at(t, path, errno);
-			abort_batch(t);
+			if (account && drop_service(t, c))
+				continue;
 			return -1;
 		}
 		mark_parent_dirty(t, path);
 		free(c->tmp);
 		c->tmp = NULL;
 		t->staged--;
+		c->published = true;
+	}
+	return 0;
+}
+
+/*
+ * The batch's end: every temp fsynced, then renamed over its target (those in accounts'
+ * directories first: a service whose rename fails there keeps its other files as they were),
+ * then the directories.
+ */
+static int finish_batch(struct tree *t)
+{
+	if (sync_temps(t) == -1 || rename_staged(t, true) == -1 || rename_staged(t, false) == -1) {
+		abort_batch(t);
+		return -1;
 	}
 	return sync_dirs(t);
 }
@@ -1080,13 +1270,21 @@ int tree_apply(struct tree *t, const struct tchange *cc)
 	bool batch = k < t->batch_end && t->v[c->node].role != TR_ENABLE;
 	if (!batch && (t->staged > 0 || t->ndirty > 0) && finish_batch(t) == -1)
 		return -1; /* applied out of order: what the batch holds goes first */
-	if (apply_one(t, c, batch) == -1) {
-		abort_batch(t);
-		return -1;
+	int rc = 0;
+	if (service_failed(t, t->v[c->node].svc)) {
+		rc = 1; /* its service's changes are dropped: none of it half done */
+	} else if (apply_one(t, c, batch) == -1) {
+		if (!drop_service(t, c)) {
+			abort_batch(t);
+			return -1;
+		}
+		rc = 1;
+	} else {
+		c->published = c->tmp == NULL; /* else at the batch's end */
 	}
-	if (batch && k + 1 == t->batch_end)
-		return finish_batch(t);
-	return 0;
+	if (batch && k + 1 == t->batch_end && finish_batch(t) == -1)
+		return -1;
+	return rc;
 }
 
 /* ---- output ------------------------------------------------------------------------------- */

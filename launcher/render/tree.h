@@ -19,21 +19,33 @@
  * in place of a managed file (symlink, fifo, socket, a hard link) is
  * replaced by renaming a fresh file over it, and said so. A directory in
  * place of a file is moved aside when its parent belongs to another account
- * (it is that account's data: kept, renamed to .NAME.moved-aside.PID), and
- * an error in a directory of our own (only we could have put it there).
- * Temp files of killed runs (.NAME.XXXXXX, .NAME.PID next to a managed
- * file or link) are deleted.
+ * (it is that account's data: kept), and an error in a directory of our own
+ * (only we could have put it there). Every name the writer makes in such a
+ * directory is random and made exclusively (temps: O_EXCL; links and
+ * moved-aside directories: retried on EEXIST), so nothing an account plants
+ * in advance can stop it. A moved-aside directory goes into root's aside
+ * directory (tree_set_aside) when that is on the same file system, else
+ * beside the file as .NAME.moved-aside.XXXXXX. Temp files of killed runs
+ * (.NAME.gitlab-ctl-tmp.XXXXXX next to a managed file or link) are deleted.
+ *
+ * Failures are contained per service: a change that fails below a directory
+ * the tree gives to a service account (its home: the account, or a volume
+ * there, can make anything fail) drops that service's changes (node svc)
+ * and nothing else; the rest of the batch is still published
+ * (tree_failed() says what failed). Any other failure (root's own
+ * directories: sv/, service/, env and log directories) fails the batch.
  *
  * Durability is batched: the changes of one batch (every change but the
  * TR_ENABLE links, which a caller publishes wave by wave) write their temp
  * files as they are applied; applying the batch's last change fsyncs every
  * temp file, renames them all, then fsyncs each touched directory once.
  * A failure or a tree_free before then unlinks the temps: nothing of the
- * batch is published. Directory fds are kept (a few, most recently used
- * first), so a run walks each shared directory once. An exclusive directory (the env dir) may hold
- * only its listed files, env files of earlier runs (regular files with env
- * names) and our temp files: anything else makes tree_diff fail before
- * anything is written.
+ * batch is published (of a service's dropped changes, nothing of theirs).
+ * Files below an account's directory are renamed first, so a service whose
+ * rename fails there keeps all its root-owned files as they were. Directory fds are kept (a few,
+ * most recently used first), so a run walks each shared directory once. An exclusive directory (the
+ * env dir) may hold only its listed files, env files of earlier runs (regular files with env names)
+ * and our temp files: anything else makes tree_diff fail before anything is written.
  */
 #ifndef GITLAB_CTL_TREE_H
 #define GITLAB_CTL_TREE_H
@@ -105,6 +117,15 @@ struct tchange {
 	char *old;      /* TC_UPDATE of a regular file: its bytes, read through the checked fd */
 	size_t old_len; /* (NULL when too large to compare) */
 	char *tmp;      /* tree_apply: its temp entry, written and not yet renamed */
+	char *aside;    /* tree_apply: where the directory in the file's place went, or NULL */
+	bool published; /* tree_apply: it reached the disk (a dropped or unfinished one did not) */
+};
+
+/* Why a service's changes were dropped: the first failure in its account's directory. */
+struct tree_fail {
+	int err;
+	char path[PATH_MAX];
+	const char *why; /* "" or " (why)" */
 };
 
 #define TREE_DIRFDS   16 /* directory fds kept: a service's dirs and their shared parents */
@@ -134,10 +155,14 @@ struct tree {
 	char **dirty; /* directories whose entries changed: fsynced once at the batch's end */
 	size_t ndirty, dirtycap;
 	struct tree_dirfd dirs[TREE_DIRFDS];
-	size_t ndirs, ntemps; /* how many of each to keep open: a share of RLIMIT_NOFILE */
-	unsigned long clock;  /* for the most recently used directory fd */
-	size_t last;          /* the last one found */
-	struct buf rbuf;      /* tree_diff: the file being compared */
+	size_t ndirs, ntemps;     /* how many of each to keep open: a share of RLIMIT_NOFILE */
+	unsigned long clock;      /* for the most recently used directory fd */
+	size_t last;              /* the last one found */
+	struct buf rbuf;          /* tree_diff: the file being compared */
+	struct tree_fail **fails; /* by service index: NULL, or why its changes were dropped */
+	size_t nfails;
+	char aside[PATH_MAX]; /* root's directory for moved-aside directories, "" for none */
+	int aside_fd;         /* -1: not opened yet; -2: unusable (each goes beside its file) */
 	uid_t euid;
 	char missing[PATH_MAX]; /* tree_diff: a directory found missing, "" for none */
 	char errpath[PATH_MAX]; /* the path of the last failure */
@@ -149,6 +174,13 @@ void tree_free(struct tree *t);
 
 /* Paths below dir are reached from it without following symlinks (default "/"). 0 or -1. */
 int tree_set_anchor(struct tree *t, const char *dir);
+
+/*
+ * Moved-aside directories go into dir (made 0700, root's), which should be on the file system
+ * of the accounts' homes; one elsewhere (EXDEV) or unusable is not used. 0, or -1 (EINVAL).
+ */
+int tree_set_aside(struct tree *t, const char *dir);
+#define TREE_ASIDE_DIR "moved-aside" /* its name in the install's var/ */
 
 /* A file whose content holds value outside its secret spans gets no diff. */
 void tree_add_secret(struct tree *t, const char *value);
@@ -181,10 +213,15 @@ int tree_diff(struct tree *t);
 /*
  * Make one change on disk; apply the changes of t->c in order. A file or
  * link of the batch is visible once the batch's last change is applied (see
- * above). Returns 0, or -1 with errno and t->errpath; after a failure the
- * batch's temps are gone and nothing of it is published.
+ * above); c->published says when it is. Returns 0; 1 when the change is
+ * dropped with its service's changes (this or an earlier one failed in the
+ * account's directory: tree_failed(), the rest goes on); or -1 with errno
+ * and t->errpath: the batch's temps are gone and nothing more is published.
  */
 int tree_apply(struct tree *t, const struct tchange *c);
+
+/* Why service svc's changes were dropped by tree_apply, or NULL when they were not. */
+const struct tree_fail *tree_failed(const struct tree *t, int svc);
 
 /* "create file /x (mode 0600)", "update file /x (content, mode 0644 -> 0600)", ... */
 void tree_describe(const struct tree *t, const struct tchange *c, FILE *fp);

@@ -22,6 +22,7 @@
 #include "lib/rlimits.h"
 #include "runit/runit.h"
 #include "runit/sdunit.h"
+#include "runit/svdirlog.h"
 #include "runit/svdir.h"
 #include "lib/pathsafe.h"
 
@@ -388,7 +389,7 @@ static long since_of(const struct sweep *sw, const struct pstat *ps)
  * keep: runsvdir (while it runs), never touched. orphans_only: see
  * proc_leftovers(). force: KILL at once.
  */
-static void sweep(struct sweep *sw, pid_t keep, bool orphans_only, bool force)
+static void sweep(struct sweep *sw, struct svdirlog *log, pid_t keep, bool orphans_only, bool force)
 {
 	struct pstat *v;
 	size_t n;
@@ -402,17 +403,20 @@ static void sweep(struct sweep *sw, pid_t keep, bool orphans_only, bool force)
 		const struct pstat *ps = &v[i];
 		long since = since_of(sw, ps);
 		if (force || (since != -1 && now - since >= sw->grace_ms)) {
-			warnx("runsvdir: killing pid %ld (%s, ppid %ld, pgrp %ld): still running "
-			      "%ld ms after TERM",
-			      (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp,
-			      since == -1 ? 0 : now - since);
+			svdirlog_orphan(log, true,
+			                "runsvdir: killing pid %ld (%s, ppid %ld, pgrp %ld): still "
+			                "running %ld ms after TERM",
+			                (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp,
+			                since == -1 ? 0 : now - since);
 			kill(ps->pid, SIGKILL);
 			continue;
 		}
 		if (since == -1) {
-			warnx("runsvdir: stopping pid %ld (%s, ppid %ld, pgrp %ld) left in the "
-			      "service tree",
-			      (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp);
+			svdirlog_orphan(
+			    log, false,
+			    "runsvdir: stopping pid %ld (%s, ppid %ld, pgrp %ld) left in "
+			    "the service tree",
+			    (long)ps->pid, ps->comm, (long)ps->ppid, (long)ps->pgrp);
 			kill(ps->pid, SIGTERM);
 			kill(ps->pid, SIGCONT);
 			since = now;
@@ -443,7 +447,7 @@ static bool reap(void)
  * that ignores TERM keeps its runsv waiting: at the grace (SVWAIT) everything
  * left below us is killed, by pid, and named in the log.
  */
-static void reap_all(const sigset_t *set, long grace_ms)
+static void reap_all(const sigset_t *set, long grace_ms, struct svdirlog *log)
 {
 	long t0 = mono_ms();
 	struct sweep sw = {.grace_ms = grace_ms};
@@ -455,7 +459,8 @@ static void reap_all(const sigset_t *set, long grace_ms)
 			if (!forced)
 				warnx("runsvdir: services still running after %ld ms; killing them",
 				      grace_ms);
-			sweep(&sw, 0, false, true);
+			sweep(&sw, log, 0, false, true);
+			svdirlog_tick(log);
 			if (forced && ms >= grace_ms + 10000) {
 				warnx("runsvdir: processes left after SIGKILL; exiting");
 				return;
@@ -510,7 +515,7 @@ static struct pidfh *take_pidfile(const char *pidfile)
  * asked it to stop.
  */
 static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long grace_ms,
-                     bool *stopping)
+                     struct svdirlog *log, bool *stopping)
 {
 	int status = 0, logfd = -1;
 	struct sweep sw = {.grace_ms = grace_ms};
@@ -524,7 +529,8 @@ static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long g
 			/* The common case costs one read: runsvdir is our only child. Without
 			 * /proc/PID/task/TID/children (n == -1), the full scan. */
 			if (n != 1 || kids[0] != child || sw.n > 0)
-				sweep(&sw, child, true, false);
+				sweep(&sw, log, child, true, false);
+			svdirlog_tick(log);
 			next_sweep = mono_ms() + SWEEP_MS;
 		}
 		if (sig == -1)
@@ -623,7 +629,9 @@ int svdir_run(const struct ctl *ctl)
 	}
 
 	bool stopping = false;
-	int status = supervise(child, &set, pfh, wait_s * 1000L, &stopping);
+	struct svdirlog log;
+	svdirlog_init(&log, var);
+	int status = supervise(child, &set, pfh, wait_s * 1000L, &log, &stopping);
 	/*
 	 * Whatever ended runsvdir, nothing it started outlives the wrapper: a
 	 * restarted wrapper's runsvdir would otherwise find runsv's it does not
@@ -631,7 +639,7 @@ int svdir_run(const struct ctl *ctl)
 	 */
 	if (!stopping)
 		mark_stopping(pfh);
-	reap_all(&set, wait_s * 1000L);
+	reap_all(&set, wait_s * 1000L, &log);
 	pidfile_remove(pfh);
 	if (stopping)
 		return 0;

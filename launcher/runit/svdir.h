@@ -8,7 +8,7 @@
  * every runsv) and waits, as a child subreaper, until every runsv has
  * stopped its service and exited; after SVWAIT (default 30 s) it kills what
  * is left of its tree (a service ignoring TERM, its svlogd), by pid, and logs
- * each kill to <var>/runsvdir.log. While running, it looks once a second for
+ * each kill to <var>/runsvdir.log (bounded: svdirlog.h). While running, it looks once a second for
  * orphans a dead runsv left (adopted by it as subreaper; an old exporter
  * would hold the port and the log lock): TERM, then KILL after SVWAIT.
  *

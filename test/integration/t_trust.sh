@@ -147,7 +147,8 @@ as_git sh -c "rm -f '$YML' && mkdir '$YML' && echo mine >'$YML/data'"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure blocked by a directory: $out"
 printf '%s\n' "$out" | grep -q "^replace directory $YML with file" || fail "not said: $out"
 [ "$(mode_of "$YML")" = "600 git:git 1 regular file" ] || fail "yml: $(mode_of "$YML")"
-[ "$(cat "$H"/.gitlab-exporter.yml.moved-aside.*/data)" = mine ] || fail "the account's data is gone"
+[ "$(cat "$T_ROOT"/opt/gitlab/var/moved-aside/gitlab-exporter.gitlab-exporter.yml.*/data)" = mine ] ||
+	fail "the account's data is gone"
 
 # --- stale temps of killed runs ---------------------------------------------------------------
 note "temp files of killed runs are removed, only ours"

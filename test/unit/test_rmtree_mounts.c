@@ -94,6 +94,86 @@ static int scenario(void)
 	return 0;
 }
 
+/* The account's move, made while rmtree works in that directory (when it reports m). */
+static char move_from[160], move_to[160], said[2048];
+
+static ssize_t move_on_report(void *cookie, const char *buf, size_t len)
+{
+	(void)cookie;
+	if (move_from[0] != '\0' && rename(move_from, move_to) == 0)
+		move_from[0] = '\0';
+	size_t have = strlen(said);
+	snprintf(said + have, sizeof said - have, "%.*s", (int)len, buf);
+	return (ssize_t)len;
+}
+
+/*
+ * A directory moved away while rmtree empties it: the way up is found again from the top by
+ * name (checked by dev/ino), the moved directory is left where it went and named, and what is
+ * still in the tree is removed.
+ */
+static int moved_scenario(void)
+{
+	char top[128], b[160], m[170];
+	snprintf(top, sizeof top, "%s/walk", base);
+	snprintf(b, sizeof b, "%s/a/b", top);
+	snprintf(m, sizeof m, "%s/m", b);
+	if (unshare(CLONE_NEWNS) == -1 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return 80;
+	char a[150];
+	snprintf(a, sizeof a, "%s/a", top);
+	if (mkdir(top, 0755) == -1 || mkdir(a, 0755) == -1 || mkdir(b, 0755) == -1 ||
+	    mkdir(m, 0755) == -1 || mount("tmpfs", m, "tmpfs", 0, "mode=0755") == -1)
+		return 81;
+	touch(a, "file");
+	strlcpy(move_from, b, sizeof move_from);
+	snprintf(move_to, sizeof move_to, "%s/moved", base);
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&msg, &len);
+	FILE *fp = fopencookie(NULL, "w", (cookie_io_functions_t){.write = move_on_report});
+	if (mem == NULL || fp == NULL)
+		return 82;
+	setvbuf(fp, NULL, _IONBF, 0);
+	int rc = rmtree(top, fp);
+	fclose(fp);
+	int rc2 = rmtree(top, mem); /* nothing of the tree is left to remove */
+	fclose(mem);
+	if (rc != -1 || move_from[0] != '\0')
+		return 1;
+	char want[256];
+	snprintf(want, sizeof want, "cannot remove %s: moved while being removed: left", b);
+	if (strstr(said, want) == NULL || strstr(said, "/m: on another file system") == NULL)
+		return 4;
+	if (access(top, F_OK) == 0 || rc2 != 0 || len != 0)
+		return 2;
+	char moved_m[200];
+	snprintf(moved_m, sizeof moved_m, "%s/m", move_to);
+	if (access(moved_m, F_OK) != 0 || umount(moved_m) == -1 || rmdir(moved_m) == -1 ||
+	    rmdir(move_to) == -1)
+		return 3;
+	free(msg);
+	return 0;
+}
+
+static void test_moved_during_walk(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(mkdir(base, 0700), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0)
+		exit(moved_scenario());
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(rmdir(base), 0);
+}
+
 static void test_mount_points(void **state)
 {
 	(void)state;
@@ -116,6 +196,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mount_points),
+	    cmocka_unit_test(test_moved_during_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

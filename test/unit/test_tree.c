@@ -441,10 +441,14 @@ static void test_foreign_dir_and_link_temp(void **state)
 	for (size_t i = 0; i < t.nc; i++)
 		assert_int_equal(tree_apply(&t, &t.c[i]), 0);
 	assert_string_equal(slurp(P("home/conf")), "x");
-	char aside[600];
-	snprintf(aside, sizeof aside, "%s/.conf.moved-aside.%ld", P("home"), (long)getpid());
+	/* No aside directory set: beside the file, under a random name (not the pid's). */
+	char want[600];
+	snprintf(want, sizeof want, "%s/.conf.moved-aside.", P("home"));
+	assert_non_null(t.c[0].aside);
+	assert_int_equal(strncmp(t.c[0].aside, want, strlen(want)), 0);
+	assert_int_equal(strlen(t.c[0].aside), strlen(want) + 6);
 	struct stat st;
-	assert_int_equal(lstat(aside, &st), 0);
+	assert_int_equal(lstat(t.c[0].aside, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(lstat(P("svc/.x.gitlab-ctl-tmp.4242"), &st), -1);
 	tree_free(&t);
@@ -580,6 +584,85 @@ static void test_batch_all_or_nothing(void **state)
 }
 
 /*
+ * As root, with an aside directory: the account's directory in a file's place goes there
+ * (root's, 0700, made or tightened), named after the home and the file, under a random name.
+ */
+static void test_aside_dir(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	struct tree t;
+	assert_int_equal(mkdir(P("ahome"), 0750), 0);
+	assert_int_equal(chown(P("ahome"), 65534, 65534), 0);
+	assert_int_equal(mkdir(P("ahome/conf"), 0755), 0);
+	assert_int_equal(mkdir(P("avar"), 0755), 0);
+	assert_int_equal(mkdir(P("avar/aside"), 0755), 0);
+	one_file(&t, "ahome/conf", "x", 0600);
+	assert_int_equal(tree_set_aside(&t, P("avar/aside")), 0);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 1);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0);
+	assert_true(t.c[0].published);
+	assert_string_equal(slurp(P("ahome/conf")), "x");
+	char want[600];
+	snprintf(want, sizeof want, "%s/ahome.conf.", P("avar/aside"));
+	assert_non_null(t.c[0].aside);
+	assert_int_equal(strncmp(t.c[0].aside, want, strlen(want)), 0);
+	struct stat st;
+	assert_int_equal(lstat(t.c[0].aside, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(stat(P("avar/aside"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(dot_entries(P("ahome")), 0);
+	tree_free(&t);
+	assert_int_equal(tree_set_aside(&t, "relative"), -1);
+}
+
+/*
+ * As root: a failure below a service account's directory (here a name too long for a temp
+ * beside it) drops that service's changes only: its root-owned file staged earlier is not
+ * published either, the other service's file is, and tree_failed says what failed.
+ */
+static void test_failure_contained(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	struct tree t;
+	const uid_t r = TREE_NO_OWNER, acct = 65534;
+	char rel[320];
+	snprintf(rel, sizeof rel, "cf/chome/%0250d", 0);
+	assert_int_equal(mkdir(P("cf"), 0755), 0);
+	put(P("cf/c0run"), "old\n", 0644);
+	tree_init(&t);
+	assert_true(tree_add_file(&t, P("cf/c0run"), "new\n", 4, 0644, r, r, 0, TR_RUN, 0) >= 0);
+	assert_true(tree_add_dir(&t, P("cf/chome"), 0750, acct, acct, 0, TR_NONE, 0) >= 0);
+	assert_true(tree_add_file(&t, P(rel), "x", 1, 0600, acct, acct, 0, TR_CONFIG, 0) >= 0);
+	assert_true(tree_add_file(&t, P("cf/c1conf"), "1\n", 2, 0644, r, r, 1, TR_CONFIG, 0) >= 0);
+	assert_int_equal(tree_diff(&t), 0);
+	assert_int_equal(t.nc, 4);
+	assert_int_equal(tree_apply(&t, &t.c[0]), 0); /* c0run: staged */
+	assert_int_equal(tree_apply(&t, &t.c[1]), 0); /* chome: made */
+	assert_int_equal(tree_apply(&t, &t.c[2]), 1); /* the long name: service 0 dropped */
+	assert_int_equal(tree_apply(&t, &t.c[3]), 0); /* service 1: the batch's end */
+	assert_string_equal(slurp(P("cf/c1conf")), "1\n");
+	assert_true(t.c[3].published);
+	assert_string_equal(slurp(P("cf/c0run")), "old\n");
+	assert_false(t.c[0].published || t.c[2].published);
+	assert_true(t.c[1].published);
+	const struct tree_fail *f = tree_failed(&t, 0);
+	assert_non_null(f);
+	assert_int_equal(f->err, ENAMETOOLONG);
+	assert_string_equal(f->path, P(rel));
+	assert_null(tree_failed(&t, 1));
+	assert_null(tree_failed(&t, -1));
+	assert_int_equal(dot_entries(P("cf")), 0);
+	assert_int_equal(dot_entries(P("cf/chome")), 0);
+	tree_free(&t);
+}
+
+/*
  * Directories are walked once and their fds kept: a symlink swapped in for a walked
  * directory after the diff is not followed; the write lands in the directory the walk
  * checked (wherever it was moved), never in the link's target.
@@ -663,6 +746,8 @@ int main(void)
 	    cmocka_unit_test(test_batch_all_or_nothing),
 	    cmocka_unit_test(test_kept_dir_no_follow),
 	    cmocka_unit_test(test_few_fds),
+	    cmocka_unit_test(test_aside_dir),
+	    cmocka_unit_test(test_failure_contained),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
