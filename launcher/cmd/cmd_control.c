@@ -33,6 +33,7 @@
 #include "runit/svdir.h"
 #include "runit/svsel.h"
 #include "runit/svtail.h"
+#include "runit/svwatch.h"
 
 /* Exit code contributions of `status` (summed, as Omnibus does). */
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
@@ -492,17 +493,24 @@ static int finish_job(struct job *j, const struct op *op, const struct sv_status
 }
 
 /*
- * Poll every pending job until done or the deadline (SVWAIT from the start of
- * the command, checks included); backs off from 10 ms to 250 ms, like sv's
- * poll but quicker to notice. 0 or #failed.
+ * Look at every pending job until done or the deadline (SVWAIT from the start
+ * of the command, checks included). Each look follows a change of any job's
+ * supervise/ (watched before the first look, so none is missed) or at most
+ * 10 ms to 250 ms, backing off: checks and runit's one-second rule change
+ * nothing on disk. 0 or #failed.
  */
 static int wait_jobs(struct job *jobs, size_t n, const struct op *op, long deadline,
                      const struct timespec *tstart)
 {
 	int failed = 0;
 	size_t pending = 0;
-	for (size_t i = 0; i < n; i++)
+	struct svwatch w;
+	svwatch_open(&w);
+	for (size_t i = 0; i < n; i++) {
 		pending += jobs[i].pending;
+		if (jobs[i].pending)
+			svwatch_add(&w, jobs[i].dir);
+	}
 	for (long ms = 10; pending > 0; ms = ms < 250 ? ms * 2 : 250) {
 		time_t now = time(NULL);
 		for (size_t i = 0; i < n; i++) {
@@ -521,8 +529,9 @@ static int wait_jobs(struct job *jobs, size_t n, const struct op *op, long deadl
 		fflush(stdout);
 		long left = deadline - mono_ms();
 		if (pending > 0 && left > 0)
-			sleep_ms(ms < left ? ms : left);
+			svwatch_wait(&w, ms < left ? ms : left);
 	}
+	svwatch_close(&w);
 	return failed;
 }
 

@@ -19,6 +19,12 @@
  * user:group:extra sets them), the service home as cwd, no fd above 2, the default
  * disposition for every signal and an empty signal mask. The --envdir path
  * parses no configuration at all, so it costs little more than the execve.
+ *
+ * An account never shares root's session or terminal: it leads a session of
+ * its own without a controlling terminal; when one of stdin, stdout and stderr
+ * is a terminal (exec typed by hand), it runs on a fresh pty that this process
+ * relays (lib/ptyrelay.h). Without a terminal (runsv, a container's PID 1)
+ * nothing is forked: the account's program replaces this process.
  */
 #include <err.h>
 #include <errno.h>
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +49,7 @@
 #include "lib/diag.h"
 #include "lib/envdir.h"
 #include "lib/gcovflush.h"
+#include "lib/ptyrelay.h"
 #include "render/svfiles.h"
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
@@ -61,7 +69,7 @@ struct target {
 	struct envv env;
 	const char *user, *group, *groups, *home;
 	char **argv;
-	bool own_pgrp; /* under runsv: lead a process group, as Omnibus's `chpst -P` does */
+	bool own_pgrp; /* under runsv: lead a session and group, as Omnibus's `chpst -P` does */
 };
 
 static int usage_error(const char *msg)
@@ -519,10 +527,77 @@ static void reset_signals(void)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Root about to become an account: the boundary root's terminal must not cross. */
+static bool to_account(const struct target *t)
+{
+	if (geteuid() != 0 || t->user == NULL || t->user[0] == '\0')
+		return false;
+	const struct passwd *pw = getpwnam(t->user);
+	return pw != NULL && pw->pw_uid != 0;
+}
+
+/*
+ * Leave the caller's session and controlling terminal: a new session, or, for a
+ * process that already leads its group (a shell's job, PID 1) and so cannot start
+ * one, giving the terminal up (TIOCNOTTY). Then /dev/tty must not open: an
+ * account holding root's terminal could push input into root's shell (TIOCSTI).
+ */
+static int leave_terminal(const char *account)
+{
+	if (setsid() == -1) {
+		int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (fd != -1) {
+			/* A session leader that lets go hangs up its foreground: maybe us. */
+			(void)signal(SIGHUP, SIG_IGN); /* back to default in reset_signals */
+			(void)ioctl(fd, TIOCNOTTY);
+			close(fd);
+		}
+	}
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd == -1 && (errno == ENXIO || errno == ENOENT))
+		return 0;
+	if (fd != -1)
+		close(fd);
+	if (account == NULL)
+		return 0;
+	warnx("exec: cannot leave the controlling terminal; %s is not run while it could open it",
+	      account);
+	return -1;
+}
+
+/*
+ * An account never gets root's terminal: at a terminal it runs on a fresh pty
+ * that this process relays (the parent returns the child's status, the child
+ * goes on); otherwise it keeps stdio, which is not a terminal, without a
+ * controlling one. Returns -1 to go on, else the status to exit with.
+ */
+static int away_from_terminal(const struct target *t)
+{
+	bool account = to_account(t);
+	if (account && ptyrelay_wanted()) {
+		int status;
+		pid_t pid = ptyrelay_fork(&status);
+		if (pid == -1) {
+			warn("exec: no pty to run %s on instead of this terminal; run it with "
+			     "stdin, stdout and stderr away from the terminal (</dev/null >FILE "
+			     "2>&1)",
+			     t->user);
+			return 1;
+		}
+		return pid > 0 ? status : -1; /* the child: its session and pty are set up */
+	}
+	if ((account || t->own_pgrp) && leave_terminal(account ? t->user : NULL) == -1)
+		return 1;
+	return -1;
+}
+
 static int run(struct target *t)
 {
 	char path[PATH_MAX];
 
+	int away = away_from_terminal(t);
+	if (away != -1)
+		return away;
 	if (set_credentials(t->user, t->group, t->groups) == -1)
 		return 1;
 	umask(077);
@@ -534,15 +609,6 @@ static int run(struct target *t)
 	int rc = resolve(t->argv[0], &t->env, path, sizeof path);
 	if (rc != 0)
 		return rc;
-	/*
-	 * Under runsv the service leads its own process group so that
-	 * graceful-kill can reach its children; from a terminal we stay in
-	 * the foreground group, or reading the tty would stop us.
-	 */
-	if (t->own_pgrp && setpgid(0, 0) == -1 && errno != EPERM) {
-		warn("exec: setpgid");
-		return 1;
-	}
 	reset_signals();
 	closefrom(3);
 	char *empty[] = {NULL}; /* an empty envdir is an empty environment */

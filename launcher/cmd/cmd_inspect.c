@@ -23,6 +23,7 @@
 #include "lib/alloc.h"
 #include "lib/envdir.h"
 #include "lib/grow.h"
+#include "lib/safetext.h"
 #include "proc/httpprobe.h"
 #include "proc/procinfo.h"
 #include "proc/ready.h"
@@ -255,8 +256,11 @@ static void print_names(const char *label, const struct names *l, bool *first)
 	if (l->n == 0)
 		return;
 	printf("%s%s: ", *first ? "" : "; ", label);
-	for (size_t i = 0; i < l->n; i++)
-		printf("%s%s", i ? ", " : "", l->v[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		/* "unexpected" names come from the process's own environ: escaped */
+		fputs(i ? ", " : "", stdout);
+		safetext_put(stdout, l->v[i], strlen(l->v[i]), 0);
+	}
 	*first = false;
 }
 

@@ -32,6 +32,7 @@
 #include "cmd/converge.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/safetext.h"
 #include "proc/ready.h"
 #include "proc/svrun.h"
 #include "runit/runit.h"
@@ -245,12 +246,31 @@ static int exists_nofollow(const char *path)
 	return fd == -1 ? -1 : 1;
 }
 
+/*
+ * One line per line of what a step printed, escaped: the account controls it (a
+ * psql NOTICE from a function it shadows can carry terminal escapes).
+ */
+static void show_output(FILE *fp, const char *prefix, const struct buf *b)
+{
+	size_t n = b->len;
+	while (n > 0 && b->p[n - 1] == '\n')
+		n--;
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(b->p + i, '\n', n - i);
+		size_t len = nl != NULL ? (size_t)(nl - (b->p + i)) : n - i;
+		fputs(prefix, fp);
+		safetext_put(fp, b->p + i, len, SAFETEXT_NL);
+		fputc('\n', fp);
+		i += len + 1;
+	}
+}
+
 /* Run one step as the service user; its output is shown when it fails. */
 static int run_step(const struct converge *cv, size_t k, const struct plan_step *st,
-                    struct buf *out)
+                    struct buf *out, struct buf *err)
 {
 	const char *name = name_of(cv, k);
-	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out);
+	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out, err);
 	if (rc == 0)
 		return 0;
 	if (rc == -1)
@@ -259,8 +279,8 @@ static int run_step(const struct converge *cv, size_t k, const struct plan_step 
 	else
 		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
 		      st->argv[0], rc);
-	if (out->len > 0)
-		fprintf(stderr, "%s%s", out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	show_output(stderr, "", out);
+	show_output(stderr, "", err);
 	return -1;
 }
 
@@ -280,10 +300,12 @@ static int step_before(struct converge *cv, size_t k, const struct plan_step *st
 		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
 			return -1;
 	}
-	struct buf out;
+	struct buf out, err;
 	buf_init(&out);
-	int rc = run_step(cv, k, st, &out);
+	buf_init(&err);
+	int rc = run_step(cv, k, st, &out, &err);
 	buf_free(&out);
+	buf_free(&err);
 	return rc;
 }
 
@@ -306,19 +328,27 @@ static int steps_before(struct converge *cv, size_t k)
 	return 0;
 }
 
-/* A step's output on one line: it is what the step changed. */
-static void print_step_output(const char *name, const char *step, struct buf *out)
+/* A step's output on one line, escaped: it is what the step changed. */
+static void print_step_output(const char *name, const char *step, const struct buf *out)
 {
-	for (char *c = out->p; *c; c++)
-		if (*c == '\n' && c[1] != '\0')
-			*c = ';';
-	printf("%s setup %s: %s%s", name, step, out->p, out->p[out->len - 1] == '\n' ? "" : "\n");
+	size_t n = out->len;
+	while (n > 0 && out->p[n - 1] == '\n')
+		n--;
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, out->p, n, SAFETEXT_NL);
+	for (size_t i = 0; i < esc.len; i++)
+		if (esc.p[i] == '\n')
+			esc.p[i] = ';';
+	printf("%s setup %s: %s\n", name, step, buf_str(&esc));
+	buf_free(&esc);
 }
 
 /*
  * The after_ready steps, every run: idempotent by contract. A step that
- * prints nothing changed nothing (psql with \gexec prints "CREATE ROLE" only
- * when it created one), so only output is shown, and counted as an update.
+ * prints nothing on stdout changed nothing (psql with \gexec prints "CREATE
+ * ROLE" only when it created one), so only stdout is shown as a change and
+ * counted as an update; stderr (a NOTICE, a warning) is passed on, not counted.
  */
 static int steps_after(struct converge *cv, size_t k)
 {
@@ -327,9 +357,10 @@ static int steps_after(struct converge *cv, size_t k)
 		const struct plan_step *st = &p->steps[i];
 		if (st->def->when != STEP_AFTER_READY)
 			continue;
-		struct buf out;
+		struct buf out, err;
 		buf_init(&out);
-		int rc = run_step(cv, k, st, &out);
+		buf_init(&err);
+		int rc = run_step(cv, k, st, &out, &err);
 		if (rc == 0 && out.len > 0) {
 			print_step_output(name_of(cv, k), st->def->name, &out);
 			cv->updated++;
@@ -337,7 +368,14 @@ static int steps_after(struct converge *cv, size_t k)
 			fprintf(stderr, "%s setup %s: nothing to do\n", name_of(cv, k),
 			        st->def->name);
 		}
+		if (rc == 0 && err.len > 0) {
+			char prefix[256];
+			snprintf(prefix, sizeof prefix, "%s setup %s said: ", name_of(cv, k),
+			         st->def->name);
+			show_output(stderr, prefix, &err);
+		}
 		buf_free(&out);
+		buf_free(&err);
 		if (rc == -1)
 			return -1;
 	}

@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
+#include "lib/safetext.h"
 #include "proc/httpprobe.h"
 #include "proc/ready.h"
 #include "proc/svrun.h"
@@ -127,24 +128,27 @@ static pid_t pgrp_of(pid_t pid)
 /* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
-	char path[64];
+	char path[64], raw[160];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return;
-	ssize_t n = read_full(fd, out, len - 1);
+	ssize_t n = read_full(fd, raw, sizeof raw);
 	close(fd);
-	if (n <= 0) {
-		out[0] = '\0';
+	if (n <= 0)
 		return;
-	}
-	out[n] = '\0';
 	for (ssize_t i = 0; i < n; i++)
-		if (out[i] == '\0' || (unsigned char)out[i] < 0x20)
-			out[i] = ' ';
-	while (n > 0 && out[n - 1] == ' ')
-		out[--n] = '\0';
+		if (raw[i] == '\0')
+			raw[i] = ' ';
+	while (n > 0 && raw[n - 1] == ' ')
+		n--;
+	/* Any account names its own processes: escaped before it can reach a terminal. */
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, raw, (size_t)n, 0);
+	strlcpy(out, buf_str(&esc), len);
+	buf_free(&esc);
 }
 
 /*
@@ -322,7 +326,12 @@ static int converse(int fd, const struct cat_service *def, long deadline, char *
 	}
 	buf[got] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
-	snprintf(why, len, "answered \"%.80s\", not \"%s\"", buf, def->check_expect);
+	/* The answer is the service's: escaped before it can reach a terminal. */
+	struct buf esc;
+	buf_init(&esc);
+	safetext_add(&esc, buf, strnlen(buf, 80), 0);
+	snprintf(why, len, "answered \"%s\", not \"%s\"", buf_str(&esc), def->check_expect);
+	buf_free(&esc);
 	return 0;
 }
 
@@ -409,15 +418,18 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		return 0;
 	struct buf out;
 	buf_init(&out);
-	int rc = svrun(ctl, s, argv, deadline, &out);
+	int rc = svrun(ctl, s, argv, deadline, &out, NULL);
 	if (rc == -1)
 		snprintf(why, len, "%s: %s", argv[0],
 		         errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
 	else if (rc != 0) {
-		const char *p = out.p ? out.p : "";
-		int n = (int)strcspn(p, "\n");
-		snprintf(why, len, "%s exited %d%s%.*s", argv[0], rc, n ? ": " : "",
-		         n > 160 ? 160 : n, p);
+		const char *p = buf_str(&out);
+		size_t n = strcspn(p, "\n");
+		struct buf esc;
+		buf_init(&esc);
+		safetext_add(&esc, p, n > 160 ? 160 : n, 0);
+		snprintf(why, len, "%s exited %d%s%s", argv[0], rc, n ? ": " : "", buf_str(&esc));
+		buf_free(&esc);
 	}
 	buf_free(&out);
 	for (size_t i = 0; argv[i]; i++)

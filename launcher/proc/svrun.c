@@ -44,66 +44,89 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 	return v;
 }
 
-static void child(int wfd, const char *self, char **v)
+static void child(int wout, int werr, const char *self, char **v)
 {
 	gcov_child();
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null == -1 || dup2(null, STDIN_FILENO) == -1 || dup2(wfd, STDOUT_FILENO) == -1 ||
-	    dup2(wfd, STDERR_FILENO) == -1)
+	/* A new session: no controlling terminal the account could open as /dev/tty. */
+	if (setsid() == -1 || null == -1 || dup2(null, STDIN_FILENO) == -1 ||
+	    dup2(wout, STDOUT_FILENO) == -1 || dup2(werr, STDERR_FILENO) == -1)
 		_exit(127);
 	gcov_before_exec();
 	execve(self, v, run_env);
 	_exit(127);
 }
 
-/* Read the child's output until EOF or the deadline. 0 at EOF, -1 at the deadline. */
-static int drain(int rfd, long deadline, struct buf *out)
+/* One read from fd into b (kept up to OUT_MAX). 1 while open, 0 at EOF. */
+static int take(int fd, struct buf *b)
 {
 	char buf[4096];
-	for (;;) {
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n == -1)
+		return errno == EINTR || errno == EAGAIN;
+	if (n > 0 && b->len < OUT_MAX)
+		buf_add(b, buf, (size_t)n);
+	return n > 0;
+}
+
+/* Read both pipes until EOF on each or the deadline. 0 at EOF, -1 at the deadline. */
+static int drain(int rout, int rerr, long deadline, struct buf *out, struct buf *err)
+{
+	struct pollfd p[2] = {{.fd = rout, .events = POLLIN}, {.fd = rerr, .events = POLLIN}};
+	while (p[0].fd != -1 || p[1].fd != -1) {
 		long left = deadline - mono_ms();
 		if (left <= 0)
 			return -1;
-		struct pollfd p = {.fd = rfd, .events = POLLIN};
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		int r = poll(p, 2, (int)(left > 1000 ? 1000 : left));
 		if (r == -1 && errno != EINTR)
 			return -1;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(rfd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return 0;
-		if (out->len < OUT_MAX)
-			buf_add(out, buf, (size_t)n);
+		for (int i = 0; r > 0 && i < 2; i++)
+			if (p[i].revents != 0 && !take(p[i].fd, i == 0 ? out : err))
+				p[i].fd = -1; /* poll skips negative fds */
 	}
+	return 0;
+}
+
+static void close_pair(int *fds)
+{
+	if (fds[0] != -1)
+		close(fds[0]);
+	if (fds[1] != -1)
+		close(fds[1]);
 }
 
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out)
+          struct buf *out, struct buf *err)
 {
-	int fds[2];
-	char **v = exec_argv(ctl, s, argv);
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		free(v);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid == 0)
-		child(fds[1], ctl->self, v);
-	int saved = errno;
-	free(v);
-	close(fds[1]);
-	if (pid == -1) {
-		close(fds[0]);
+	int po[2] = {-1, -1}, pe[2] = {-1, -1};
+	if (pipe2(po, O_CLOEXEC) == -1 || (err != NULL && pipe2(pe, O_CLOEXEC) == -1)) {
+		int saved = errno;
+		close_pair(po);
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(fds[0], deadline, out) == -1;
-	close(fds[0]);
+	char **v = exec_argv(ctl, s, argv);
+	pid_t pid = fork();
+	if (pid == 0)
+		child(po[1], err != NULL ? pe[1] : po[1], ctl->self, v);
+	int saved = errno;
+	free(v);
+	close(po[1]);
+	if (pe[1] != -1)
+		close(pe[1]);
+	if (pid == -1) {
+		close(po[0]);
+		if (pe[0] != -1)
+			close(pe[0]);
+		errno = saved;
+		return -1;
+	}
+	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
+	close(po[0]);
+	if (pe[0] != -1)
+		close(pe[0]);
 	if (late) {
-		/* exec leads its own process group: take the command's children too. */
+		/* The child leads its own session and group: take the command's children too. */
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 	}

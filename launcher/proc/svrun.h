@@ -2,7 +2,8 @@
  * svrun: run a command as a service would run, for setup steps and
  * check_command: through `gitlab-ctl exec --envdir` (the same user switch,
  * env, umask, chdir and fd hygiene as the service itself; no shell), with
- * stdout and stderr captured, killed at a deadline.
+ * stdout and stderr captured, killed at a deadline. The account never holds
+ * root's terminal: the child has its own session and only pipes and /dev/null.
  */
 #ifndef GITLAB_CTL_SVRUN_H
 #define GITLAB_CTL_SVRUN_H
@@ -12,11 +13,13 @@
 #include "lib/ctl.h"
 
 /*
- * argv (already expanded) as service s. Output (at most 64 KiB) is appended
- * to out. Returns the exit status, 128 + signal, or -1 with errno (ETIMEDOUT:
- * killed at deadline, a mono_ms() time).
+ * argv (already expanded) as service s, in a session of its own without a
+ * controlling terminal, stdin /dev/null. Its stdout (at most 64 KiB) is appended
+ * to out, its stderr to err (NULL: to out as well); raw bytes, the caller
+ * escapes them (lib/safetext.h) before showing them. Returns the exit status,
+ * 128 + signal, or -1 with errno (ETIMEDOUT: killed at deadline, a mono_ms() time).
  */
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out);
+          struct buf *out, struct buf *err);
 
 #endif

@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -317,25 +315,6 @@ int sv_check_until(const char *dir, int errfd, long deadline)
 	    .dir = dir, .out = SPAWN_NULL, .err = errfd, .sane_limits = true, .deadline = deadline};
 	int rc = spawn_wait("./check", argv, &sp);
 	return rc == -1 ? -1 : rc == 0;
-}
-
-void sv_wait_change(const char *dir, long timeout_ms)
-{
-	char path[PATH_MAX];
-	if (timeout_ms <= 0)
-		return;
-	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (fd == -1 || subpath(path, sizeof path, dir, "supervise") == -1 ||
-	    inotify_add_watch(fd, path, IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_ATTRIB) ==
-	        -1) {
-		if (fd != -1)
-			close(fd);
-		sleep_ms(timeout_ms);
-		return;
-	}
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	poll(&p, 1, (int)timeout_ms);
-	close(fd);
 }
 
 int sv_wait_seconds(long *seconds, const char **errstr)

@@ -94,14 +94,6 @@ int sv_check(const char *dir, bool quiet);
  */
 int sv_check_until(const char *dir, int errfd, long deadline);
 
-/*
- * Sleep until something changes in dir/supervise (runsv rewrites status on
- * every state change) or timeout_ms passes, whichever is first: waits on
- * inotify instead of polling. Without inotify or without supervise/ yet, it
- * just sleeps timeout_ms.
- */
-void sv_wait_change(const char *dir, long timeout_ms);
-
 #define SV_WAIT_DEFAULT 30
 #define SV_WAIT_MAX     86400
 

@@ -16,6 +16,7 @@
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/safetext.h"
 #include "runit/runit.h"
 #include "runit/svtail.h"
 
@@ -35,6 +36,7 @@ struct tail {
 	size_t n;
 	int ifd;
 	const struct tfile *last; /* whose bytes were written last, for headers */
+	bool escape;              /* stdout is a terminal: the services' bytes are escaped */
 };
 
 static int write_all(const char *buf, size_t len)
@@ -61,6 +63,19 @@ static int header(struct tail *t, const struct tfile *f)
 	return write_all(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* A terminal gets the logs escaped (an account wrote them); a pipe or file, byte for byte. */
+static int put(const struct tail *t, const char *p, size_t n)
+{
+	if (!t->escape)
+		return write_all(p, n);
+	struct buf b;
+	buf_init(&b);
+	safetext_add(&b, p, n, SAFETEXT_NL);
+	int rc = write_all(b.p, b.len);
+	buf_free(&b);
+	return rc;
+}
+
 /* Copy everything new in f to stdout. */
 static int drain(struct tail *t, struct tfile *f)
 {
@@ -71,7 +86,7 @@ static int drain(struct tail *t, struct tfile *f)
 			continue;
 		if (n <= 0)
 			return 0;
-		if (header(t, f) == -1 || write_all(buf, (size_t)n) == -1)
+		if (header(t, f) == -1 || put(t, buf, (size_t)n) == -1)
 			return -1;
 	}
 }
@@ -161,7 +176,7 @@ static int reopen(struct tail *t, struct tfile *f, long lines, bool initial)
 
 int svtail_files(char **paths, size_t n, long lines, long max_rounds)
 {
-	struct tail t = {.n = n};
+	struct tail t = {.n = n, .escape = isatty(STDOUT_FILENO) == 1};
 	t.f = xcalloc(n, sizeof *t.f);
 	t.ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	for (size_t i = 0; i < n; i++) {
@@ -236,12 +251,11 @@ static off_t settled_size(int fd)
 	}
 }
 
-/* Service output is untrusted: control characters are shown as '?'. */
+/* Service output is untrusted: control bytes are shown escaped. */
 static void put_line(FILE *fp, const char *p, size_t n)
 {
 	fputs("    ", fp);
-	for (size_t i = 0; i < n; i++)
-		fputc((unsigned char)p[i] < 0x20 && p[i] != '\t' ? '?' : p[i], fp);
+	safetext_put(fp, p, n, SAFETEXT_NL);
 	fputc('\n', fp);
 }
 

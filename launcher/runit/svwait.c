@@ -9,6 +9,7 @@
 #include "runit/svdir.h"
 #include "runit/svtail.h"
 #include "runit/svwait.h"
+#include "runit/svwatch.h"
 
 #define POLL_MS  100 /* at most, between looks: waits wake on supervise/ changes */
 #define NUDGE_MS 100
@@ -41,45 +42,60 @@ int svwait_supervised(const struct ctl *ctl, const char *dir, const char *link, 
                       bool nudge, long deadline, int *nudges)
 {
 	long next_nudge = 0;
+	struct svwatch w;
+	int rc = 1;
 	*nudges = 0;
-	for (;;) {
+	svwatch_open(&w);
+	svwatch_add(&w, dir);
+	while (rc == 1) {
 		int live = sv_live(dir);
-		if (live == SV_LIVE_OK)
-			return 0;
 		long now = mono_ms();
-		if (now > deadline) {
+		if (live == SV_LIVE_OK) {
+			rc = 0;
+		} else if (now > deadline) {
 			explain_unsupervised(ctl, dir, link, name, live);
-			return -1;
+			rc = -1;
+		} else {
+			if (nudge && now >= next_nudge) {
+				(*nudges)++;
+				svdir_nudge(ctl);
+				next_nudge = now + NUDGE_MS;
+			}
+			/* supervise/ may be new since the watch was made: watch it too */
+			svwatch_add(&w, dir);
+			svwatch_wait(&w, POLL_MS);
 		}
-		if (nudge && now >= next_nudge) {
-			(*nudges)++;
-			svdir_nudge(ctl);
-			next_nudge = now + NUDGE_MS;
-		}
-		sv_wait_change(dir, POLL_MS);
 	}
+	svwatch_close(&w);
+	return rc;
 }
 
 int svwait_run(const char *dir, const char *name, const char *log_dir, pid_t old, long deadline,
                const char *what, pid_t *pid)
 {
-	for (;;) {
+	struct svwatch w;
+	int rc = 1;
+	svwatch_open(&w);
+	svwatch_add(&w, dir);
+	while (rc == 1) {
 		struct sv_status st;
 		if (sv_read_status(dir, &st) == 0 && st.state == SV_RUN && st.pid != 0 &&
 		    st.pid != old) {
 			*pid = st.pid;
-			return 0;
-		}
-		if (mono_ms() > deadline) {
+			rc = 0;
+		} else if (mono_ms() > deadline) {
 			char buf[256];
 			svwait_status_text(dir, name, buf, sizeof buf);
 			warnx("%s: %s within SVWAIT (last status: %s); see %s/current", name, what,
 			      buf, log_dir);
 			svtail_last(log_dir, SVTAIL_FAILED_LINES, stderr);
-			return -1;
+			rc = -1;
+		} else {
+			svwatch_wait(&w, POLL_MS);
 		}
-		sv_wait_change(dir, POLL_MS);
 	}
+	svwatch_close(&w);
+	return rc;
 }
 
 int svwait_down(const char *dir, const char *name, long deadline)
@@ -100,14 +116,20 @@ int svwait_down(const char *dir, const char *name, long deadline)
 
 int svwait_gone(const char *dir, const char *name, long deadline)
 {
-	while (sv_live(dir) == SV_LIVE_OK) {
+	struct svwatch w;
+	int rc = 0;
+	svwatch_open(&w);
+	svwatch_add(&w, dir);
+	while (rc == 0 && sv_live(dir) == SV_LIVE_OK) {
 		if (mono_ms() > deadline) {
 			char buf[256];
 			svwait_status_text(dir, name, buf, sizeof buf);
 			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
-			return -1;
+			rc = -1;
+		} else {
+			svwatch_wait(&w, POLL_MS);
 		}
-		sv_wait_change(dir, POLL_MS);
 	}
-	return 0;
+	svwatch_close(&w);
+	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * svwait: waiting on one runsv until it supervises its directory, runs a
  * (new) pid, is down, or has exited. Each wait wakes on supervise/ changes
- * (sv_wait_change), never sleeps a fixed time, and ends at a deadline
+ * (svwatch), never sleeps a fixed time, and ends at a deadline
  * (mono_ms()) with a message on stderr that says what was last seen, so a
  * caller needs only report that it failed.
  */

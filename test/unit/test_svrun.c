@@ -1,5 +1,6 @@
 /*
- * svrun: the argv it hands to `gitlab-ctl exec`, output capture and the deadline. ctl.self is
+ * svrun: the argv it hands to `gitlab-ctl exec`, output capture (stderr apart when asked),
+ * the child's own session and the deadline. ctl.self is
  * a stand-in script here, so what svrun itself does is tested apart from exec's user switch.
  */
 #include <errno.h>
@@ -58,7 +59,7 @@ static void test_argv_and_output(void **state)
 	struct buf out;
 	buf_init(&out);
 	char *const argv[] = {"cmd", "arg with space", NULL};
-	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 7);
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out, NULL), 7);
 	buf_addc(&out, '\0');
 	assert_string_equal(out.p, "[exec]\n[--envdir]\n[/x/env]\n[--user]\n[u1]\n[--group]\n[g1]\n"
 	                           "[--chdir]\n[/x/home]\n[h9svc]\n[--]\n[cmd]\n[arg with space]\n"
@@ -74,7 +75,7 @@ static void test_output_capped(void **state)
 	struct buf out;
 	buf_init(&out);
 	char *const argv[] = {NULL};
-	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 0);
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out, NULL), 0);
 	assert_true(out.len >= 64 * 1024 && out.len < 64 * 1024 + 4096);
 	buf_free(&out);
 }
@@ -87,7 +88,7 @@ static void test_deadline(void **state)
 	buf_init(&out);
 	char *const argv[] = {NULL};
 	errno = 0;
-	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 300, &out), -1);
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 300, &out, NULL), -1);
 	assert_int_equal(errno, ETIMEDOUT);
 	buf_addc(&out, '\0');
 	assert_string_equal(out.p, "started\n");
@@ -96,8 +97,25 @@ static void test_deadline(void **state)
 	/* A self that cannot be executed: the child's 127. */
 	snprintf(ctl.self, sizeof ctl.self, "%s/missing", top);
 	buf_init(&out);
-	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out), 127);
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out, NULL), 127);
 	buf_free(&out);
+}
+
+static void test_session_and_stderr(void **state)
+{
+	(void)state;
+	/* Leads its own session (pid = sid, field 6 of stat) without a terminal (tty_nr 0). */
+	script("echo out; echo err >&2; set -- $(cat /proc/$$/stat); "
+	       "[ \"$6\" = \"$1\" ] && [ \"$7\" = 0 ] && echo own-session");
+	struct buf out, err;
+	buf_init(&out);
+	buf_init(&err);
+	char *const argv[] = {NULL};
+	assert_int_equal(svrun(&ctl, &svc, argv, mono_ms() + 30000, &out, &err), 0);
+	assert_string_equal(buf_str(&out), "out\nown-session\n");
+	assert_string_equal(buf_str(&err), "err\n");
+	buf_free(&out);
+	buf_free(&err);
 }
 
 int main(void)
@@ -106,6 +124,7 @@ int main(void)
 	    cmocka_unit_test(test_argv_and_output),
 	    cmocka_unit_test(test_output_capped),
 	    cmocka_unit_test(test_deadline),
+	    cmocka_unit_test(test_session_and_stderr),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

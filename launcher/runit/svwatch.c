@@ -1,0 +1,59 @@
+/* Waking on runsv's status changes (see svwatch.h). */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "runit/svwatch.h"
+
+#define SUPERVISE_EVENTS (IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_ATTRIB)
+
+void svwatch_open(struct svwatch *w)
+{
+	w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	w->nwatch = 0;
+}
+
+void svwatch_add(struct svwatch *w, const char *dir)
+{
+	char path[PATH_MAX];
+	if (w->fd == -1)
+		return;
+	/* A failed watch only makes that service's waits timed: nothing to report. */
+	if (inotify_add_watch(w->fd, dir, IN_CREATE | IN_MOVED_TO) != -1)
+		w->nwatch++;
+	if ((size_t)snprintf(path, sizeof path, "%s/supervise", dir) < sizeof path &&
+	    inotify_add_watch(w->fd, path, SUPERVISE_EVENTS) != -1)
+		w->nwatch++;
+}
+
+/* Read the queued events away: the next wait is for the next change. */
+static void drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+}
+
+void svwatch_wait(struct svwatch *w, long timeout_ms)
+{
+	if (timeout_ms <= 0)
+		return;
+	if (w->fd == -1 || w->nwatch == 0) {
+		sleep_ms(timeout_ms);
+		return;
+	}
+	struct pollfd p = {.fd = w->fd, .events = POLLIN};
+	if (poll(&p, 1, timeout_ms > INT_MAX ? INT_MAX : (int)timeout_ms) > 0)
+		drain(w->fd);
+}
+
+void svwatch_close(struct svwatch *w)
+{
+	if (w->fd != -1)
+		close(w->fd);
+	w->fd = -1;
+}
