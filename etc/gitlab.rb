@@ -162,3 +162,60 @@
 #   'collector.textfile.directory' => "/var/opt/gitlab/node-exporter/textfile_collector"
 # }
 # node_exporter['env'] = {}
+
+################################################################################
+## Monitoring: Prometheus and Alertmanager (Debian's prometheus packages)
+##! Docs: https://docs.gitlab.com/ee/administration/monitoring/prometheus/
+################################################################################
+
+##! Turn the whole monitoring set off (prometheus, alertmanager, node_exporter,
+##! gitlab_exporter), whatever their own 'enable' says.
+# prometheus_monitoring['enable'] = true
+
+##! A dedicated monitoring node: prometheus, alertmanager and node_exporter on,
+##! every other service off unless enabled below.
+# roles(['monitoring_role'])
+
+# prometheus['enable'] = false
+# prometheus['home'] = "/var/opt/gitlab/prometheus"
+# prometheus['log_directory'] = "/var/log/gitlab/prometheus"
+# prometheus['env_directory'] = "/opt/gitlab/etc/prometheus/env"
+# prometheus['listen_address'] = 'localhost:9090'
+# prometheus['scrape_interval'] = 15 # seconds
+# prometheus['scrape_timeout'] = 15 # seconds, at most scrape_interval
+# prometheus['external_labels'] = {}
+# prometheus['rules_directory'] = "/var/opt/gitlab/prometheus/rules"
+# prometheus['rules_files'] = ["/var/opt/gitlab/prometheus/rules/*.rules"]
+##! Jobs of other nodes (static targets or file_sd_configs), after the jobs of
+##! the services enabled here; a job named like one of ours replaces it.
+# prometheus['scrape_configs'] = [
+#   { 'job_name' => 'app_nodes', 'static_configs' => [ { 'targets' => ['10.0.0.2:9100', '10.0.0.3:9100'] } ] },
+# ]
+# prometheus['alertmanagers'] = nil # default: this node's alertmanager when enabled
+# prometheus['remote_read'] = []
+# prometheus['remote_write'] = []
+##! --key=value flags merged over the defaults (web.listen-address,
+##! storage.tsdb.path, config.file); '' skips a flag, nil removes a default.
+# prometheus['flags'] = { 'storage.tsdb.retention.time' => '15d' }
+##! Accepted for Omnibus files; gitlab-ctl generates no Kubernetes jobs.
+# prometheus['monitor_kubernetes'] = true
+##! The shipped rules (rules/gitlab-ctl.rules): how long a condition holds
+##! before its alert fires, and gitlab-exporter's RSS (bytes) that alerts.
+# prometheus['alert_for_seconds'] = 60
+# prometheus['gitlab_exporter_memory_alert_bytes'] = 768 * 1024 * 1024
+
+# alertmanager['enable'] = false
+# alertmanager['home'] = "/var/opt/gitlab/alertmanager"
+# alertmanager['log_directory'] = "/var/log/gitlab/alertmanager"
+# alertmanager['env_directory'] = "/opt/gitlab/etc/alertmanager/env"
+# alertmanager['listen_address'] = 'localhost:9093'
+##! Kingpin flags: true -> --key, false -> --no-key, '' skipped. Clustering is
+##! off (--cluster.listen-address=) unless you set cluster.listen-address.
+# alertmanager['flags'] = {}
+# alertmanager['admin_email'] = nil # mails the default receiver; needs SMTP in 'global'
+# alertmanager['default_receiver'] = 'default-receiver'
+# alertmanager['global'] = { 'smtp_smarthost' => 'mail.example.com:25', 'smtp_from' => 'alertmanager@example.com' }
+# alertmanager['receivers'] = []
+# alertmanager['routes'] = []
+# alertmanager['inhibit_rules'] = []
+# alertmanager['templates'] = []

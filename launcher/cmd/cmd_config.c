@@ -23,6 +23,7 @@
 #include "lib/alloc.h"
 #include "lib/reach.h"
 #include "config/trust.h"
+#include "render/plan.h"
 
 struct loaded {
 	struct catalog cat;
@@ -175,11 +176,23 @@ static void report_paths(const struct ctl *ctl, const struct attrs *a, FILE *fp)
 		for (size_t j = 0; j < s->where.n; j++) {
 			const char *name = s->where.v[j].name;
 			const struct cat_setting *cs = cat_setting_find(s->def, name);
+			if (cs == NULL || cs->type != ST_PATH)
+				continue;
 			fprintf(fp, "%s: %s['%s'] is %s (%s)\n", s->where.v[j].value,
 			        s->def->config_name, name, svc_var(s, name),
-			        cs && cs->host ? "a host path, used as written" : "inside --root");
+			        cs->host ? "a host path, used as written" : "inside --root");
 		}
 	}
+}
+
+/* Every file of every enabled service rendered in memory, as reconfigure does first. */
+static int render_all(const struct ctl *ctl, struct loaded *l)
+{
+	struct plans ps;
+	plans_init(&ps);
+	int rc = plan_services(ctl, &l->cat, &l->attrs, &ps, &l->d);
+	plans_free(&ps);
+	return rc;
 }
 
 static int check_usage(void)
@@ -210,6 +223,8 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	int rc = load_config(&c, &l);
 	if (rc == 0)
 		check_commands(&c, &l.attrs, &l.d);
+	if (rc == 0 && render_all(&c, &l) == -1)
+		rc = -1; /* a value a file format cannot hold, as reconfigure would find it */
 	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
 		rc = -1; /* what reconfigure would refuse before writing anything */
 	diags_print(&l.d, stderr);

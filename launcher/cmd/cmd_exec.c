@@ -206,7 +206,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	envv_sort(&t->env);
 	t->user = o->user ? o->user : s->user;
 	t->group = o->group ? o->group : s->group;
-	t->groups = o->groups;
+	t->groups = o->groups ? o->groups : (s->groups && s->groups[0] ? s->groups : NULL);
 	t->home = o->chdir ? o->chdir : s->home;
 	t->argv = o->cmd ? o->cmd : s->argv;
 	if (t->argv == NULL || t->argv[0] == NULL) {

@@ -46,6 +46,7 @@
 #define CV_WHY_CONFIG  0x4u
 #define CV_WHY_LOGCONF 0x8u
 #define CV_WHY_LOGRUN  0x10u
+#define CV_WHY_RELOAD  0x20u /* a config it rereads on HUP; a restart makes it moot */
 #define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
@@ -83,6 +84,8 @@ static unsigned why_of(enum tnode_role role)
 		return CV_WHY_ENV;
 	case TR_CONFIG:
 		return CV_WHY_CONFIG;
+	case TR_CONFIG_HUP:
+		return CV_WHY_RELOAD;
 	case TR_LOG_CONFIG:
 		return CV_WHY_LOGCONF;
 	case TR_LOG_RUN:
@@ -455,6 +458,24 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 	return bring_up(cv, k, st->pid, "did not come back up");
 }
 
+/*
+ * A config the service rereads on HUP changed (Prometheus' rules): signal
+ * it and see the same pid still run and pass its check. A reload the
+ * service rejects shows in its own log and metrics, not here.
+ */
+static int reload(struct converge *cv, size_t k, const struct sv_status *st)
+{
+	const char *name = name_of(cv, k);
+	printf("reload %s (config changed)\n", name);
+	fflush(stdout);
+	if (control(cv->ps->p[k].sv_dir, "h", name, "") == -1)
+		return -1;
+	struct sv_status now;
+	if (sv_read_status(cv->ps->p[k].sv_dir, &now) == 0 && now.pid != st->pid)
+		return bring_up(cv, k, st->pid, "did not come back up after HUP");
+	return wait_ready(cv, k);
+}
+
 /* Restart the log service when log/run changed; else HUP svlogd for a new config. */
 static int refresh_log(const struct converge *cv, size_t k)
 {
@@ -512,6 +533,8 @@ static int refresh(struct converge *cv, size_t k)
 		return left_down(cv, k); /* down on purpose: not ready, but nothing failed */
 	} else if (v->why & CV_WHY_RESTART) {
 		rc = restart(cv, k, &st);
+	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
+		rc = reload(cv, k, &st);
 	} else {
 		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k);
 	}
@@ -554,6 +577,7 @@ static const struct {
     {CV_WHY_CONFIG, PENDING_CONFIG},
     {CV_WHY_LOGRUN, PENDING_LOG_RESTART},
     {CV_WHY_LOGCONF, PENDING_LOG_RELOAD},
+    {CV_WHY_RELOAD, PENDING_RELOAD},
 };
 
 /* The record of why: a restart with its reasons; a log restart supersedes a log reload. */

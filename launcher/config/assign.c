@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/assign.h"
+#include "config/rbdata.h"
 #include "config/secret.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
@@ -50,17 +51,19 @@ static void hash_free(struct assign_hash *h)
 }
 
 /* Set key (later wins, keeping first position); val NULL records a nil. */
-static void hash_set(struct assign_hash *h, const char *key, char *val, struct loc loc)
+static void hash_set(struct assign_hash *h, const char *key, char *val, const struct rb_value *v)
 {
+	bool is_bool = v->kind == RB_BOOL;
 	for (size_t i = 0; i < h->n; i++)
 		if (strcmp(h->v[i].key, key) == 0) {
 			free(h->v[i].val);
 			h->v[i].val = val;
-			h->v[i].loc = loc;
+			h->v[i].loc = v->loc;
+			h->v[i].is_bool = is_bool;
 			return;
 		}
 	grow(&h->v, &h->cap, h->n + 1, sizeof *h->v, 8);
-	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, loc};
+	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, v->loc, is_bool};
 }
 
 /* ---- values -------------------------------------------------------------- */
@@ -289,7 +292,7 @@ static void assign_hash(struct walk *b, const struct rb_stmt *st, struct assign_
 	} else if (st->nkeys == 2) {
 		char *text;
 		if (scalar_text(b, path, v, &text) == 0)
-			hash_set(h, st->keys[1], text, v->loc);
+			hash_set(h, st->keys[1], text, v);
 	} else if (v->kind == RB_NIL) {
 		hash_clear(h); /* back to the catalog defaults */
 	} else if (v->kind != RB_HASH) {
@@ -314,7 +317,7 @@ static void assign_hash(struct walk *b, const struct rb_stmt *st, struct assign_
 			}
 			char *epath = xasprintf("%s['%s']", path, k->u.s.ptr);
 			if (scalar_text(b, epath, val, &text) == 0)
-				hash_set(h, k->u.s.ptr, text, val->loc);
+				hash_set(h, k->u.s.ptr, text, val);
 			free(epath);
 		}
 	}
@@ -453,6 +456,23 @@ static void assign_log(struct walk *b, struct assign_svc *w, const struct rb_stm
 	}
 }
 
+/* A yaml setting, whole (name['k'] = {...}) or one key deep inside (name['k']['a']['b'] = v). */
+static void assign_data(struct walk *b, const struct rb_stmt *st, struct yval **data)
+{
+	char *path = stmt_path(st, st->nkeys);
+	struct yval *v = rbdata_from(path, st->value, b->d);
+	free(path);
+	if (v == NULL)
+		return;
+	if (st->nkeys == 1 && v->kind == YV_NULL) { /* nil: back to unset */
+		yval_free(v);
+		yval_free(*data);
+		*data = NULL;
+		return;
+	}
+	rbdata_set_path(data, st->keys + 1, st->nkeys - 1, v);
+}
+
 static void handle_service(struct walk *b, struct assign_svc *w, const struct rb_stmt *st)
 {
 	if (!need_subscript(b, st))
@@ -470,6 +490,11 @@ static void handle_service(struct walk *b, struct assign_svc *w, const struct rb
 		return;
 	}
 	size_t i = (size_t)(cs - w->def->settings);
+	if (cs->type == ST_YAML) {
+		assign_data(b, st, &w->data[i]);
+		w->vloc[i] = st->value->loc;
+		return;
+	}
 	if (cs->type == ST_ENV || cs->type == ST_FLAGS) {
 		assign_hash(b, st, &w->hash[i]);
 		return;
@@ -543,6 +568,23 @@ static void handle_global(struct walk *b, const struct rb_stmt *st)
 		free(text);
 	}
 	free(path);
+}
+
+static bool role_known(const struct catalog *cat, const char *role)
+{
+	for (size_t i = 0; i < cat->n; i++)
+		for (size_t j = 0; j < cat->v[i].nroles; j++)
+			if (strcmp(cat->v[i].roles[j], role) == 0)
+				return true;
+	return false;
+}
+
+static bool is_switch(const struct catalog *cat, const char *name)
+{
+	for (size_t i = 0; i < cat->n; i++)
+		if (cat->v[i].off_switch && strcmp(cat->v[i].off_switch, name) == 0)
+			return true;
+	return false;
 }
 
 static bool is_global(const char *name)
@@ -635,6 +677,65 @@ static void hide_secret_lines(const struct walk *b, const struct rb_file *f)
 	}
 }
 
+/* roles ['a', 'b'], roles(['a']) or roles = [...]: later statements replace earlier ones. */
+static void set_roles(struct walk *b, const struct rb_stmt *st)
+{
+	const struct rb_value *v = st->value;
+	if (st->nkeys > 0 || v->kind != RB_ARRAY) {
+		diag_at(b->d, DIAG_ERR, v->loc,
+		        "roles takes an array of role names, e.g. "
+		        "roles(['monitoring_role'])");
+		return;
+	}
+	for (size_t i = 0; i < b->as->nroles; i++)
+		free(b->as->roles[i]);
+	free(b->as->roles);
+	b->as->roles = xcalloc(v->u.a.n + 1, sizeof *b->as->roles);
+	b->as->nroles = 0;
+	b->as->roles_set = true;
+	for (size_t i = 0; i < v->u.a.n; i++) {
+		const struct rb_value *e = v->u.a.v[i];
+		if ((e->kind != RB_STR && e->kind != RB_SYM) || has_nul(e)) {
+			diag_at(b->d, DIAG_ERR, e->loc, "a role must be a string, not %s",
+			        rb_kind_name(e->kind));
+			continue;
+		}
+		if (!role_known(b->cat, e->u.s.ptr))
+			diag_at(b->d, DIAG_WARN, e->loc,
+			        "role '%s' enables no service gitlab-ctl manages", e->u.s.ptr);
+		b->as->roles[b->as->nroles++] = xstrdup(e->u.s.ptr);
+	}
+}
+
+/* NAME['enable'] = true|false for a catalog off_switch. */
+static void set_switch(struct walk *b, const struct rb_stmt *st)
+{
+	if (!need_subscript(b, st))
+		return;
+	if (strcmp(st->keys[0], "enable") != 0) {
+		unknown_key(b, st);
+		return;
+	}
+	char *path = stmt_path(st, 1), *text = NULL;
+	if (no_nesting(b, st, "a boolean") && !reject_opaque(b, st) &&
+	    setting_text(b, ST_BOOL, path, st->value, &text) == 0) {
+		struct assign_switch *sw = NULL;
+		for (size_t i = 0; i < b->as->nswitches; i++)
+			if (strcmp(b->as->switches[i].name, st->name) == 0)
+				sw = &b->as->switches[i];
+		if (sw == NULL) {
+			b->as->switches = xreallocarray(b->as->switches, b->as->nswitches + 1,
+			                                sizeof *b->as->switches);
+			sw = &b->as->switches[b->as->nswitches++];
+			sw->name = xstrdup(st->name);
+		}
+		sw->off = text != NULL && strcmp(text, "false") == 0;
+		sw->loc = st->value->loc;
+	}
+	free(text);
+	free(path);
+}
+
 static void walk(struct walk *b, const struct rb_file *f)
 {
 	hide_secret_lines(b, f);
@@ -645,6 +746,10 @@ static void walk(struct walk *b, const struct rb_file *f)
 			handle_service(b, &b->as->svc[def - b->cat->v], st);
 		else if (is_global(st->name))
 			handle_global(b, st);
+		else if (strcmp(st->name, "roles") == 0)
+			set_roles(b, st);
+		else if (is_switch(b->cat, st->name))
+			set_switch(b, st);
 		else
 			note_unknown(b, st);
 	}
@@ -707,6 +812,7 @@ static void assigns_init(const struct catalog *cat, struct assigns *as)
 		w->val = xcalloc(w->def->nsettings, sizeof *w->val);
 		w->vloc = xcalloc(w->def->nsettings, sizeof *w->vloc);
 		w->hash = xcalloc(w->def->nsettings, sizeof *w->hash);
+		w->data = xcalloc(w->def->nsettings, sizeof *w->data);
 	}
 }
 
@@ -729,7 +835,9 @@ void assigns_free(struct assigns *as)
 		for (size_t j = 0; j < w->def->nsettings; j++) {
 			free(w->val[j]);
 			hash_free(&w->hash[j]);
+			yval_free(w->data[j]);
 		}
+		free(w->data);
 		free(w->val);
 		free(w->vloc);
 		free(w->hash);
@@ -741,5 +849,11 @@ void assigns_free(struct assigns *as)
 	free(as->group);
 	svlog_free(&as->logging);
 	kvlist_free(&as->unknown);
+	for (size_t i = 0; i < as->nroles; i++)
+		free(as->roles[i]);
+	free(as->roles);
+	for (size_t i = 0; i < as->nswitches; i++)
+		free(as->switches[i].name);
+	free(as->switches);
 	memset(as, 0, sizeof *as);
 }

@@ -17,12 +17,14 @@
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "lib/kvlist.h"
+#include "lib/yval.h"
 
 /* One key of a hash setting (env, flags). */
 struct assign_ent {
 	char *key;
 	char *val; /* NULL: nil (removes a default) */
 	struct loc loc;
+	bool is_bool; /* written as true/false, not as a string (flags spell those apart) */
 };
 
 /* A hash setting's keys in the order first assigned. */
@@ -31,12 +33,20 @@ struct assign_hash {
 	size_t n, cap;
 };
 
+/* A top-level switch (a catalog off_switch): NAME['enable'] = false turns its services off. */
+struct assign_switch {
+	char *name;
+	bool off;
+	struct loc loc;
+};
+
 /* What gitlab.rb set for one catalog service. */
 struct assign_svc {
 	const struct cat_service *def;
 	char **val;               /* per setting: the value as text, NULL = the default */
 	struct loc *vloc;         /* per setting: where */
 	struct assign_hash *hash; /* per setting, for env and flags */
+	struct yval **data;       /* per setting, for yaml: NULL = nil */
 	char *log[SVLOG_N];       /* per-service svlogd_* overrides */
 	bool log_set[SVLOG_N];
 };
@@ -48,6 +58,11 @@ struct assigns {
 	bool manage_accounts;
 	struct svlog logging;
 	struct kvlist unknown; /* ignored top-level names -> first "file:line" */
+	char **roles;          /* roles([...]): services list the roles that enable them */
+	size_t nroles;
+	bool roles_set;
+	struct assign_switch *switches; /* prometheus_monitoring['enable'] and the like */
+	size_t nswitches;
 };
 
 /*

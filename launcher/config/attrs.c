@@ -35,7 +35,8 @@ struct build {
 	const struct catalog *cat;
 	struct diags *d;
 	struct attrs *out;
-	const struct assign_svc *w;  /* what gitlab.rb set, per catalog service */
+	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
+	const struct assigns *as;
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
 };
 
@@ -203,9 +204,9 @@ static char *comp_expand(struct comp *c, const char *tmpl, int line)
  * {{gitlab_data_dir}} for the directory.
  */
 static const char *const builtin_vars[] = {
-    "service",        "root",        "user",        "gitlab_ctl",         "sv_dir",
-    "jemalloc",       "listen_host", "listen_port", "gitlab_install_dir", "gitlab_data_dir",
-    "gitlab_log_dir",
+    "service",        "root",          "user",        "gitlab_ctl",         "sv_dir",
+    "jemalloc",       "listen_host",   "listen_port", "gitlab_install_dir", "gitlab_data_dir",
+    "gitlab_log_dir", "scrape_target",
 };
 
 static const char *const shadowable_dirs[] = {"install_dir", "data_dir", "log_dir"};
@@ -311,58 +312,138 @@ static void merge_log(const struct attrs *a, const struct assign_svc *w, struct 
 			svlog_set(l, k, w->log[k]);
 }
 
+/* One flag of a flags setting: name, value text, and whether it was a boolean. */
+struct flag {
+	char *name, *value;
+	bool is_bool;
+	bool keep_empty; /* the catalog's "key=": an explicitly empty value */
+};
+
+struct flags {
+	struct flag *v;
+	size_t n;
+};
+
+static int flag_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct flag *)a)->name, ((const struct flag *)b)->name);
+}
+
+static void flags_free(struct flags *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].value);
+	}
+	free(l->v);
+}
+
 /* Defaults of flags settings, expanded, with the user's entries merged over them. */
-static struct kvlist merged_hash(struct comp *c, size_t si)
+static struct flags merged_hash(struct comp *c, size_t si)
 {
 	const struct cat_setting *cs = &c->def->settings[si];
 	const struct assign_hash *h = &c->w->hash[si];
-	struct kvlist l = {xcalloc(cs->ndefs + h->n + 1, sizeof(struct kv)), 0};
+	struct flags l = {xcalloc(cs->ndefs + h->n + 1, sizeof(struct flag)), 0};
 	for (size_t i = 0; i < cs->ndefs; i++) {
 		char *v = comp_expand(c, cs->defs[i].value, cs->defs[i].line);
 		if (v == NULL)
 			continue;
-		l.v[l.n++] = (struct kv){xstrdup(cs->defs[i].name), v};
+		l.v[l.n++] = (struct flag){xstrdup(cs->defs[i].name), v, cs->defs[i].is_true,
+		                           cs->defs[i].keep_empty};
 	}
 	for (size_t i = 0; i < h->n; i++) {
+		const struct assign_ent *e = &h->v[i];
 		size_t j = 0;
-		while (j < l.n && strcmp(l.v[j].name, h->v[i].key) != 0)
+		while (j < l.n && strcmp(l.v[j].name, e->key) != 0)
 			j++;
 		if (j < l.n) {
 			free(l.v[j].value);
-			if (h->v[i].val == NULL) { /* nil removes */
+			if (e->val == NULL) { /* nil removes */
 				free(l.v[j].name);
 				l.v[j] = l.v[--l.n];
 				continue;
 			}
-			l.v[j].value = xstrdup(h->v[i].val);
-		} else if (h->v[i].val != NULL) {
-			l.v[l.n++] = (struct kv){xstrdup(h->v[i].key), xstrdup(h->v[i].val)};
+			l.v[j].value = xstrdup(e->val);
+			l.v[j].is_bool = e->is_bool;
+			l.v[j].keep_empty = false;
+		} else if (e->val != NULL) {
+			l.v[l.n++] =
+			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};
 		}
 	}
-	qsort(l.v, l.n, sizeof *l.v, kv_cmp);
+	qsort(l.v, l.n, sizeof *l.v, flag_cmp);
 	return l;
 }
 
-/* "--key=value", or "--key" for an empty value (e.g. Go's --no-collector.x). */
-static char *flag_arg(const struct kv *kv)
+/* The argument a flag becomes in the service's flags_style, or NULL for none. */
+static char *flag_arg(enum flags_style style, const struct flag *f)
 {
-	return kv->value[0] ? xasprintf("--%s=%s", kv->name, kv->value)
-	                    : xasprintf("--%s", kv->name);
+	bool empty = f->value[0] == '\0';
+	if (style == FLAGS_LEGACY) /* "" renders --key (e.g. Go's --no-collector.x) */
+		return empty ? xasprintf("--%s", f->name) : xasprintf("--%s=%s", f->name, f->value);
+	if (style == FLAGS_KINGPIN && f->is_bool)
+		return strcmp(f->value, "true") == 0 ? xasprintf("--%s", f->name)
+		                                     : xasprintf("--no-%s", f->name);
+	if (empty)
+		return f->keep_empty ? xasprintf("--%s=", f->name) : NULL;
+	return xasprintf("--%s=%s", f->name, f->value);
 }
 
 /* The flags joined by spaces: the setting's placeholder value. */
-static char *flags_text(const struct kvlist *l)
+static char *flags_text(enum flags_style style, const struct flags *l)
 {
 	struct buf b;
 	buf_init(&b);
 	for (size_t i = 0; i < l->n; i++) {
-		char *a = flag_arg(&l->v[i]);
-		if (i)
+		char *a = flag_arg(style, &l->v[i]);
+		if (a == NULL)
+			continue;
+		if (b.len)
 			buf_addc(&b, ' ');
 		buf_adds(&b, a);
 		free(a);
 	}
 	return buf_take(&b);
+}
+
+static bool in_roles(const struct cat_service *def, const struct assigns *as)
+{
+	for (size_t i = 0; i < def->nroles; i++)
+		for (size_t j = 0; j < as->nroles; j++)
+			if (strcmp(def->roles[i], as->roles[j]) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * enable: an off switch set false wins; then what gitlab.rb says; then, when
+ * roles([...]) is given, whether one of them names the service (Omnibus:
+ * roles turn everything else off); then the catalog default.
+ */
+static char *enable_text(struct comp *c, size_t si)
+{
+	const struct cat_service *def = c->def;
+	const struct assigns *as = c->b->as;
+	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
+		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
+			return xstrdup("false");
+	if (c->w->val[si] != NULL)
+		return xstrdup(c->w->val[si]);
+	if (as->roles_set)
+		return xstrdup(in_roles(def, as) ? "true" : "false");
+	return xstrdup(def->settings[si].def ? def->settings[si].def : "false");
+}
+
+/* A yaml setting's var: "" when unset or empty (for {{#if}}), else a summary for show-config. */
+static char *data_summary(const struct yval *v)
+{
+	if (yval_empty(v))
+		return xstrdup("");
+	if (v->kind == YV_SEQ)
+		return xasprintf("(array of %zu)", v->n);
+	if (v->kind == YV_MAP)
+		return xasprintf("(hash of %zu)", v->n);
+	return xstrdup(v->text);
 }
 
 static void add_settings(struct comp *c)
@@ -379,12 +460,20 @@ static void add_settings(struct comp *c)
 		if (cs->type == ST_ENV || var_find(c, cs->name, strlen(cs->name)) != NULL)
 			continue; /* `group` when not root: the invoking user's, added already */
 		bool built_from_secret = false;
-		if (cs->type == ST_FLAGS) {
+		if (strcmp(cs->name, "enable") == 0 && cs->type == ST_BOOL) {
+			var_add(c, cs->name, enable_text(c, i), false, cs->line);
+		} else if (cs->type == ST_YAML) {
+			var_add(c, cs->name,
+			        c->w->data[i] || cs->ndefs == 0
+			            ? data_summary(c->w->data[i])
+			            : xasprintf("(array of %zu)", cs->ndefs),
+			        false, cs->line);
+		} else if (cs->type == ST_FLAGS) {
 			c->taint = SECRET_NONE;
-			struct kvlist l = merged_hash(c, i);
+			struct flags l = merged_hash(c, i);
 			built_from_secret = c->taint != SECRET_NONE; /* a default names a secret */
-			var_add(c, cs->name, flags_text(&l), false, cs->line);
-			kvlist_free(&l);
+			var_add(c, cs->name, flags_text(def->flags_style, &l), false, cs->line);
+			flags_free(&l);
 		} else if (c->w->val[i] != NULL) {
 			var_add(c, cs->name, xstrdup(c->w->val[i]), false, cs->line);
 		} else {
@@ -394,6 +483,18 @@ static void add_settings(struct comp *c)
 		c->v[c->n - 1].own_secret = cs->secret || built_from_secret;
 		c->v[c->n - 1].in_root = cs->type == ST_PATH && !cs->host;
 	}
+}
+
+/* Where a scraper on this node reaches a listener: a wildcard host means this host. */
+static char *scrape_target(const char *host, long long port)
+{
+	static const char *const any[] = {"", "0.0.0.0", "::", "*", "[::]"};
+	for (size_t i = 0; i < sizeof any / sizeof any[0]; i++)
+		if (strcmp(host, any[i]) == 0)
+			return xasprintf("localhost:%lld", port);
+	if (strchr(host, ':') != NULL)
+		return xasprintf("[%s]:%lld", host, port);
+	return xasprintf("%s:%lld", host, port);
 }
 
 /* listen_host / listen_port from an address setting or listen_address + a port setting. */
@@ -432,6 +533,7 @@ static void add_listen(struct comp *c, struct svc *out)
 		const char *ps = pv ? var_resolve(c, pv) : NULL;
 		p = ps ? strtonum(ps, 1, 65535, NULL) : 0;
 	}
+	var_add(c, "scrape_target", scrape_target(host, p), false, addr->line);
 	var_add(c, "listen_host", host, false, addr->line);
 	if (var_find(c, "listen_port", 11) == NULL)
 		var_add(c, "listen_port", xasprintf("%lld", p), false, addr->line);
@@ -636,19 +738,22 @@ static void compute_argv(struct comp *c, struct svc *out)
 		}
 		size_t si = (size_t)(fs - def->settings);
 		c->taint = fs->secret ? SECRET_HOLDS : SECRET_NONE;
-		struct kvlist l =
+		struct flags l =
 		    merged_hash(c, si); /* raises taint when a default names a secret */
 		cap += l.n;
 		argv = xreallocarray(argv, cap, sizeof *argv);
 		locs = xreallocarray(locs, cap, sizeof *locs);
 		sec = xreallocarray(sec, cap, sizeof *sec);
 		for (size_t j = 0; j < l.n; j++) {
+			char *a = flag_arg(def->flags_style, &l.v[j]);
+			if (a == NULL)
+				continue;
 			locs[n] = flag_loc(c, si, l.v[j].name);
 			bool hide = c->taint != SECRET_NONE || env_is_secret(l.v[j].name);
 			sec[n] = (unsigned char)(hide ? SECRET_HOLDS : SECRET_NONE);
-			argv[n++] = flag_arg(&l.v[j]);
+			argv[n++] = a;
 		}
-		kvlist_free(&l);
+		flags_free(&l);
 	}
 	argv[n] = NULL;
 	out->argv = argv;
@@ -676,6 +781,8 @@ static void compute_origin(const struct assign_svc *w, struct svc *out)
 		const struct assign_hash *h = &w->hash[i];
 		if (w->val[i] != NULL)
 			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
+		else if (def->settings[i].type == ST_YAML && w->data[i] != NULL)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
 		else if (def->settings[i].type == ST_FLAGS && h->n > 0)
 			v[n++] = (struct kv){xstrdup(def->settings[i].name),
 			                     loc_text(h->v[h->n - 1].loc)};
@@ -700,7 +807,8 @@ static void compute_origin(const struct assign_svc *w, struct svc *out)
 	out->origin.n = u;
 }
 
-/* Where gitlab.rb set each path setting, "file:line:col", for trust.c's refusals. */
+/* Where gitlab.rb set each scalar setting, "file:line:col", for trust.c's and the formats'
+ * refusals. */
 static void compute_where(const struct assign_svc *w, struct svc *out)
 {
 	const struct cat_service *def = w->def;
@@ -708,7 +816,7 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	size_t n = 0;
 	for (size_t i = 0; i < def->nsettings; i++) {
 		struct loc l = w->vloc[i];
-		if (def->settings[i].type == ST_PATH && w->val[i] != NULL)
+		if (w->val[i] != NULL)
 			v[n++] = (struct kv){
 			    xstrdup(def->settings[i].name),
 			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
@@ -717,6 +825,66 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	qsort(v, n, sizeof *v, kv_cmp);
 	out->where.v = v;
 	out->where.n = n;
+}
+
+/*
+ * A value the catalog refuses for a setting (refuse = [...]): postgresql['sql_user'] naming
+ * the cluster's superuser would map the exporter's account to it in pg_ident.conf.
+ */
+static void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s)
+{
+	const struct cat_service *def = w->def;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		const struct cat_setting *cs = &def->settings[i];
+		const char *v = kv_get(&s->vars, cs->name);
+		for (size_t k = 0; v != NULL && k < cs->nrefuse; k++) {
+			char *bad = svc_expand(s, cs->refuse[k]);
+			bool hit = bad != NULL && strcmp(bad, v) == 0;
+			free(bad);
+			if (!hit)
+				continue;
+			struct src nosrc;
+			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
+			if (cs->secret)
+				l = secret_loc(l, &nosrc);
+			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is refused: %s",
+			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
+			        cs->refuse_because ? cs->refuse_because : "the catalog forbids it");
+			break;
+		}
+	}
+}
+
+static void data_add(struct svc *out, const char *name, struct yval *v, struct loc loc)
+{
+	out->data = xreallocarray(out->data, out->ndata + 1, sizeof *out->data);
+	out->data[out->ndata++] = (struct svc_data){xstrdup(name), v, loc};
+}
+
+/* A yaml setting's catalog default: its strings, placeholders expanded. */
+static struct yval *data_default(const struct cat_setting *cs, const struct svc *out)
+{
+	struct yval *v = yval_seq();
+	for (size_t i = 0; i < cs->ndefs; i++) {
+		char *s = svc_expand(out, cs->defs[i].value);
+		if (s != NULL)
+			yval_push(v, yval_scalar(YV_STR, s));
+		free(s);
+	}
+	return v;
+}
+
+static void compute_data(const struct assign_svc *w, struct svc *out)
+{
+	for (size_t i = 0; i < w->def->nsettings; i++) {
+		const struct cat_setting *cs = &w->def->settings[i];
+		if (cs->type != ST_YAML)
+			continue;
+		if (w->data[i] != NULL)
+			data_add(out, cs->name, yval_dup(w->data[i]), w->vloc[i]);
+		else if (cs->ndefs > 0)
+			data_add(out, cs->name, data_default(cs, out), (struct loc){0});
+	}
 }
 
 static void compute_svc(struct build *b, const struct assign_svc *w, struct svc *out)
@@ -733,6 +901,7 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 		compute_argv(&c, out);
 		compute_origin(w, out);
 		compute_where(w, out);
+		compute_data(w, out);
 	}
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].raw);
@@ -751,6 +920,110 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	out->listen_host = kv_get(&out->vars, "listen_host");
 	if (out->listen_host == NULL)
 		out->listen_port = 0;
+	if (!c.failed)
+		check_refused(b, w, out);
+}
+
+/* One scrape job of ours: job_name, metrics_path, the service's own address. */
+static struct yval *scrape_job(const struct cat_scrape *j, const char *target)
+{
+	struct yval *job = yval_map(), *sc = yval_seq(), *st = yval_map(), *tg = yval_seq();
+	yval_put(job, "job_name", yval_scalar(YV_STR, j->job));
+	yval_put(job, "metrics_path", yval_scalar(YV_STR, j->path));
+	yval_push(tg, yval_scalar(YV_STR, target));
+	yval_put(st, "targets", tg);
+	yval_push(sc, st);
+	yval_put(job, "static_configs", sc);
+	return job;
+}
+
+struct job_ref {
+	const struct cat_scrape *j;
+	const struct svc *s;
+};
+
+static int job_ref_cmp(const void *a, const void *b)
+{
+	const struct job_ref *x = a, *y = b;
+	if (x->j->order != y->j->order)
+		return x->j->order < y->j->order ? -1 : 1;
+	return strcmp(x->j->job, y->j->job);
+}
+
+/* The index in jobs of the job named name, or jobs->n. */
+static size_t job_index(const struct yval *jobs, const char *name)
+{
+	size_t i = 0;
+	for (; i < jobs->n; i++) {
+		const struct yval *n = yval_get(jobs->items[i], "job_name");
+		if (n != NULL && n->kind == YV_STR && strcmp(n->text, name) == 0)
+			break;
+	}
+	return i;
+}
+
+/* The user's jobs after ours; one named like ours takes its place, with a warning. */
+static void merge_user_jobs(struct build *b, const struct svc *s, struct yval *jobs,
+                            const struct svc_data *user, size_t nours)
+{
+	const char *cn = s->def->config_name;
+	if (user->v->kind != YV_SEQ) {
+		diag_at(b->d, DIAG_ERR, user->loc, "%s['%s'] must be an array of scrape jobs", cn,
+		        user->name);
+		return;
+	}
+	for (size_t i = 0; i < user->v->n; i++) {
+		const struct yval *u = user->v->items[i];
+		const struct yval *name = yval_get(u, "job_name");
+		struct loc at = {user->loc.src, u->line, u->col};
+		if (name == NULL || name->kind != YV_STR) {
+			diag_at(b->d, DIAG_ERR, at,
+			        "each job of %s['%s'] needs a string 'job_name'", cn, user->name);
+			continue;
+		}
+		size_t k = job_index(jobs, name->text);
+		if (k < nours) {
+			diag_at(b->d, DIAG_WARN, at,
+			        "scrape job '%s' of %s['%s'] replaces gitlab-ctl's own job of that "
+			        "name",
+			        name->text, cn, user->name);
+			yval_free(jobs->items[k]);
+			jobs->items[k] = yval_dup(u);
+		} else {
+			yval_push(jobs, yval_dup(u));
+		}
+	}
+}
+
+/* scrape_jobs of a service with scrape_collect (see attrs.h). */
+static void collect_scrape(struct build *b, struct svc *out)
+{
+	struct job_ref *refs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < b->out->nsvcs; i++) {
+		const struct svc *s = &b->out->svcs[i];
+		const char *target = svc_var(s, "scrape_target");
+		if (!s->enabled || target == NULL)
+			continue;
+		refs = xreallocarray(refs, n + s->def->nscrape + 1, sizeof *refs);
+		for (size_t j = 0; j < s->def->nscrape; j++) {
+			const char *needs = s->def->scrape[j].needs;
+			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
+			if (needs == NULL || (o != NULL && o->enabled))
+				refs[n++] = (struct job_ref){&s->def->scrape[j], s};
+		}
+	}
+	if (n > 0)
+		qsort(refs, n, sizeof *refs, job_ref_cmp);
+	struct yval *jobs = yval_seq();
+	for (size_t i = 0; i < n; i++)
+		yval_push(jobs, scrape_job(refs[i].j, svc_var(refs[i].s, "scrape_target")));
+	free(refs);
+	const struct yval *user = svc_data(out, out->def->scrape_collect);
+	for (size_t i = 0; user != NULL && i < out->ndata; i++)
+		if (out->data[i].v == user)
+			merge_user_jobs(b, out, jobs, &out->data[i], n);
+	data_add(out, "scrape_jobs", jobs, (struct loc){0});
 }
 
 /* Services are computed on demand: {{postgresql.port}} computes postgresql first. */
@@ -762,6 +1035,23 @@ static void compute_at(struct build *b, size_t i)
 	size_t nerr = b->d->nerr;
 	compute_svc(b, &b->w[i], &b->out->svcs[i]);
 	b->cstate[i] = b->d->nerr > nerr ? C_FAILED : C_DONE;
+}
+
+/* The groups of the enabled services s needs that share theirs (see attrs.h). */
+static void compute_groups(const struct attrs *a, struct svc *s)
+{
+	struct buf b;
+	buf_init(&b);
+	for (size_t i = 0; geteuid() == 0 && s->def != NULL && i < s->def->nafter; i++) {
+		const struct svc *o = attrs_svc(a, s->def->after[i]);
+		if (o == NULL || !o->enabled || !o->def->share_group || o->group == NULL ||
+		    (s->group != NULL && strcmp(o->group, s->group) == 0))
+			continue;
+		if (b.len > 0)
+			buf_addc(&b, ',');
+		buf_adds(&b, o->group);
+	}
+	s->groups = buf_take(&b);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -782,7 +1072,7 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	as.user = as.group = NULL;
 	memset(&as.logging, 0, sizeof as.logging);
 	memset(&as.unknown, 0, sizeof as.unknown);
-	struct build b = {.ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc};
+	struct build b = {.ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as};
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
@@ -791,6 +1081,14 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 			b.root_dirs[i][0] = '\0';
 	for (size_t i = 0; i < cat->n; i++)
 		compute_at(&b, i);
+	for (size_t i = 0; i < cat->n; i++)
+		compute_groups(out, &out->svcs[i]);
+	for (size_t i = 0; i < cat->n; i++)
+		if (cat->v[i].scrape_collect != NULL && b.cstate[i] == C_DONE)
+			collect_scrape(&b, &out->svcs[i]);
+	for (size_t i = 0; i < cat->n; i++) /* their source goes with the parsed file */
+		for (size_t j = 0; j < out->svcs[i].ndata; j++)
+			out->svcs[i].data[j].loc = (struct loc){0};
 	free(b.cstate);
 	assigns_free(&as);
 	return d->nerr > nerr ? -1 : 0;
@@ -846,10 +1144,16 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->secret_vars);
 		kvlist_free(&s->secret_env);
 		free(s->argv_secret);
+		free(s->groups);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
 		free(s->argv);
 		svlog_free(&s->log);
+		for (size_t j = 0; j < s->ndata; j++) {
+			free(s->data[j].name);
+			yval_free(s->data[j].v);
+		}
+		free(s->data);
 	}
 	free(a->svcs);
 	kvlist_free(&a->unknown_names);
@@ -885,6 +1189,14 @@ enum secrecy svc_env_secret(const struct svc *s, const char *name)
 	if (env_is_secret(name))
 		return SECRET_HOLDS;
 	return secrecy_of(kv_get(&s->secret_env, name));
+}
+
+const struct yval *svc_data(const struct svc *s, const char *name)
+{
+	for (size_t i = 0; i < s->ndata; i++)
+		if (strcmp(s->data[i].name, name) == 0)
+			return s->data[i].v;
+	return NULL;
 }
 
 static const char *svc_lookup(void *ctx, const char *name, size_t len, int line)

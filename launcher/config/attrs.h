@@ -10,6 +10,7 @@
  *   user      run-as user         group      run-as group
  *   gitlab_ctl absolute path of this binary
  *   sv_dir    <install>/sv/<svc>  listen_host / listen_port split from an ST_ADDRESS
+ *   scrape_target  host:port others reach it at (0.0.0.0, ::, * or "" -> localhost)
  *   svlogd_*  the effective logging settings for this service ("" when nil)
  *   gitlab_install_dir, gitlab_data_dir, gitlab_log_dir  the compile-time
  *             dirs, root-prefixed (install_dir, data_dir, log_dir: the same,
@@ -21,8 +22,17 @@
  *             account of services without their own, e.g. the exporter's
  * user and group are the service's own `username` and `group` settings when
  * it declares them and gitlab-ctl runs as root, else user['username'|'group'].
+ * groups (struct svc) names the groups of the enabled services in `after`
+ * that say share_group (Redis: the exporter joins gitlab-redis to reach its
+ * 0770 socket); only as root, as supplementary groups need it.
  * A setting that is nil has the value "". A flags setting's var is its
- * rendered arguments joined by spaces; env settings have no var.
+ * rendered arguments joined by spaces; env settings have no var; a yaml
+ * setting's var is "" when unset or empty, else a short summary, and its
+ * value is svc_data(). A service with scrape_collect also has the data
+ * scrape_jobs: the scrape jobs of every enabled service (catalog `scrape`,
+ * by order), then the user's jobs, a user job named like one of ours taking
+ * its place. roles([...]) decides `enable` where gitlab.rb does not, and an
+ * off_switch set false turns the service off whatever it says.
  */
 #ifndef GITLAB_CTL_ATTRS_H
 #define GITLAB_CTL_ATTRS_H
@@ -37,6 +47,14 @@
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "lib/kvlist.h"
+#include "lib/yval.h"
+
+/* A yaml setting's value, or a tree gitlab-ctl built (scrape_jobs). */
+struct svc_data {
+	char *name;
+	struct yval *v; /* never NULL */
+	struct loc loc; /* where gitlab.rb set it, while attrs_build runs; then {0} */
+};
 
 struct svc {
 	const struct cat_service *def;
@@ -48,15 +66,18 @@ struct svc {
 	size_t argc;
 	const char *home, *log_dir, *env_dir; /* point into vars */
 	const char *user, *group;             /* point into vars */
-	const char *listen_host;              /* NULL if the service has no address */
-	int listen_port;                      /* 0 if none */
+	char *groups; /* supplementary groups, comma-separated ("" for none): see share_group */
+	const char *listen_host; /* NULL if the service has no address */
+	int listen_port;         /* 0 if none */
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where;        /* path settings gitlab.rb set -> "file:line:col" */
+	struct kvlist where;        /* scalar settings gitlab.rb set -> "file:line:col" */
 	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */
+	struct svc_data *data;      /* yaml settings gitlab.rb set, and scrape_jobs */
+	size_t ndata;
 };
 
 struct attrs {
@@ -92,6 +113,8 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+/* A yaml setting (or scrape_jobs), or NULL when unset. */
+const struct yval *svc_data(const struct svc *s, const char *name);
 
 /*
  * Expand {{placeholders}} (svc_var names) and @JEMALLOC@ in a catalog string,

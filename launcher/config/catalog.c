@@ -18,14 +18,16 @@
 #include <unistd.h>
 
 #include "config/catalog.h"
+#include "config/placeholder.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/readfile.h"
 
 static const char *const stype_names[] = {
-    [ST_BOOL] = "bool", [ST_INT] = "int",         [ST_STRING] = "string", [ST_PATH] = "path",
-    [ST_PORT] = "port", [ST_ADDRESS] = "address", [ST_ENV] = "env",       [ST_FLAGS] = "flags",
+    [ST_BOOL] = "bool", [ST_INT] = "int",     [ST_STRING] = "string",
+    [ST_PATH] = "path", [ST_PORT] = "port",   [ST_ADDRESS] = "address",
+    [ST_ENV] = "env",   [ST_FLAGS] = "flags", [ST_YAML] = "yaml",
 };
 
 const char *stype_name(enum stype t)
@@ -152,12 +154,14 @@ static int check_placeholders(struct ld *l, const config_setting_t *st, const ch
 {
 	for (const char *p = strstr(s, "{{"); p; p = strstr(p, "{{")) {
 		const char *q = p + 2;
+		const char *close = strstr(q, "}}");
+		q += close ? ph_filter_len(q, (size_t)(close - q)) : 0;
 		while (name_char(*q))
 			q++;
 		if (*q == '.' && q > p + 2 && name_char(q[1]))
 			for (q++; name_char(*q);)
 				q++;
-		if (q == p + 2 || q[0] != '}' || q[1] != '}') {
+		if (!name_char(q[-1]) || q[0] != '}' || q[1] != '}') {
 			lerr(l, st,
 			     "malformed placeholder in \"%s\": write {{name}} or {{service.name}}",
 			     s);
@@ -167,6 +171,9 @@ static int check_placeholders(struct ld *l, const config_setting_t *st, const ch
 	}
 	return 0;
 }
+
+static int load_argv(struct ld *l, const config_setting_t *st, const char *what, char ***out,
+                     size_t *nout);
 
 static bool valid_name(const char *s, bool dash_dot)
 {
@@ -256,13 +263,40 @@ static int load_flag_defaults(struct ld *l, const config_setting_t *st, struct c
 		if (s == NULL)
 			return -1;
 		const char *eq = strchr(s, '=');
-		if (eq == NULL || eq == s) {
-			lerr(l, e, "flags default \"%s\" must be \"key=value\"", s);
+		if (eq == s || *s == '\0') {
+			lerr(l, e, "flags default \"%s\" must be \"key=value\" or \"key\"", s);
 			return -1;
 		}
 		struct cat_kv *kv = &cs->defs[cs->ndefs++];
-		kv->name = xstrndup(s, (size_t)(eq - s));
-		kv->value = xstrdup(eq + 1);
+		kv->is_true = eq == NULL; /* "key" alone: true, --key in any style */
+		kv->keep_empty = eq != NULL && eq[1] == '\0'; /* "key=": --key= in any style */
+		kv->name = eq ? xstrndup(s, (size_t)(eq - s)) : xstrdup(s);
+		kv->value = xstrdup(eq ? eq + 1 : "true");
+		kv->line = (int)config_setting_source_line(e);
+		if (check_placeholders(l, e, kv->value) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* A yaml setting's default: an array of strings (with placeholders), kept in defs. */
+static int load_yaml_default(struct ld *l, const config_setting_t *st, struct cat_setting *cs)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_ARRAY &&
+	    config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "default of yaml setting '%s' must be an array of strings", cs->name);
+		return -1;
+	}
+	int n = config_setting_length(st);
+	cs->defs = xcalloc((size_t)n + 1, sizeof *cs->defs);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(st, (unsigned)i);
+		const char *s = get_string(l, e, "a yaml default");
+		if (s == NULL)
+			return -1;
+		struct cat_kv *kv = &cs->defs[cs->ndefs++];
+		kv->name = xstrdup("");
+		kv->value = xstrdup(s);
 		kv->line = (int)config_setting_source_line(e);
 		if (check_placeholders(l, e, kv->value) == -1)
 			return -1;
@@ -298,7 +332,7 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 			if (parse_stype(s, &cs->type) == -1) {
 				lerr(l, m,
 				     "unknown setting type '%s' (bool, int, string, path, port, "
-				     "address, env, flags)",
+				     "address, env, flags, yaml)",
 				     s);
 				return -1;
 			}
@@ -317,9 +351,19 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 				return -1;
 			}
 			cs->host = config_setting_get_bool(m) != 0;
+		} else if (strcmp(key, "refuse") == 0) {
+			if (load_argv(l, m, "refuse", &cs->refuse, &cs->nrefuse) == -1)
+				return -1;
+		} else if (strcmp(key, "refuse_because") == 0) {
+			const char *s = get_string(l, m, "refuse_because");
+			if (s == NULL)
+				return -1;
+			cs->refuse_because = xstrdup(s);
 		} else {
 			lerr(l, m,
-			     "unknown key '%s' in a setting (name, type, default, secret, host)",
+			     "unknown key '%s' in a setting (name, type, default, secret, host, "
+			     "refuse, "
+			     "refuse_because)",
 			     key);
 			return -1;
 		}
@@ -336,6 +380,8 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 		return 0;
 	if (cs->type == ST_FLAGS)
 		return load_flag_defaults(l, defst, cs);
+	if (cs->type == ST_YAML)
+		return load_yaml_default(l, defst, cs);
 	if (cs->type == ST_ENV) {
 		lerr(l, defst, "env setting '%s' takes its defaults from the top-level env group",
 		     cs->name);
@@ -400,6 +446,9 @@ static int load_env(struct ld *l, const config_setting_t *st, struct cat_kv **ou
 	return 0;
 }
 
+static int load_argv(struct ld *l, const config_setting_t *st, const char *what, char ***out,
+                     size_t *nout);
+
 static int load_template(struct ld *l, const config_setting_t *g, struct cat_template *t)
 {
 	t->line = (int)config_setting_source_line(g);
@@ -412,9 +461,18 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
 		const char *key = config_setting_name(m);
 		const char *v = NULL;
+		if (strcmp(key, "validate") == 0) {
+			if (load_argv(l, m, "validate", &t->validate, &t->nvalidate) == -1)
+				return -1;
+			continue;
+		}
 		if (strcmp(key, "src") != 0 && strcmp(key, "dest") != 0 &&
-		    strcmp(key, "mode") != 0 && strcmp(key, "owner") != 0) {
-			lerr(l, m, "unknown key '%s' in a template (src, dest, mode, owner)", key);
+		    strcmp(key, "mode") != 0 && strcmp(key, "owner") != 0 &&
+		    strcmp(key, "on_change") != 0) {
+			lerr(l, m,
+			     "unknown key '%s' in a template (src, dest, mode, owner, validate, "
+			     "on_change)",
+			     key);
 			return -1;
 		}
 		if ((v = get_string(l, m, key)) == NULL)
@@ -438,10 +496,18 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 				return -1;
 			}
 			t->mode = (mode_t)mode;
-		} else if (strcmp(v, "service") == 0 || strcmp(v, "root") == 0) {
+		} else if (strcmp(key, "on_change") == 0) {
+			if (strcmp(v, "hup") != 0 && strcmp(v, "restart") != 0) {
+				lerr(l, m, "on_change must be \"hup\" or \"restart\"");
+				return -1;
+			}
+			t->hup = strcmp(v, "hup") == 0;
+		} else if (strcmp(v, "service") == 0 || strcmp(v, "root") == 0 ||
+		           strcmp(v, "group") == 0) {
 			t->service_owned = strcmp(v, "service") == 0;
+			t->group_owned = strcmp(v, "group") == 0;
 		} else {
-			lerr(l, m, "template owner must be \"service\" or \"root\"");
+			lerr(l, m, "template owner must be \"service\", \"group\" or \"root\"");
 			return -1;
 		}
 	}
@@ -622,11 +688,11 @@ static int load_setup(struct ld *l, const config_setting_t *st)
 	return 0;
 }
 
-/* check_send / check_expect: protocol bytes, so no placeholders and no NUL. */
+/* check_send / check_expect: protocol bytes (placeholders, e.g. {{resp password}}); no NUL. */
 static int load_check_str(struct ld *l, const config_setting_t *st, char **out)
 {
 	const char *v = get_string(l, st, config_setting_name(st));
-	if (v == NULL)
+	if (v == NULL || check_placeholders(l, st, v) == -1)
 		return -1;
 	if (*v == '\0') {
 		lerr(l, st, "%s must not be empty", config_setting_name(st));
@@ -662,6 +728,118 @@ static int load_home_mode(struct ld *l, const config_setting_t *st)
 		return -1;
 	}
 	l->s->home_mode = (mode_t)strtol(v, NULL, 8);
+	return 0;
+}
+
+static int load_scrape_job(struct ld *l, const config_setting_t *g, struct cat_scrape *j)
+{
+	j->line = (int)config_setting_source_line(g);
+	j->order = 100;
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		lerr(l, g,
+		     "each scrape job must be a group { job = ...; path = ...; order = ...; }");
+		return -1;
+	}
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *key = config_setting_name(m), *v;
+		if (strcmp(key, "order") == 0) {
+			if (config_setting_type(m) != CONFIG_TYPE_INT) {
+				lerr(l, m, "a scrape job's order must be an integer");
+				return -1;
+			}
+			j->order = config_setting_get_int(m);
+		} else if (strcmp(key, "needs") == 0) {
+			if ((v = get_string(l, m, key)) == NULL)
+				return -1;
+			if (!valid_name(v, true)) {
+				lerr(l, m, "needs: '%s' is not a service name", v);
+				return -1;
+			}
+			j->needs = xstrdup(v);
+		} else if (strcmp(key, "job") == 0 || strcmp(key, "path") == 0) {
+			if ((v = get_string(l, m, key)) == NULL)
+				return -1;
+			if (strcmp(key, "path") == 0 && v[0] != '/') {
+				lerr(l, m, "a scrape job's path must start with '/'");
+				return -1;
+			}
+			*(strcmp(key, "job") == 0 ? &j->job : &j->path) = xstrdup(v);
+		} else {
+			lerr(l, m, "unknown key '%s' in a scrape job (job, path, order, needs)",
+			     key);
+			return -1;
+		}
+	}
+	if (j->job == NULL) {
+		lerr(l, g, "a scrape job needs a job name");
+		return -1;
+	}
+	if (j->path == NULL)
+		j->path = xstrdup("/metrics");
+	return 0;
+}
+
+static int load_scrape(struct ld *l, const config_setting_t *st)
+{
+	if (config_setting_type(st) != CONFIG_TYPE_LIST) {
+		lerr(l, st, "scrape must be a list ( { job = ...; } )");
+		return -1;
+	}
+	struct cat_service *s = l->s;
+	int n = config_setting_length(st);
+	s->scrape = xcalloc((size_t)n + 1, sizeof *s->scrape);
+	for (int i = 0; i < n; i++)
+		if (load_scrape_job(l, config_setting_get_elem(st, (unsigned)i),
+		                    &s->scrape[s->nscrape++]) == -1)
+			return -1;
+	return 0;
+}
+
+/* A gitlab.rb name: a role, a switch, a setting. */
+static int load_name(struct ld *l, const config_setting_t *st, const char *what, char **out)
+{
+	const char *v = get_string(l, st, what);
+	if (v == NULL)
+		return -1;
+	if (!valid_name(v, false) || !(v[0] >= 'a' && v[0] <= 'z')) {
+		lerr(l, st, "%s '%s' must match [a-z][a-z0-9_]*", what, v);
+		return -1;
+	}
+	*out = xstrdup(v);
+	return 0;
+}
+
+static int load_roles(struct ld *l, const config_setting_t *st)
+{
+	struct cat_service *s = l->s;
+	int t = config_setting_type(st);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+		lerr(l, st, "roles must be an array of role names");
+		return -1;
+	}
+	int n = config_setting_length(st);
+	s->roles = xcalloc((size_t)n + 1, sizeof *s->roles);
+	for (int i = 0; i < n; i++)
+		if (load_name(l, config_setting_get_elem(st, (unsigned)i), "role",
+		              &s->roles[s->nroles++]) == -1)
+			return -1;
+	return 0;
+}
+
+static int load_flags_style(struct ld *l, const config_setting_t *st)
+{
+	const char *v = get_string(l, st, "flags_style");
+	if (v == NULL)
+		return -1;
+	if (strcmp(v, "kingpin") == 0)
+		l->s->flags_style = FLAGS_KINGPIN;
+	else if (strcmp(v, "plain") == 0)
+		l->s->flags_style = FLAGS_PLAIN;
+	else {
+		lerr(l, st, "flags_style must be \"kingpin\" or \"plain\", not \"%s\"", v);
+		return -1;
+	}
 	return 0;
 }
 
@@ -724,11 +902,24 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		return load_home_mode(l, m);
 	} else if (strcmp(key, "stop_signal") == 0) {
 		return load_stop_signal(l, m);
+	} else if (strcmp(key, "share_group") == 0) {
+		return get_bool(l, m, key, &s->share_group);
+	} else if (strcmp(key, "flags_style") == 0) {
+		return load_flags_style(l, m);
+	} else if (strcmp(key, "scrape") == 0) {
+		return load_scrape(l, m);
+	} else if (strcmp(key, "scrape_collect") == 0) {
+		return load_name(l, m, "scrape_collect", &s->scrape_collect);
+	} else if (strcmp(key, "roles") == 0) {
+		return load_roles(l, m);
+	} else if (strcmp(key, "off_switch") == 0) {
+		return load_name(l, m, "off_switch", &s->off_switch);
 	} else {
 		lerr(l, m,
 		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
 		     "settings, env, base_env, command, templates, check, check_send, "
-		     "check_expect, check_command, after, setup, home_mode, stop_signal)",
+		     "check_expect, check_command, after, setup, home_mode, stop_signal, "
+		     "share_group, flags_style, scrape, scrape_collect, roles, off_switch)",
 		     key);
 		return -1;
 	}
@@ -754,6 +945,13 @@ static void check_service(struct ld *l)
 			          stype_name(required_settings[i].type));
 			l->errs++;
 		}
+	}
+	const struct cat_setting *jobs =
+	    s->scrape_collect ? cat_setting_find(s, s->scrape_collect) : NULL;
+	if (s->scrape_collect != NULL && (jobs == NULL || jobs->type != ST_YAML)) {
+		diag_file(l->d, DIAG_ERR, l->file, s->line,
+		          "scrape_collect must name a yaml setting of the service");
+		l->errs++;
 	}
 	if ((s->check_send || s->check_expect) &&
 	    (s->check == NULL || strncmp(s->check, "http:", 5) == 0)) {
@@ -784,6 +982,8 @@ static void service_free(struct cat_service *s)
 			free(s->settings[i].defs[j].value);
 		}
 		free(s->settings[i].defs);
+		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
+		free(s->settings[i].refuse_because);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {
@@ -811,9 +1011,19 @@ static void service_free(struct cat_service *s)
 	for (size_t i = 0; i < s->ntemplates; i++) {
 		free(s->templates[i].src);
 		free(s->templates[i].dest);
+		free_argv(s->templates[i].validate, s->templates[i].nvalidate);
 	}
 	free(s->templates);
 	free(s->check);
+	for (size_t i = 0; i < s->nscrape; i++) {
+		free(s->scrape[i].job);
+		free(s->scrape[i].path);
+		free(s->scrape[i].needs);
+	}
+	free(s->scrape);
+	free(s->scrape_collect);
+	free_argv(s->roles, s->nroles);
+	free(s->off_switch);
 	memset(s, 0, sizeof *s);
 }
 
@@ -1044,9 +1254,23 @@ static bool dep_cycle(const struct catalog *c, size_t i, int *state, size_t *pat
 }
 
 /* Every `after` names a catalog service other than itself, and they form no cycle. */
+/* A scrape job's needs names a catalog service (a typo would drop the job silently). */
+static void check_scrape_needs(const struct catalog *c, struct diags *d)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i].nscrape; k++) {
+			const struct cat_scrape *j = &c->v[i].scrape[k];
+			if (j->needs != NULL && catalog_find(c, j->needs) == NULL)
+				diag_file(d, DIAG_ERR, c->v[i].file, j->line,
+				          "scrape job %s: needs unknown service '%s'", j->job,
+				          j->needs);
+		}
+}
+
 static void check_deps(const struct catalog *c, struct diags *d)
 {
 	size_t nerr = d->nerr;
+	check_scrape_needs(c, d);
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->v[i].nafter; k++) {
 			const struct cat_service *s = &c->v[i];

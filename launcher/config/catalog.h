@@ -24,22 +24,37 @@ enum stype {
 	ST_ADDRESS, /* "host:port" (node_exporter['listen_address']) */
 	ST_ENV,     /* hash NAME => string|nil, merged over the catalog env */
 	ST_FLAGS,   /* hash flag => scalar|nil, rendered as --flag=value */
+	ST_YAML,    /* any literal data (hash, array, scalar), written into a YAML file */
 };
 
 struct cat_kv {
 	char *name;
 	char *value;
-	int line; /* in the .conf, for messages */
+	int line;        /* in the .conf, for messages */
+	bool is_true;    /* a flags default written "key" alone: the boolean true */
+	bool keep_empty; /* a flags default written "key=": --key= even where "" is skipped */
 };
+
+/*
+ * How a flags hash becomes arguments (Omnibus spells them two ways):
+ *   FLAGS_LEGACY   --k=v, and --k for an empty value
+ *   FLAGS_KINGPIN  true -> --k, false -> --no-k, empty skipped, else --k=v
+ *   FLAGS_PLAIN    empty skipped, else --k=v (booleans as true/false)
+ */
+enum flags_style { FLAGS_LEGACY, FLAGS_KINGPIN, FLAGS_PLAIN };
 
 struct cat_setting {
 	char *name;
 	enum stype type;
 	char *def;           /* default as text ("true", "9168", "/var/opt/..."), NULL if none */
-	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order */
+	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order;
+	                        ST_YAML: the strings of a default array (name "") */
 	size_t ndefs;
-	bool secret; /* never shown: show-config, --diff and diagnostics redact it */
-	bool host;   /* ST_PATH read from the host as is (binaries): --root does not apply */
+	bool secret;   /* never shown: show-config, --diff and diagnostics redact it */
+	bool host;     /* ST_PATH read from the host as is (binaries): --root does not apply */
+	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
+	size_t nrefuse;
+	char *refuse_because; /* why, for the message */
 	int line;
 };
 
@@ -48,6 +63,19 @@ struct cat_template {
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */
+	bool group_owned;   /* root's, in the service's group (a file holding its password) */
+	char **validate;    /* argv run on the rendered bytes before anything is published */
+	size_t nvalidate;
+	bool hup; /* a change is taken up by HUP (same pid), not by a restart */
+	int line;
+};
+
+/* A Prometheus scrape job a service offers (catalog: scrape). */
+struct cat_scrape {
+	char *job;   /* job_name */
+	char *path;  /* metrics_path */
+	int order;   /* place among every service's jobs, ascending */
+	char *needs; /* a service that must be enabled too (NULL: none) */
 	int line;
 };
 
@@ -73,6 +101,7 @@ struct cat_service {
 	char *description;
 	bool enable_default;
 	bool jemalloc; /* wants LD_PRELOAD of jemalloc (Ruby services) */
+	enum flags_style flags_style;
 	struct cat_setting *settings;
 	size_t nsettings;
 	struct cat_kv *env; /* default service env (LD_PRELOAD, MALLOC_CONF, RUBY_GC_*) */
@@ -94,11 +123,18 @@ struct cat_service {
 	int after_line;
 	struct cat_step *setup;
 	size_t nsetup;
-	mode_t home_mode;  /* 0750, or 0755 where other accounts reach a socket in it */
-	char *stop_signal; /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
-	int line;          /* of `name`, for service-level messages */
-	int command_line;  /* of `command` */
-	struct src src;    /* {file, no text}: lets diag_at() point into the .conf */
+	mode_t home_mode;          /* 0750, or 0755 where other accounts reach a socket in it */
+	bool share_group;          /* services with this one in `after` also run in its group */
+	char *stop_signal;         /* what runsv's stop sends (sv/<svc>/control/t), NULL: TERM */
+	struct cat_scrape *scrape; /* the jobs that scrape this service when it is enabled */
+	size_t nscrape;
+	char *scrape_collect; /* a yaml setting of user jobs: this service gathers every job */
+	char **roles;         /* roles([...]) that enable it */
+	size_t nroles;
+	char *off_switch; /* top-level name whose ['enable'] = false turns it off */
+	int line;         /* of `name`, for service-level messages */
+	int command_line; /* of `command` */
+	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
 };
 
 struct catalog {

@@ -7,8 +7,35 @@
 #include "build_config.h"
 #include "config/placeholder.h"
 #include "lib/buf.h"
+#include "lib/quote.h"
 
 #define JEMALLOC_MARK "@JEMALLOC@"
+
+static const struct {
+	const char *word;
+	void (*fn)(struct buf *out, const char *v);
+} filters[] = {
+    {"conninfo", quote_conninfo},
+    {"url_auth", quote_url_auth},
+    {"resp", quote_resp},
+};
+
+/* The filters[] index of a "WORD " prefix of name (len bytes), or -1. */
+static int filter_of(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+		size_t wl = strlen(filters[i].word);
+		if (len > wl + 1 && memcmp(name, filters[i].word, wl) == 0 && name[wl] == ' ')
+			return (int)i;
+	}
+	return -1;
+}
+
+size_t ph_filter_len(const char *name, size_t len)
+{
+	int f = filter_of(name, len);
+	return f < 0 ? 0 : strlen(filters[f].word) + 1;
+}
 
 char *ph_expand(const char *tmpl, ph_lookup_fn lookup, void *ctx, int line)
 {
@@ -33,12 +60,17 @@ char *ph_expand(const char *tmpl, ph_lookup_fn lookup, void *ctx, int line)
 			buf_add(&o, open, strlen(open));
 			break;
 		}
-		const char *val = lookup(ctx, open + 2, (size_t)(close - open - 2), line);
+		const char *name = open + 2;
+		size_t len = (size_t)(close - name), skip = ph_filter_len(name, len);
+		const char *val = lookup(ctx, name + skip, len - skip, line);
 		if (val == NULL) {
 			buf_free(&o);
 			return NULL;
 		}
-		buf_add(&o, val, strlen(val));
+		if (skip > 0)
+			filters[filter_of(name, len)].fn(&o, val);
+		else
+			buf_add(&o, val, strlen(val));
 		p = close + 2;
 	}
 	return buf_take(&o);

@@ -19,10 +19,16 @@ typedef const char *(*ph_lookup_fn)(void *ctx, const char *name, size_t len, int
 
 /*
  * Expand {{name}} through lookup and @JEMALLOC@ to the jemalloc found at
- * build time; an unclosed "{{" is kept as text. Returns a malloc'ed string,
- * or NULL when a lookup failed.
+ * build time; an unclosed "{{" is kept as text. {{FILTER name}} puts the
+ * value through a format's quoting (lib/quote.h): conninfo (a libpq
+ * conninfo value), url_auth ("//:PASSWORD@" percent-encoded, "" when empty),
+ * resp (a RESP bulk string). Returns a malloc'ed string, or NULL when a
+ * lookup failed.
  */
 char *ph_expand(const char *tmpl, ph_lookup_fn lookup, void *ctx, int line);
+
+/* The length of name's "FILTER " prefix (len bytes of name), 0 when it has none. */
+size_t ph_filter_len(const char *name, size_t len);
 
 /* Copy name (len bytes) into key as a C string: false when it does not fit (EINVAL). */
 bool ph_key(const char *name, size_t len, char *key, size_t keylen);

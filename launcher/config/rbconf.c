@@ -533,8 +533,67 @@ static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind t
 	return l;
 }
 
+static bool hash_item(struct parser *p, size_t open, struct vec *vec);
+
+/* Whether a `key =>` or `key:` pair starts at p->pos (looks ahead, consumes nothing). */
+static bool pair_ahead(const struct parser *p)
+{
+	size_t i = p->pos;
+	int c = at(p, i);
+	if (is_ident_start(c)) {
+		size_t e = rbl_ident_end(p, i);
+		return at(p, e) == ':' && at(p, e + 1) != ':';
+	}
+	if (c == '\'' || c == '"') {
+		for (i++; i < p->len && p->s[i] != c; i += p->s[i] == '\\' ? 2 : 1)
+			;
+		if (i >= p->len)
+			return false;
+		if (at(p, i + 1) == ':' && at(p, i + 2) != ':')
+			return true; /* "k": */
+		i++;
+	} else if (c == ':' && is_ident_start(at(p, i + 1))) {
+		i = rbl_ident_end(p, i + 1);
+	} else {
+		return false;
+	}
+	while (at(p, i) == ' ' || at(p, i) == '\t')
+		i++;
+	return at(p, i) == '=' && at(p, i + 1) == '>';
+}
+
+/*
+ * [ 'a' => 1, 'b' => 2 ]: as in Ruby, pairs at the end of an array literal
+ * are one hash (Omnibus' own gitlab.rb writes static_configs that way).
+ */
+static bool trailing_hash(struct parser *p, size_t open, struct vec *vec)
+{
+	size_t start = p->pos;
+	struct vec pairs = {0};
+	while (!p->failed && peek(p) != ']') {
+		if (peek(p) < 0 || is_closer(peek(p))) {
+			rbl_fail_unclosed(p, p->pos, open, ']');
+			return false;
+		}
+		if (!hash_item(p, open, &pairs))
+			return false;
+		if (peek(p) == ',') {
+			p->pos++;
+			rbl_skip_ws_nl(p);
+		}
+	}
+	struct rb_value *h = new_value(p, RB_HASH, start);
+	if (h == NULL)
+		return false;
+	h->u.h.v = pairs.v;
+	h->u.h.n = pairs.n;
+	return rbl_vec_push(p, vec, &h, sizeof h);
+}
+
 static bool array_item(struct parser *p, size_t open, struct vec *vec)
 {
+	if (pair_ahead(p))
+		return trailing_hash(p, open, vec);
 	struct rb_value *v = parse_value(p, ']', open);
 	return v != NULL && rbl_vec_push(p, vec, &v, sizeof v);
 }

@@ -47,6 +47,14 @@ void buf_commit(struct buf *b, size_t k)
 	b->p[b->len] = '\0';
 }
 
+void buf_truncate(struct buf *b, size_t len)
+{
+	if (b->p == NULL || len >= b->len)
+		return;
+	b->len = len;
+	b->p[len] = '\0';
+}
+
 void buf_add(struct buf *b, const void *s, size_t n)
 {
 	char *to = buf_room(b, n);

@@ -20,6 +20,8 @@ void buf_init(struct buf *b);
 void buf_free(struct buf *b);
 /* Empty b, keeping its memory for the next use. */
 void buf_reset(struct buf *b);
+/* Drop everything after the first len bytes (len <= b->len): undo appends. */
+void buf_truncate(struct buf *b, size_t len);
 
 void buf_add(struct buf *b, const void *s, size_t n);
 void buf_adds(struct buf *b, const char *s);

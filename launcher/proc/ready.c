@@ -295,19 +295,23 @@ static bool peer_is(int fd, pid_t pid, const char *path, char *why, size_t len)
 	return false;
 }
 
-/* check_send, then read until check_expect shows up in the reply. 1, or 0 with why. */
-static int converse(int fd, const struct cat_service *def, long deadline, char *why, size_t len)
+/*
+ * check_send, then read until check_expect shows up in the reply. 1, or 0 with why. Both are
+ * expanded here, in gitlab-ctl's memory: a {{resp password}} never reaches an argv.
+ */
+static int converse_with(int fd, const char *send_s, const char *expect, long deadline, char *why,
+                         size_t len)
 {
 	char buf[1024];
 	size_t got = 0;
-	if (def->check_send != NULL) {
-		size_t n = strlen(def->check_send);
-		if (send(fd, def->check_send, n, MSG_NOSIGNAL) != (ssize_t)n) {
+	if (send_s != NULL) {
+		size_t n = strlen(send_s);
+		if (send(fd, send_s, n, MSG_NOSIGNAL) != (ssize_t)n) {
 			snprintf(why, len, "send: %s", strerror(errno));
 			return 0;
 		}
 	}
-	if (def->check_expect == NULL)
+	if (expect == NULL)
 		return 1;
 	while (got < sizeof buf - 1) {
 		if (poll_until(fd, POLLIN, deadline) != 1) {
@@ -321,7 +325,7 @@ static int converse(int fd, const struct cat_service *def, long deadline, char *
 			break;
 		got += (size_t)n;
 		buf[got] = '\0';
-		if (strstr(buf, def->check_expect) != NULL)
+		if (strstr(buf, expect) != NULL)
 			return 1;
 	}
 	buf[got] = '\0';
@@ -330,9 +334,27 @@ static int converse(int fd, const struct cat_service *def, long deadline, char *
 	struct buf esc;
 	buf_init(&esc);
 	safetext_add(&esc, buf, strnlen(buf, 80), 0);
-	snprintf(why, len, "answered \"%s\", not \"%s\"", buf_str(&esc), def->check_expect);
+	snprintf(why, len, "answered \"%s\", not \"%s\"", buf_str(&esc), expect);
 	buf_free(&esc);
 	return 0;
+}
+
+static int converse(int fd, const struct attrs *a, const struct svc *s, long deadline, char *why,
+                    size_t len)
+{
+	const struct cat_service *def = s->def;
+	char *send_s = def->check_send ? attrs_expand(a, s, def->check_send) : NULL;
+	char *expect = def->check_expect ? attrs_expand(a, s, def->check_expect) : NULL;
+	int r = 0;
+	if ((def->check_send && send_s == NULL) || (def->check_expect && expect == NULL))
+		snprintf(why, len, "check_send or check_expect: unknown placeholder");
+	else
+		r = converse_with(fd, send_s, expect, deadline, why, len);
+	if (send_s != NULL)
+		explicit_bzero(send_s, strlen(send_s)); /* it may hold a password */
+	free(send_s);
+	free(expect);
+	return r;
 }
 
 /* ---- the checks --------------------------------------------------------------------------- */
@@ -388,7 +410,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 	}
 	if (fd == -1)
 		return 0;
-	int r = converse(fd, def, deadline, why, len);
+	int r = converse(fd, a, s, deadline, why, len);
 	close(fd);
 	return r;
 }

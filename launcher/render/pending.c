@@ -24,6 +24,7 @@ static const struct {
     {PENDING_RUN, "run"},
     {PENDING_ENV, "env"},
     {PENDING_CONFIG, "config"},
+    {PENDING_RELOAD, "reload"},
 };
 
 #define NWORDS (sizeof words / sizeof words[0])
@@ -194,5 +195,7 @@ const char *pending_text(unsigned what, char *buf, size_t len)
 				strlcat(buf, ", ", len);
 			strlcat(buf, say[i], len);
 		}
+	if (what & PENDING_RELOAD)
+		strlcat(buf, buf[0] ? ", reload" : "reload", len);
 	return buf;
 }

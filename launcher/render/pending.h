@@ -9,7 +9,7 @@
  * even when the tree shows no difference.
  *
  * Layout: <install>/var/pending/<service>, one file per service holding
- * words ("restart", "log-reload", "log-restart", and the reasons "run",
+ * words ("restart", "reload", "log-reload", "log-restart", and the reasons "run",
  * "env", "config"), written to a temp file,
  * fsync'd, renamed, and the directory fsync'd. The directory is root's,
  * 0700: only whoever runs reconfigure can owe or forgive work.
@@ -30,7 +30,8 @@
 #define PENDING_RUN    0x8u
 #define PENDING_ENV    0x10u
 #define PENDING_CONFIG 0x20u
-#define PENDING_ALL    0x3fu
+#define PENDING_RELOAD 0x40u /* HUP the service: it rereads its config */
+#define PENDING_ALL    0x7fu
 
 struct pending {
 	int dirfd; /* <install>/var/pending, -1 when not open */

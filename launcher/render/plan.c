@@ -53,6 +53,7 @@ static void plan_free(struct plan *p)
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
 		tpl_spans_free(&p->extra[i].sec);
+		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
 }
@@ -154,7 +155,8 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
-static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars)
+static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_vars *vars,
+                       struct svvars *c)
 {
 	const struct cat_service *def = p->svc->def;
 	int rc = 0;
@@ -162,9 +164,11 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 	for (size_t i = 0; i < def->ntemplates; i++) {
 		const struct cat_template *ct = &def->templates[i];
 		struct plan_extra *e = &p->extra[p->nextra++];
+		e->def = ct;
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
+		e->group_owned = ct->group_owned;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(x->d, DIAG_ERR, def->file, ct->line,
@@ -173,7 +177,9 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 			rc = -1;
 			continue;
 		}
+		c->map = &e->srcmap;
 		rc |= render(x, ct->src, vars, &e->body, &e->sec);
+		c->map = NULL;
 	}
 	return rc;
 }
@@ -206,7 +212,7 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
 		rc |= render(x, "control-t", &vars, &p->control_t, &p->control_t_sec);
 	rc |= plan_steps(x, p);
-	rc |= plan_extras(x, p, &vars);
+	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
 }
 
@@ -472,7 +478,8 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 		const struct plan_extra *x = &p->extra[e];
 		int node = tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
 		                         x->service_owned ? p->uid : o.uid,
-		                         x->service_owned ? p->gid : o.gid, i, TR_CONFIG, 0);
+		                         x->service_owned || x->group_owned ? p->gid : o.gid, i,
+		                         x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
 		tree_set_spans(t, node, &x->sec);
 	}
 	return 0;
@@ -499,6 +506,25 @@ static int add_exporter_link(const struct ctl *ctl, struct tree *t)
 	return 0;
 }
 
+/* Every string in a secret yaml setting (an SMTP password inside alertmanager['global']). */
+static void add_data_secrets(struct tree *t, const struct yval *v)
+{
+	if (v == NULL)
+		return;
+	if (v->kind == YV_STR) {
+		struct buf q; /* as the file holds it: escaped, between its quotes */
+		buf_init(&q);
+		tpl_yaml_quote(&q, v->text);
+		buf_addc(&q, '\0');
+		q.p[q.len - 2] = '\0';
+		tree_add_secret(t, q.p + 1);
+		tree_add_secret(t, v->text);
+		buf_free(&q);
+	}
+	for (size_t i = 0; i < v->n; i++)
+		add_data_secrets(t, v->items[i]);
+}
+
 /* Below the root nothing is followed; a secret value outside its spans hides the file's diff. */
 static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 {
@@ -519,6 +545,9 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 		for (size_t j = 0; j < s->env.n; j++)
 			if (svc_env_secret(s, s->env.v[j].name) != SECRET_NONE)
 				tree_add_secret(t, s->env.v[j].value);
+		for (size_t j = 0; j < s->def->nsettings; j++)
+			if (s->def->settings[j].secret && s->def->settings[j].type == ST_YAML)
+				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
 		warnx("path too long");

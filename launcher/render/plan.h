@@ -21,14 +21,18 @@
 #include "lib/diag.h"
 #include "render/template.h"
 #include "render/tree.h"
+#include "render/yaml.h"
 
 /* A catalog template rendered to its destination (catalog: templates). */
 struct plan_extra {
+	const struct cat_template *def;
 	char *dest;
 	struct buf body;
 	struct tpl_spans sec; /* where secret values landed in body */
 	mode_t mode;
 	bool service_owned;
+	bool group_owned;          /* root's, the service's group */
+	struct yaml_srcmap srcmap; /* its lines written from gitlab.rb values */
 };
 
 /* A setup step with its placeholders expanded (catalog: setup). */

@@ -45,8 +45,9 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 		} else if (tpl_render_file(src, &vars, &body, d) == -1) {
 			rc = -1;
 		} else {
-			tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid),
-			              (gid_t)owner(ct, (uid_t)gid), -1, TR_CONFIG, 0);
+			gid_t g = ct->group_owned ? gid : (gid_t)owner(ct, (uid_t)gid);
+			tree_add_file(t, dest, body.p, body.len, ct->mode, owner(ct, uid), g, -1,
+			              TR_CONFIG, 0);
 		}
 		free(dest);
 		buf_free(&body);

@@ -1,7 +1,10 @@
 /* The variables of a service's templates (see svvars.h). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <stdlib.h>
 
 #include "render/svvars.h"
 
@@ -48,7 +51,8 @@ static bool builtin(const struct svvars *c, const char *name, const char **v)
 	case 'e':
 		return is(name, "env_directory", s->env_dir, v);
 	case 'g':
-		return is(name, "gitlab_ctl", c->ctl->self, v) || is(name, "group", s->group, v);
+		return is(name, "gitlab_ctl", c->ctl->self, v) || is(name, "group", s->group, v) ||
+		       is(name, "groups", s->groups ? s->groups : "", v);
 	case 'h':
 		return is(name, "home", s->home, v);
 	case 'l':
@@ -98,6 +102,66 @@ static int rsecret(void *arg, const char *name, size_t elem)
 	return most;
 }
 
+/* "file:line:col" read from the right (a file name may hold ':'). */
+static bool parse_where(const char *w, struct tpl_origin *o)
+{
+	const char *c2 = strrchr(w, ':'), *c1 = c2;
+	while (c1 != NULL && c1 > w && c1[-1] != ':')
+		c1--;
+	if (c2 == NULL || c1 == NULL || c1 == w || (size_t)(c1 - 1 - w) >= sizeof o->file)
+		return false;
+	char num[32];
+	const char *e1 = NULL, *e2 = NULL;
+	if ((size_t)(c2 - c1) >= sizeof num)
+		return false;
+	memcpy(num, c1, (size_t)(c2 - c1));
+	num[c2 - c1] = '\0';
+	o->line = (int)strtonum(num, 1, INT_MAX, &e1);
+	o->col = (int)strtonum(c2 + 1, 0, INT_MAX, &e2);
+	memcpy(o->file, w, (size_t)(c1 - 1 - w));
+	o->file[c1 - 1 - w] = '\0';
+	return e1 == NULL && e2 == NULL;
+}
+
+/* Where gitlab.rb set a setting of this service, or of another as {{svc.name}}. */
+static bool rorigin(void *arg, const char *name, struct tpl_origin *o)
+{
+	const struct svvars *c = arg;
+	const struct svc *s = c->svc;
+	const char *dot = strchr(name, '.');
+	if (dot != NULL) {
+		char svc[128];
+		if ((size_t)(dot - name) >= sizeof svc)
+			return false;
+		memcpy(svc, name, (size_t)(dot - name));
+		svc[dot - name] = '\0';
+		s = attrs_svc(c->a, svc);
+		name = dot + 1;
+	}
+	const char *w = s ? kv_get(&s->where, name) : NULL;
+	if (w == NULL || !parse_where(w, o))
+		return false;
+	snprintf(o->label, sizeof o->label, "%s['%s']", s->def->config_name, name);
+	return true;
+}
+
+/* {{yamlv name}}: a yaml setting or scrape_jobs; an unset setting writes null. */
+static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent)
+{
+	const struct svvars *c = arg;
+	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
+	const struct yval *v = svc_data(c->svc, name);
+	if (v == NULL && (cs == NULL || cs->type != ST_YAML) &&
+	    !(strcmp(name, "scrape_jobs") == 0 && c->svc->def->scrape_collect))
+		return -1;
+	struct yval null = {.kind = YV_NULL};
+	if (items)
+		yaml_emit_items(out, v ? v : &null, indent, c->map);
+	else
+		yaml_emit_value(out, v ? v : &null, indent, c->map);
+	return 0;
+}
+
 struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
                             const struct svc *s)
 {
@@ -107,5 +171,10 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	v->svc = s;
 	if (s->listen_port > 0)
 		snprintf(v->port, sizeof v->port, "%d", s->listen_port);
-	return (struct tpl_vars){rget, rlist, v, rsecret, NULL};
+	return (struct tpl_vars){.get = rget,
+	                         .get_list = rlist,
+	                         .arg = v,
+	                         .origin = rorigin,
+	                         .put_data = rdata,
+	                         .secret = rsecret};
 }

@@ -14,96 +14,20 @@
 #include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
+#include "lib/quote.h"
 #include "lib/readfile.h"
 
 #define TPL_MAX_DEPTH 16
 #define TPL_MAX_FILE  (1024 * 1024)
 
-/* Inside single quotes nothing is special but the quote itself: close, escape, reopen. */
 void tpl_sh_quote(struct buf *b, const char *s)
 {
-	buf_addc(b, '\'');
-	for (size_t run; *s; s += run) {
-		run = strcspn(s, "'"); /* whole runs: a call per byte costs more than the quoting */
-		buf_add(b, s, run);
-		if (s[run] == '\'') {
-			buf_adds(b, "'\\''");
-			run++;
-		}
-	}
-	buf_addc(b, '\'');
+	quote_sh(b, s);
 }
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
+void tpl_yaml_quote(struct buf *b, const char *s)
 {
-	if (s[0] >= 0xc2 && s[0] <= 0xdf && (s[1] & 0xc0) == 0x80)
-		return 2;
-	if (s[0] >= 0xe0 && s[0] <= 0xef && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0; /* overlong or surrogate */
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80 &&
-	    (s[3] & 0xc0) == 0x80) {
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-/*
- * YAML 1.1/1.2 double-quoted scalar: escape the quote, backslash, every
- * control character and the Unicode line breaks (NEL, LS, PS) that a YAML
- * parser would otherwise fold. A byte that is not valid UTF-8 becomes U+FFFD,
- * as a YAML stream must be valid Unicode.
- */
-void tpl_yaml_quote(struct buf *b, const char *str)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *s = (const unsigned char *)str;
-
-	buf_addc(b, '"');
-	while (*s) {
-		unsigned char c = *s;
-		if (c == '"' || c == '\\') {
-			buf_addc(b, '\\');
-			buf_addc(b, (char)c);
-		} else if (c == '\n') {
-			buf_adds(b, "\\n");
-		} else if (c == '\t') {
-			buf_adds(b, "\\t");
-		} else if (c == '\r') {
-			buf_adds(b, "\\r");
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			buf_add(b, esc, sizeof esc);
-		} else if (c < 0x80) {
-			buf_addc(b, (char)c);
-		} else {
-			size_t n = utf8_len(s);
-			if (n == 0) {
-				buf_adds(b, "\\uFFFD");
-				s++;
-				continue;
-			}
-			if (n == 2 && s[0] == 0xc2 && s[1] == 0x85)
-				buf_adds(b, "\\N");
-			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa8)
-				buf_adds(b, "\\L");
-			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa9)
-				buf_adds(b, "\\P");
-			else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-				buf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
-			else
-				buf_add(b, (const char *)s, n);
-			s += n;
-			continue;
-		}
-		s++;
-	}
-	buf_addc(b, '"');
+	quote_yaml(b, s);
 }
 
 enum tag_kind {
@@ -111,11 +35,55 @@ enum tag_kind {
 	TAG_SH,
 	TAG_SHLIST,
 	TAG_YAML,
+	TAG_YAMLV,
+	TAG_YAMLITEMS,
 	TAG_INT,
+	TAG_FILTER,
 	TAG_IF,
 	TAG_UNLESS,
 	TAG_END,
 	TAG_COMMENT
+};
+
+static int filter_yaml(struct buf *out, const char *v, const char **why)
+{
+	(void)why;
+	quote_yaml(out, v);
+	return 0;
+}
+
+static int filter_redis(struct buf *out, const char *v, const char **why)
+{
+	(void)why;
+	quote_redis_arg(out, v);
+	return 0;
+}
+
+static int filter_conninfo(struct buf *out, const char *v, const char **why)
+{
+	(void)why;
+	quote_conninfo(out, v);
+	return 0;
+}
+
+/* The per-format filters: {{WORD name}} appends the value through quote.h's function. */
+static const struct {
+	const char *word;
+	quote_fn fn;
+	const char *format; /* for messages: where the value was going */
+} filters[] = {
+    {"pg_string", quote_pg_string, "postgresql.conf"},
+    {"pg_part", quote_pg_part, "postgresql.conf"},
+    {"pg_number", quote_pg_number, "postgresql.conf"},
+    {"pg_hosts", quote_pg_hosts, "postgresql.conf"},
+    {"pg_token", quote_pg_token, "pg_hba.conf/pg_ident.conf"},
+    {"conninfo", filter_conninfo, "a libpq connection string"},
+    {"redis", filter_redis, "redis.conf"},
+    {"redis_memory", quote_redis_memory, "redis.conf"},
+    {"redis_bind", quote_redis_bind, "redis.conf"},
+    {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
+    {"mode_private", quote_mode_private, "a file mode"},
+    {"yaml_str", filter_yaml, "YAML"},
 };
 
 struct render {
@@ -162,14 +130,17 @@ static bool valid_name(const char *s, size_t n)
 }
 
 /* Split a tag's inside into kind and variable name (copied into nm). 0, or -1 if malformed. */
-static int parse_tag(const char *s, size_t n, enum tag_kind *kind, char *nm, size_t nmlen)
+static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, char *nm,
+                     size_t nmlen)
 {
 	static const struct {
 		const char *word;
 		enum tag_kind kind;
 	} words[] = {
-	    {"sh*", TAG_SHLIST}, {"sh", TAG_SH},  {"yaml", TAG_YAML},
-	    {"int", TAG_INT},    {"#if", TAG_IF}, {"#unless", TAG_UNLESS},
+	    {"sh*", TAG_SHLIST},  {"sh", TAG_SH},
+	    {"yamlv", TAG_YAMLV}, {"yamlitems", TAG_YAMLITEMS},
+	    {"yaml", TAG_YAML},   {"int", TAG_INT},
+	    {"#if", TAG_IF},      {"#unless", TAG_UNLESS},
 	};
 	while (n > 0 && is_space(*s))
 		s++, n--;
@@ -185,7 +156,19 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, char *nm, siz
 		return 0;
 	}
 	*kind = TAG_RAW;
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+		size_t wl = strlen(filters[i].word);
+		if (n > wl && memcmp(s, filters[i].word, wl) == 0 && is_space(s[wl])) {
+			*kind = TAG_FILTER;
+			*filter = (int)i;
+			s += wl;
+			n -= wl;
+			while (n > 0 && is_space(*s))
+				s++, n--;
+			break;
+		}
+	}
+	for (size_t i = 0; *kind == TAG_RAW && i < sizeof words / sizeof words[0]; i++) {
 		size_t wl = strlen(words[i].word);
 		if (n > wl && memcmp(s, words[i].word, wl) == 0 && is_space(s[wl])) {
 			*kind = words[i].kind;
@@ -214,6 +197,59 @@ static bool is_int(const char *v)
 		if (*p < '0' || *p > '9')
 			return false;
 	return true;
+}
+
+/*
+ * A value its format cannot hold: at the gitlab.rb position that set it when
+ * the variables know it, else at the template line. The value itself is never
+ * echoed (it may be a secret).
+ */
+static void refuse(struct render *r, int filter, const char *nm, const char *why)
+{
+	struct tpl_origin o;
+	if (r->vars->origin != NULL && r->vars->origin(r->vars->arg, nm, &o)) {
+		struct src src = {.name = o.file};
+		diag_at(r->d, DIAG_ERR, (struct loc){&src, o.line, o.col}, "%s: %s (for %s)",
+		        o.label, why, filters[filter].format);
+		r->nerr++;
+		return;
+	}
+	rerr(r, "value of '%s': %s (for %s)", nm, why, filters[filter].format);
+}
+
+static void filter_value(struct render *r, int filter, const char *nm, const char *v)
+{
+	const char *why = NULL;
+	size_t len = r->out->len;
+	if (filters[filter].fn(r->out, v, &why) == -1) {
+		buf_truncate(r->out, len);
+		refuse(r, filter, nm, why);
+	}
+}
+
+/* The spaces that start the output's last line: a data value nests under that line. */
+static int line_indent(const struct buf *b)
+{
+	size_t s = b->len;
+	while (s > 0 && b->p[s - 1] != '\n')
+		s--;
+	int n = 0;
+	while (s + (size_t)n < b->len && b->p[s + (size_t)n] == ' ')
+		n++;
+	return n;
+}
+
+static void put_data(struct render *r, const char *nm, bool items, bool on)
+{
+	struct buf scratch;
+	buf_init(&scratch);
+	struct buf *to = on ? r->out : &scratch; /* looked up even when off, to catch typos */
+	if (on && !items && to->len > 0 && to->p[to->len - 1] == ' ')
+		to->len--; /* the emitter writes its own separator */
+	if (r->vars->put_data == NULL ||
+	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to)) == -1)
+		rerr(r, "unknown data placeholder '%s'", nm);
+	buf_free(&scratch);
 }
 
 void tpl_spans_free(struct tpl_spans *s)
@@ -255,7 +291,8 @@ static void substitute_list(struct render *r, const char *nm, bool on)
 }
 
 /* Emit one scalar substitution, or open a block. */
-static void emit(struct render *r, enum tag_kind kind, const char *nm, const char *v, bool on)
+static void emit(struct render *r, enum tag_kind kind, int filter, const char *nm, const char *v,
+                 bool on)
 {
 	switch (kind) {
 	case TAG_IF:
@@ -276,6 +313,10 @@ static void emit(struct render *r, enum tag_kind kind, const char *nm, const cha
 		if (on)
 			tpl_yaml_quote(r->out, v);
 		return;
+	case TAG_FILTER:
+		if (on)
+			filter_value(r, filter, nm, v);
+		return;
 	case TAG_INT:
 		/* Values are checked where they are used: {{#if x}}{{int x}}{{/if}} allows nil. */
 		if (on && !is_int(v))
@@ -295,9 +336,10 @@ static void emit(struct render *r, enum tag_kind kind, const char *nm, const cha
 /*
  * Emit one substitution (the value is looked up even in inactive blocks, to
  * catch typos, and so that a file whose template names a secret is known as
- * one however its blocks fall).
+ * one however its blocks fall). Whatever a filter's quoting made of a secret
+ * value, its output bytes are recorded as a span.
  */
-static void substitute(struct render *r, enum tag_kind kind, const char *nm)
+static void substitute(struct render *r, enum tag_kind kind, int filter, const char *nm)
 {
 	bool on = r->active[r->depth];
 	size_t from = r->out->len;
@@ -309,12 +351,17 @@ static void substitute(struct render *r, enum tag_kind kind, const char *nm)
 			r->vars->spans->may = true;
 		return;
 	}
+	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
+		put_data(r, nm, kind == TAG_YAMLITEMS, on);
+		note_secret(r, nm, 0, from);
+		return;
+	}
 	const char *v = r->vars->get(r->vars->arg, nm);
 	if (v == NULL) {
 		rerr(r, "unknown placeholder '%s'", nm);
 		return;
 	}
-	emit(r, kind, nm, v, on);
+	emit(r, kind, filter, nm, v, on);
 	note_secret(r, nm, 0, from);
 }
 
@@ -329,6 +376,7 @@ enum seg_kind { SEG_TEXT, SEG_TAG, SEG_MALFORMED, SEG_UNTERMINATED };
 struct seg {
 	enum seg_kind kind;
 	enum tag_kind tag;
+	int filter; /* TAG_FILTER: index in filters[] */
 	int line;
 	const char *text; /* SEG_TEXT: into the template's text */
 	size_t len;
@@ -413,8 +461,10 @@ static void tpl_compile(struct tpl *t, const char *text, size_t len)
 			return;
 		}
 		enum tag_kind kind;
+		int filter = 0;
 		char nm[128];
-		if (parse_tag(open + 2, (size_t)(close - open - 2), &kind, nm, sizeof nm) == -1) {
+		if (parse_tag(open + 2, (size_t)(close - open - 2), &kind, &filter, nm,
+		              sizeof nm) == -1) {
 			line = add_text(t, line, lit, (size_t)(open - lit));
 			size_t tl = (size_t)(close - open + 2);
 			seg_new(t, SEG_MALFORMED, line)->nm = xstrndup(open, tl < 63 ? tl : 63);
@@ -427,6 +477,7 @@ static void tpl_compile(struct tpl *t, const char *text, size_t len)
 		if (kind != TAG_COMMENT) {
 			struct seg *g = seg_new(t, SEG_TAG, line);
 			g->tag = kind;
+			g->filter = filter;
 			g->nm = kind == TAG_END ? NULL : xstrdup(nm);
 		}
 		line = count_lines(line, open, (size_t)(after - open));
@@ -450,7 +501,7 @@ static int tpl_run(const struct tpl *t, const char *name, const struct tpl_vars 
 		} else if (g->kind == SEG_MALFORMED) {
 			rerr(&r, "malformed tag '%s'", g->nm);
 		} else if (g->tag != TAG_END) {
-			substitute(&r, g->tag, g->nm);
+			substitute(&r, g->tag, g->filter, g->nm);
 		} else if (r.depth == 0) {
 			rerr(&r, "'%s' without an open block", "{{/if}}");
 		} else {

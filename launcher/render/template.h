@@ -10,16 +10,29 @@
  *   {{sh* name}}     a list, each element single-quoted, space-separated
  *   {{yaml name}}    a YAML double-quoted scalar with escapes
  *   {{int name}}     a decimal integer; anything else is an error
+ *   {{FORMAT name}}  the value in that file format's syntax (lib/quote.h), or an
+ *                    error: pg_string pg_part (inside quotes) pg_number
+ *                    pg_hosts (postgresql.conf),
+ *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
+ *                    redis redis_memory redis_bind redis_bind_loopback
+ *                    (redis.conf), mode_private (octal, no world bits),
+ *                    yaml_str (as {{yaml name}})
+ *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
+ *                    after "key: " and indented under that line
+ *   {{yamlitems name}} an array's elements as "- item" lines continuing a
+ *                    list, the tag indented like the list's other items
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped
  * A block tag alone on its line drops the whole line, so optional lines leave
  * no blank line behind. An unknown name is an error naming the template file
- * and line: a typo never renders as an empty string.
+ * and line: a typo never renders as an empty string. A value a format refuses
+ * is reported where gitlab.rb set it, when the variables know (origin).
  */
 #ifndef GITLAB_CTL_TEMPLATE_H
 #define GITLAB_CTL_TEMPLATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,17 +61,29 @@ void tpl_spans_free(struct tpl_spans *s);
 #define TPL_SECRET_MAY   1 /* built from a secret setting that is empty now */
 #define TPL_SECRET_HOLDS 2 /* holds a secret now */
 
+/* Where a value was set, for a refusal: file:line:col and the name as written there. */
+struct tpl_origin {
+	char file[PATH_MAX];
+	int line, col;
+	char label[256]; /* e.g. postgresql['shared_buffers'] */
+};
+
 /*
- * Where values come from: a scalar (NULL: unknown) and a list (NULL:
- * unknown). When secret and spans are set, every substitution of a value
- * secret says TPL_SECRET_HOLDS of (elem: the list element, 0 for a scalar)
- * records the output bytes its escaping produced in spans, so that what is
- * printed can be redacted whatever the quoting did to the value.
+ * Where values come from: a scalar (NULL: unknown), a list (NULL: unknown)
+ * and where a scalar was set (false: a default; the template line is blamed).
+ * When secret and spans are set, every substitution of a value secret says
+ * TPL_SECRET_HOLDS of (elem: the list element, 0 for a scalar) records the
+ * output bytes its escaping produced in spans, so that what is printed can be
+ * redacted whatever the quoting did to the value.
  */
 struct tpl_vars {
 	const char *(*get)(void *arg, const char *name);
 	char *const *(*get_list)(void *arg, const char *name); /* may be NULL */
 	void *arg;
+	bool (*origin)(void *arg, const char *name, struct tpl_origin *o); /* may be NULL */
+	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
+	 * indented `indent`; -1: unknown. May be NULL. */
+	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
 	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
 	struct tpl_spans *spans;                                 /* may be NULL */
 };

@@ -67,6 +67,7 @@ enum tnode_role {
 	TR_RUN,        /* run script: restart the service */
 	TR_ENV,        /* env dir entry: restart the service */
 	TR_CONFIG,     /* config the service reads at start: restart it */
+	TR_CONFIG_HUP, /* config the service rereads on HUP: signal it, same pid */
 	TR_LOG_CONFIG, /* svlogd config: HUP the log service only */
 	TR_LOG_RUN,    /* log/run: restart the log service only */
 	TR_ENABLE,     /* service/<svc> symlink: the service gets supervised */

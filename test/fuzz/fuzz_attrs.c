@@ -87,6 +87,9 @@ static const struct attrs *cur_attrs; /* for {{svc.setting}} in gitlab-exporter.
 
 static const char *get(void *arg, const char *name)
 {
+	const struct svc *s = arg;
+	if (strcmp(name, "groups") == 0) /* a field of svc, as render/svvars.c serves it */
+		return s->groups ? s->groups : "";
 	return attrs_var(cur_attrs, arg, name);
 }
 
@@ -109,7 +112,7 @@ static void check_kvlist(const struct kvlist *l)
 /* The run script must hand each value to gitlab-ctl as one unchanged word. */
 static void check_run(const struct svc *s, const char *text)
 {
-	const char **want = calloc(s->argc + 16, sizeof *want);
+	const char **want = calloc(s->argc + 18, sizeof *want);
 	size_t n = 0;
 	if (want == NULL)
 		abort();
@@ -128,6 +131,10 @@ static void check_run(const struct svc *s, const char *text)
 			want[n++] = fixed[i][0];
 		if (fixed[i][1] != NULL)
 			want[n++] = svc_var(s, fixed[i][1]);
+		if (i == 3 && s->groups != NULL && s->groups[0] != '\0') {
+			want[n++] = "--groups";
+			want[n++] = s->groups;
+		}
 	}
 	for (size_t i = 0; i < s->argc; i++)
 		want[n++] = s->argv[i];
@@ -141,7 +148,7 @@ static void check_run(const struct svc *s, const char *text)
 
 static void render(const struct svc *s)
 {
-	struct tpl_vars vars = {get, get_list, (void *)s, NULL, NULL};
+	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = (void *)s};
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && strcmp(s->def->name, "gitlab-exporter") != 0)
 			continue;

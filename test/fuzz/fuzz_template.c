@@ -89,7 +89,7 @@ static bool has_control(const char *s)
 /* Render template t; returns rc, and checks the rc/diagnostics contract. */
 static int render(int t, struct vals *v, struct buf *out)
 {
-	struct tpl_vars vars = {get, get_list, v, NULL, NULL};
+	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = v};
 	struct diags d;
 	diags_init(&d);
 	buf_init(out);
@@ -159,7 +159,7 @@ static void fuzz_text(const char *text, size_t len)
 	v.argv[1] = "it's";
 	v.argv[2] = "";
 	v.argv[3] = NULL;
-	struct tpl_vars vars = {get, get_list, &v, NULL, NULL};
+	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = &v};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
@@ -188,6 +188,7 @@ static void fuzz_shell(char **f, size_t nf)
 	struct vals v = {.n = 0};
 	for (size_t i = 0; i < nn; i++)
 		set(&v, names[i], i < nf ? f[i] : defaults[i]);
+	set(&v, "groups", ""); /* no --groups */
 	size_t na = 0;
 	for (size_t i = nn; i < nf && na < MAXF - 20; i++)
 		v.argv[na++] = f[i];

@@ -96,7 +96,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 4);
+	assert_int_equal(a.nsvcs, 6);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);
@@ -433,6 +433,124 @@ static void test_flags(void **state)
 	                    "--a.first=3 --no-collector.wifi --web.telemetry-path=/m");
 	attrs_free(&a);
 	diags_free(&d);
+}
+
+/* Omnibus' two flag spellings: prometheus --k=v (empty skipped), alertmanager kingpin. */
+static void test_flag_styles(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("prometheus['flags'] = { 'a.empty' => '', 'b.bool' => true,"
+	                       " 'config.file' => nil }\n"
+	                       "alertmanager['flags'] = { 'a.on' => true, 'b.off' => false,"
+	                       " 'c.empty' => '', 'd.text' => 'true' }\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *p = svc(&a, "prometheus"), *am = svc(&a, "alertmanager");
+	assert_string_equal(svc_var(p, "flags"),
+	                    "--b.bool=true --storage.tsdb.path=/var/opt/gitlab/prometheus/data "
+	                    "--web.listen-address=localhost:9090");
+	assert_string_equal(am->argv[1], "--a.on");
+	assert_string_equal(am->argv[2], "--no-b.off");
+	/* "cluster.listen-address=" in the catalog: an explicitly empty value, kept. */
+	assert_string_equal(am->argv[3], "--cluster.listen-address=");
+	assert_string_equal(am->argv[5], "--d.text=true"); /* a string, not a boolean */
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(
+	    build("alertmanager['flags']['cluster.listen-address'] = '0.0.0.0:9094'\n", &a, &d), 0);
+	assert_non_null(strstr(svc_var(svc(&a, "alertmanager"), "flags"),
+	                       "--cluster.listen-address=0.0.0.0:9094 "));
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+static bool on(const struct attrs *a, const char *name)
+{
+	return svc(a, name)->enabled;
+}
+
+/* roles([...]) turns on what names the role and off what does not; the switch wins. */
+static void test_roles_and_switch(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("roles(['monitoring_role'])\n", &a, &d), 0);
+	assert_true(on(&a, "prometheus") && on(&a, "alertmanager") && on(&a, "node-exporter"));
+	assert_false(on(&a, "gitlab-exporter") || on(&a, "postgresql") || on(&a, "redis"));
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(build("roles ['monitoring_role', 'redis_role']\n"
+	                       "gitlab_exporter['enable'] = true\n",
+	                       &a, &d),
+	                 0);
+	assert_true(on(&a, "gitlab-exporter") && on(&a, "prometheus"));
+	find(&d, DIAG_WARN, "role 'redis_role' enables no service");
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(build("prometheus['enable'] = true\ngitlab_exporter['enable'] = true\n"
+	                       "prometheus_monitoring['enable'] = false\n",
+	                       &a, &d),
+	                 0);
+	assert_false(on(&a, "prometheus") || on(&a, "gitlab-exporter"));
+	attrs_free(&a);
+	diags_free(&d);
+	expect_at("roles 'monitoring_role'\n", "roles takes an array", 1, 7);
+	expect_at("prometheus_monitoring['enable'] = 'no'\n", "must be true or false", 1, 35);
+}
+
+static const char *job_name(const struct yval *jobs, size_t i)
+{
+	assert_true(i < jobs->n);
+	const struct yval *n = yval_get(jobs->items[i], "job_name");
+	assert_non_null(n);
+	return n->text;
+}
+
+/* prometheus' scrape_jobs: ours by catalog order, then the user's; a same name replaces. */
+static void test_scrape_jobs(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(
+	    build(
+	        "prometheus['enable'] = true\nnode_exporter['enable'] = true\n"
+	        "node_exporter['listen_address'] = '0.0.0.0:9101'\n"
+	        "postgresql['enable'] = true\n"
+	        "prometheus['scrape_configs'] = [ { 'job_name' => 'app', 'x' => [1, 2.5, nil] },\n"
+	        "  { 'job_name' => 'node', 'static_configs' => [] } ]\n",
+	        &a, &d),
+	    0);
+	const struct yval *jobs = svc_data(svc(&a, "prometheus"), "scrape_jobs");
+	assert_non_null(jobs);
+	assert_int_equal(jobs->n, 6);
+	assert_string_equal(job_name(jobs, 0), "prometheus");
+	assert_string_equal(job_name(jobs, 1), "node"); /* the user's, in our place */
+	assert_null(yval_get(jobs->items[1], "metrics_path"));
+	assert_string_equal(job_name(jobs, 2), "gitlab_exporter_database"); /* needs postgresql */
+	assert_string_equal(job_name(jobs, 3), "gitlab_exporter_ruby"); /* no redis: no sidekiq */
+	assert_string_equal(job_name(jobs, 4), "gitlab_exporter_process");
+	assert_string_equal(job_name(jobs, 5), "app");
+	const struct diag *w =
+	    find(&d, DIAG_WARN, "scrape job 'node' of prometheus['scrape_configs']");
+	assert_int_equal(w->line, 6);
+	assert_string_equal(svc_var(svc(&a, "node-exporter"), "scrape_target"), "localhost:9101");
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(
+	    build("prometheus['enable'] = true\nnode_exporter['enable'] = true\n", &a, &d), 0);
+	jobs = svc_data(svc(&a, "prometheus"), "scrape_jobs");
+	assert_string_equal(job_name(jobs, 1), "node");
+	const struct yval *t = yval_get(jobs->items[1], "static_configs")->items[0];
+	assert_string_equal(yval_get(t, "targets")->items[0]->text, "localhost:9100");
+	attrs_free(&a);
+	diags_free(&d);
+	expect_at("prometheus['scrape_configs'] = [ { 'static_configs' => [] } ]\n",
+	          "needs a string 'job_name'", 1, 34);
+	expect_at("prometheus['scrape_configs'] = [ { 1 => 2 } ]\n", "cannot evaluate", 1, 34);
 }
 
 /* An argument execve would refuse is reported where the flag was written, not at the catalog. */
@@ -844,6 +962,38 @@ static void test_secret_names(void **state)
 	assert_false(env_is_secret("LD_PRELOAD"));
 }
 
+/* Values composed for another format are quoted for it; a value the catalog refuses is named. */
+static void test_formats_and_refusals(void **state)
+{
+	(void)state;
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("postgresql['database'] = \"it's db\"\n"
+	                       "postgresql['unix_socket_directory'] = '/run/pg sock'\n"
+	                       "redis['password'] = 'p@ss word/%'\n",
+	                       &a, &d),
+	                 0);
+	const struct svc *ge = svc(&a, "gitlab-exporter");
+	assert_string_equal(svc_var(ge, "connection_string"),
+	                    "dbname='it\\'s db' user=gitlab host='/run/pg sock' port=5432");
+	assert_string_equal(svc_var(ge, "redis_url"),
+	                    "unix://:p%40ss%20word%2F%25@/var/opt/gitlab/redis/redis.socket");
+	attrs_free(&a);
+	diags_free(&d);
+
+	expect_at("x = 1\npostgresql['sql_user'] = 'gitlab-psql'\n", "a superuser role", 2, 26);
+	expect_at("postgresql['sql_user'] = 'postgres'\n", "postgresql['sql_user'] = 'postgres'", 1,
+	          26);
+	/* The superuser is whatever account runs the cluster. */
+	expect_at("postgresql['username'] = 'pgadmin'\npostgresql['sql_user'] = 'pgadmin'\n",
+	          "is refused", 2, 26);
+	expect_at("user['username'] = 'gitlab'\npostgresql['username'] = 'gitlab'\n",
+	          "would own the cluster", 2, 26);
+	assert_int_equal(build("postgresql['sql_user'] = 'gitlab-psql2'\n", &a, &d), 0);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -856,6 +1006,9 @@ int main(void)
 	    cmocka_unit_test(test_env_merge),
 	    cmocka_unit_test(test_env_validation_located),
 	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_flag_styles),
+	    cmocka_unit_test(test_roles_and_switch),
+	    cmocka_unit_test(test_scrape_jobs),
 	    cmocka_unit_test(test_argv_located),
 	    cmocka_unit_test(test_user_group),
 	    cmocka_unit_test(test_logging),
@@ -864,6 +1017,7 @@ int main(void)
 	    cmocka_unit_test(test_secret_names),
 	    cmocka_unit_test(test_service_accounts),
 	    cmocka_unit_test(test_cross_service),
+	    cmocka_unit_test(test_formats_and_refusals),
 	    cmocka_unit_test(test_cross_service_errors),
 	    cmocka_unit_test(test_catalog_setting_errors),
 	    cmocka_unit_test(test_nil_defaults),

@@ -42,11 +42,13 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 4);
-	assert_string_equal(c.v[0].name, "gitlab-exporter"); /* sorted by name */
-	assert_string_equal(c.v[1].name, "node-exporter");
-	assert_string_equal(c.v[2].name, "postgresql");
-	assert_string_equal(c.v[3].name, "redis");
+	assert_int_equal(c.n, 6);
+	assert_string_equal(c.v[0].name, "alertmanager"); /* sorted by name */
+	assert_string_equal(c.v[1].name, "gitlab-exporter");
+	assert_string_equal(c.v[2].name, "node-exporter");
+	assert_string_equal(c.v[3].name, "postgresql");
+	assert_string_equal(c.v[4].name, "prometheus");
+	assert_string_equal(c.v[5].name, "redis");
 
 	const struct cat_service *ge = catalog_find(&c, "gitlab_exporter");
 	assert_ptr_equal(ge, catalog_find(&c, "gitlab-exporter"));
@@ -146,7 +148,8 @@ static void test_shipped_payload(void **state)
 	assert_null(pg->check);
 	assert_true(pg->ncheck_command > 0);
 	assert_string_equal(rd->check, "unix:{{unixsocket}}");
-	assert_string_equal(rd->check_send, "PING\r\n");
+	assert_string_equal(rd->check_send,
+	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
 	size_t order[8], pos[8];
@@ -399,7 +402,7 @@ static void test_malformed_more(void **state)
 	             "host:port");
 	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = \"x=1\"; }"), 4,
 	             "must be an array of \"key=value\" strings");
-	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ \"novalue\" ]; }"), 4,
+	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ \"=novalue\" ]; }"), 4,
 	             "must be \"key=value\"");
 	expect_error(S1("{ name = \"f\"; type = \"flags\"; default = [ 1 ]; }"), 4,
 	             "must be a string");

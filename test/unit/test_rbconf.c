@@ -323,6 +323,23 @@ static void test_hashes(void **state)
 	assert_loc(in->u.h.v[0].key->loc, 3, 5);
 	assert_int_equal(v->u.h.v[1].val->kind, RB_NIL);
 
+	/* pairs ending an array literal are one hash, as Ruby reads [1, 'a' => 2, b: 3] */
+	v = val("[1, 'a' => 2, b: 3,\n :c => 4]");
+	assert_int_equal(v->kind, RB_ARRAY);
+	assert_int_equal(v->u.a.n, 2);
+	in = v->u.a.v[1];
+	assert_int_equal(in->kind, RB_HASH);
+	assert_int_equal(in->u.h.n, 3);
+	assert_str(in->u.h.v[0].key, RB_STR, "a");
+	assert_str(in->u.h.v[1].key, RB_SYM, "b");
+	assert_str(in->u.h.v[2].key, RB_SYM, "c");
+	assert_loc(in->loc, 1, 9);
+	v = val("[ 'targets' => ['h:1'], ]");
+	assert_int_equal(v->u.a.n, 1);
+	assert_str(v->u.a.v[0]->u.h.v[0].key, RB_STR, "targets");
+	v = val("['a', \"b\"]"); /* strings alone stay strings */
+	assert_str(v->u.a.v[1], RB_STR, "b");
+
 	/* a Ruby symbol key with a Ruby keyword's name */
 	v = val("{ if: 1, end: 2 }");
 	assert_str(v->u.h.v[0].key, RB_SYM, "if");

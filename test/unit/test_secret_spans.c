@@ -58,7 +58,7 @@ static int secret(void *arg, const char *name, size_t elem)
 
 static char *render_spans(const char *text, struct tpl_spans *sp)
 {
-	struct tpl_vars v = {get, get_list, NULL, secret, sp};
+	struct tpl_vars v = {.get = get, .get_list = get_list, .secret = secret, .spans = sp};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);

@@ -16,9 +16,13 @@
 #include "render/template.h"
 
 static const char *vals[][2] = {
-    {"empty", ""},    {"plain", "hello"},
-    {"port", "9168"}, {"nasty", "a'b\"c$(touch /tmp/x)`id`\\n\nend"},
-    {"nl", "x\ny"},   {"unicode", "caf\xc3\xa9 \xe2\x80\xa8 \xff"},
+    {"empty", ""},
+    {"plain", "hello"},
+    {"port", "9168"},
+    {"nasty", "a'b\"c$(touch /tmp/x)`id`\\n\nend"},
+    {"nl", "x\ny"},
+    {"quote", "it's a\\b"},
+    {"unicode", "caf\xc3\xa9 \xe2\x80\xa8 \xff"},
 };
 
 static const char *get(void *arg, const char *name)
@@ -38,7 +42,7 @@ static char *const *get_list(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? argv_list : NULL;
 }
 
-static const struct tpl_vars vars = {get, get_list, NULL, NULL, NULL};
+static const struct tpl_vars vars = {.get = get, .get_list = get_list};
 
 /* Render, expecting success; returns a malloc'ed string. */
 static char *render_ok(const char *text)
@@ -224,7 +228,7 @@ static char *render_template(const char *file, const struct kvs *k)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
-	struct tpl_vars v = {kv_lookup, kv_list, (void *)k, NULL, NULL};
+	struct tpl_vars v = {.get = kv_lookup, .get_list = kv_list, .arg = (void *)k};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
@@ -268,6 +272,7 @@ static void test_run_template(void **state)
 	    {"env_directory", "/e\nnv"},
 	    {"user", "g\"it"},
 	    {"group", "g$IFS"},
+	    {"groups", "r'ed,is"},
 	    {"home", touch},
 	    {"service", "gitlab-exporter"},
 	};
@@ -281,9 +286,9 @@ static void test_run_template(void **state)
 	setenv("RUNSCRIPT", script, 1);
 	size_t n = sh_eval("exec \"$RUNSCRIPT\"", out, sizeof out);
 	const char *want[] = {
-	    "--root", "/r o'ot",  "exec",  "--envdir", "/e\nnv", "--user",
-	    "g\"it",  "--group",  "g$IFS", "--chdir",  touch,    "gitlab-exporter",
-	    "--",     "/bin/cmd", "it's",  "\\",       "",       "a\nb"};
+	    "--root",  "/r o'ot",  "exec",     "--envdir", "/e\nnv",  "--user", "g\"it",
+	    "--group", "g$IFS",    "--groups", "r'ed,is",  "--chdir", touch,    "gitlab-exporter",
+	    "--",      "/bin/cmd", "it's",     "\\",       "",        "a\nb"};
 	size_t off = 0;
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		assert_true(off < n);
@@ -296,7 +301,7 @@ static void test_run_template(void **state)
 	/* without a root, no --root at all */
 	const char *const vals_noroot[][2] = {
 	    {"gitlab_ctl", fake}, {"root", ""},   {"env_directory", "/e"}, {"user", "u"},
-	    {"group", "g"},       {"home", "/h"}, {"service", "s"},
+	    {"group", "g"},       {"groups", ""}, {"home", "/h"},          {"service", "s"},
 	};
 	struct kvs k2 = {vals_noroot, sizeof vals_noroot / sizeof vals_noroot[0], argv};
 	run = render_template("run", &k2);
@@ -559,9 +564,62 @@ static void test_cache(void **state)
 	rmdir(dir);
 }
 
+/* {{FORMAT name}}: the value in the format's syntax; a refusal at the template line... */
+static void test_filters(void **state)
+{
+	(void)state;
+	char *s =
+	    render_ok("a = {{pg_string quote}}; b = '{{pg_part plain}}/x'; c {{redis nasty}}");
+	assert_string_equal(
+	    s, "a = 'it''s a\\\\b'; b = 'hello/x'; c \"a'b\\\"c$(touch /tmp/x)`id`\\\\n\\nend\"");
+	free(s);
+	render_err("x\nshared_buffers = {{pg_number plain}}\n", 2,
+	           "value of 'plain': not a number");
+	render_err("{{#if empty}}{{pg_number plain}}{{/if}}{{pg_token nasty}}", 1,
+	           "value of 'nasty'");
+	s = render_ok("{{#if empty}}{{pg_number plain}}{{/if}}ok"); /* only where it is used */
+	assert_string_equal(s, "ok");
+	free(s);
+}
+
+static bool origin_of(void *arg, const char *name, struct tpl_origin *o)
+{
+	(void)arg;
+	if (strcmp(name, "plain") != 0)
+		return false;
+	snprintf(o->file, sizeof o->file, "%s", "/etc/gitlab/gitlab.rb");
+	o->line = 7;
+	o->col = 31;
+	snprintf(o->label, sizeof o->label, "%s", "postgresql['shared_buffers']");
+	return true;
+}
+
+/* ...or where gitlab.rb set the value, when the variables know; never echoing the value. */
+static void test_filter_origin(void **state)
+{
+	(void)state;
+	struct tpl_vars v = {.get = get, .get_list = get_list, .origin = origin_of};
+	struct buf out;
+	struct diags d;
+	buf_init(&out);
+	diags_init(&d);
+	const char *text = "x = {{pg_number plain}}\n";
+	assert_int_equal(tpl_render("tpl/x", text, strlen(text), &v, &out, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_string_equal(d.v[0].file, "/etc/gitlab/gitlab.rb");
+	assert_int_equal(d.v[0].line, 7);
+	assert_int_equal(d.v[0].col, 31);
+	assert_non_null(strstr(d.v[0].msg, "postgresql['shared_buffers']: not a number"));
+	assert_null(strstr(d.v[0].msg, "hello"));
+	assert_null(d.v[0].srcline);
+	diags_free(&d);
+	buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_filters),       cmocka_unit_test(test_filter_origin),
 	    cmocka_unit_test(test_raw),           cmocka_unit_test(test_sh_roundtrip),
 	    cmocka_unit_test(test_sh_quote_text), cmocka_unit_test(test_yaml),
 	    cmocka_unit_test(test_yaml_control),  cmocka_unit_test(test_blocks),

@@ -1,0 +1,387 @@
+/* Each file format's quoting (see quote.h). */
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/quote.h"
+
+/* Inside single quotes nothing is special but the quote itself: close, escape, reopen. */
+void quote_sh(struct buf *b, const char *s)
+{
+	buf_addc(b, '\'');
+	for (size_t run; *s; s += run) {
+		run = strcspn(s, "'"); /* whole runs: a call per byte costs more than the quoting */
+		buf_add(b, s, run);
+		if (s[run] == '\'') {
+			buf_adds(b, "'\\''");
+			run++;
+		}
+	}
+	buf_addc(b, '\'');
+}
+
+/* Length of a valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	if (s[0] >= 0xc2 && s[0] <= 0xdf && (s[1] & 0xc0) == 0x80)
+		return 2;
+	if (s[0] >= 0xe0 && s[0] <= 0xef && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0; /* overlong or surrogate */
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80 &&
+	    (s[3] & 0xc0) == 0x80) {
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * YAML 1.1/1.2 double-quoted scalar: escape the quote, backslash, every
+ * control character and the Unicode line breaks (NEL, LS, PS) that a YAML
+ * parser would otherwise fold. A byte that is not valid UTF-8 becomes U+FFFD,
+ * as a YAML stream must be valid Unicode.
+ */
+void quote_yaml(struct buf *b, const char *str)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *s = (const unsigned char *)str;
+
+	buf_addc(b, '"');
+	while (*s) {
+		unsigned char c = *s;
+		if (c == '"' || c == '\\') {
+			buf_addc(b, '\\');
+			buf_addc(b, (char)c);
+		} else if (c == '\n') {
+			buf_adds(b, "\\n");
+		} else if (c == '\t') {
+			buf_adds(b, "\\t");
+		} else if (c == '\r') {
+			buf_adds(b, "\\r");
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+			buf_add(b, esc, sizeof esc);
+		} else if (c < 0x80) {
+			buf_addc(b, (char)c);
+		} else {
+			size_t n = utf8_len(s);
+			if (n == 0) {
+				buf_adds(b, "\\uFFFD");
+				s++;
+				continue;
+			}
+			if (n == 2 && s[0] == 0xc2 && s[1] == 0x85)
+				buf_adds(b, "\\N");
+			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa8)
+				buf_adds(b, "\\L");
+			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa9)
+				buf_adds(b, "\\P");
+			else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+				buf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
+			else
+				buf_add(b, (const char *)s, n);
+			s += n;
+			continue;
+		}
+		s++;
+	}
+	buf_addc(b, '"');
+}
+
+static bool has_control(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
+static int refuse(const char **why, const char *msg)
+{
+	*why = msg;
+	return -1;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alnum(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The GUC scanner unescapes backslashes in strings: both specials are doubled. */
+static void pg_quoted(struct buf *out, const char *v)
+{
+	buf_addc(out, '\'');
+	for (; *v; v++) {
+		if (*v == '\'' || *v == '\\')
+			buf_addc(out, *v);
+		buf_addc(out, *v);
+	}
+	buf_addc(out, '\'');
+}
+
+int quote_pg_part(struct buf *out, const char *v, const char **why)
+{
+	size_t start = out->len;
+	if (quote_pg_string(out, v, why) == -1)
+		return -1;
+	/* the same bytes without the quotes around them */
+	memmove(out->p + start, out->p + start + 1, out->len - start - 2);
+	buf_truncate(out, out->len - 2);
+	return 0;
+}
+
+int quote_pg_string(struct buf *out, const char *v, const char **why)
+{
+	if (has_control(v))
+		return refuse(why,
+		              "a newline or control character cannot be held by postgresql.conf");
+	pg_quoted(out, v);
+	return 0;
+}
+
+/* PostgreSQL's memory and time units (guc.c), case-sensitive as it reads them. */
+static bool pg_unit(const char *u)
+{
+	static const char *const units[] = {"",   "B",  "kB", "MB",  "GB", "TB",
+	                                    "us", "ms", "s",  "min", "h",  "d"};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(u, units[i]) == 0)
+			return true;
+	return false;
+}
+
+int quote_pg_number(struct buf *out, const char *v, const char **why)
+{
+	const char *p = v + (*v == '-');
+	if (!is_digit(*p))
+		return refuse(why, "not a number with an optional unit (e.g. 128MB, 30s)");
+	while (is_digit(*p))
+		p++;
+	if (*p == '.' && is_digit(p[1]))
+		for (p++; is_digit(*p);)
+			p++;
+	if (strlen(p) > 3 || !pg_unit(p))
+		return refuse(why, "not a number with an optional unit (B, kB, MB, GB, TB, us, ms, "
+		                   "s, min, h, d)");
+	pg_quoted(out, v);
+	return 0;
+}
+
+/* A host name or an IPv4/IPv6 address, as characters: what getaddrinfo gets to judge. */
+static bool host_chars(const char *s, size_t n)
+{
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != ':' && s[i] != '_')
+			return false;
+	return s[0] != '-';
+}
+
+int quote_pg_hosts(struct buf *out, const char *v, const char **why)
+{
+	const char *p = v;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, ", ");
+		if (!(n == 1 && *p == '*') && !host_chars(p, n))
+			return refuse(why, "not '*' or a comma-separated list of host names and IP "
+			                   "addresses");
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p != '\0' && *p != ',')
+			return refuse(why, "addresses are separated by commas");
+		if (*p == ',' && *++p == '\0')
+			return refuse(why, "ends in a comma");
+	}
+	pg_quoted(out, v);
+	return 0;
+}
+
+int quote_pg_token(struct buf *out, const char *v, const char **why)
+{
+	static const char *const keywords[] = {"all", "sameuser", "samerole", "samegroup",
+	                                       "replication"};
+	size_t n = strlen(v);
+	if (n == 0 || n > 63)
+		return refuse(why, "a role or account name of 1 to 63 characters is needed");
+	if (!is_alnum(v[0]) && v[0] != '_')
+		return refuse(why, "must start with a letter, digit or '_' ('+', '/' and '@' "
+		                   "change its meaning in pg_hba.conf and pg_ident.conf)");
+	for (size_t i = 1; i < n; i++)
+		if (!is_alnum(v[i]) && v[i] != '_' && v[i] != '.' && v[i] != '-')
+			return refuse(why,
+			              "only letters, digits, '_', '.' and '-' can be a pg_hba.conf "
+			              "or pg_ident.conf name");
+	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+		if (strcasecmp(v, keywords[i]) == 0)
+			return refuse(why, "a pg_hba.conf keyword, not a name");
+	buf_add(out, v, n);
+	return 0;
+}
+
+void quote_conninfo(struct buf *out, const char *v)
+{
+	if (*v != '\0' && strcspn(v, " \t\n\r\f\v'\\") == strlen(v)) {
+		buf_adds(out, v);
+		return;
+	}
+	buf_addc(out, '\'');
+	for (; *v; v++) {
+		if (*v == '\'' || *v == '\\')
+			buf_addc(out, '\\');
+		buf_addc(out, *v);
+	}
+	buf_addc(out, '\'');
+}
+
+void quote_redis_arg(struct buf *out, const char *v)
+{
+	static const char hex[] = "0123456789abcdef";
+	buf_addc(out, '"');
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			buf_addc(out, '\\');
+			buf_addc(out, (char)c);
+		} else if (c == '\n') {
+			buf_adds(out, "\\n");
+		} else if (c == '\r') {
+			buf_adds(out, "\\r");
+		} else if (c == '\t') {
+			buf_adds(out, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+			buf_add(out, esc, sizeof esc);
+		} else {
+			buf_addc(out, (char)c);
+		}
+	}
+	buf_addc(out, '"');
+}
+
+int quote_redis_memory(struct buf *out, const char *v, const char **why)
+{
+	static const char *const units[] = {"", "b", "k", "kb", "m", "mb", "g", "gb"};
+	const char *p = v;
+	while (is_digit(*p))
+		p++;
+	if (p == v || p - v > 19)
+		return refuse(why,
+		              "not a memory size (digits and an optional unit: b, k, kb, m, mb, "
+		              "g, gb)");
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcasecmp(p, units[i]) == 0) {
+			buf_adds(out, v);
+			return 0;
+		}
+	return refuse(why, "not a memory size (digits and an optional unit: b, k, kb, m, mb, g, "
+	                   "gb)");
+}
+
+/* One bind address (n bytes at s, '-' prefix stripped): is it loopback? */
+static bool loopback(const char *s, size_t n)
+{
+	char a[64];
+	unsigned char bin[16];
+	if (n >= sizeof a)
+		return false;
+	memcpy(a, s, n);
+	a[n] = '\0';
+	if (strcasecmp(a, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, a, bin) == 1)
+		return bin[0] == 127;
+	return inet_pton(AF_INET6, a, bin) == 1 &&
+	       memcmp(bin, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0;
+}
+
+static int redis_bind(struct buf *out, const char *v, bool local, const char **why)
+{
+	const char *p = v;
+	size_t start = out->len;
+	int n = 0;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		size_t len = strcspn(p, " ");
+		const char *a = p + (*p == '-');
+		size_t alen = len - (size_t)(a - p);
+		if (!(alen == 1 && *a == '*') && !host_chars(a, alen)) {
+			buf_truncate(out, start);
+			return refuse(why, "not a list of addresses separated by spaces");
+		}
+		if (local && !loopback(a, alen)) {
+			buf_truncate(out, start);
+			return refuse(why,
+			              "not a loopback address: set redis['password'] before Redis "
+			              "listens beyond this host");
+		}
+		if (n++ > 0)
+			buf_addc(out, ' ');
+		buf_add(out, p, len);
+		p += len;
+	}
+	if (n == 0)
+		return refuse(why, "no address");
+	return 0;
+}
+
+int quote_redis_bind(struct buf *out, const char *v, const char **why)
+{
+	return redis_bind(out, v, false, why);
+}
+
+int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why)
+{
+	return redis_bind(out, v, true, why);
+}
+
+int quote_mode_private(struct buf *out, const char *v, const char **why)
+{
+	size_t n = strlen(v);
+	if (n < 3 || n > 4 || strspn(v, "01234567") != n || (n == 4 && v[0] != '0'))
+		return refuse(why, "not an octal file mode (e.g. 770)");
+	if (v[n - 1] != '0')
+		return refuse(why, "grants every local account access: leave the last digit 0");
+	buf_adds(out, v);
+	return 0;
+}
+
+void quote_url_auth(struct buf *out, const char *v)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	if (*v == '\0')
+		return;
+	buf_adds(out, "//:");
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if (is_alnum((char)*p) || strchr("-._~", *p) != NULL) {
+			buf_addc(out, (char)*p);
+		} else {
+			char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
+			buf_add(out, esc, sizeof esc);
+		}
+	}
+	buf_addc(out, '@');
+}
+
+void quote_resp(struct buf *out, const char *v)
+{
+	buf_addf(out, "$%zu\r\n", strlen(v));
+	buf_adds(out, v);
+	buf_adds(out, "\r\n");
+}

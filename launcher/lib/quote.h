@@ -1,0 +1,90 @@
+/*
+ * quote: how each file format gitlab-ctl writes holds one value. Pure
+ * functions: a value in, its bytes for that format appended to out, or -1
+ * with *why saying what the format cannot hold (out is then unchanged). A
+ * refusal is better than a value that changes the meaning of the line it
+ * lands in, or one that passes check-config and then stops the service.
+ *
+ * The template filters of render/template.h and the placeholder filters of
+ * config/placeholder.h call these; nothing here knows where a value came from.
+ */
+#ifndef GITLAB_CTL_QUOTE_H
+#define GITLAB_CTL_QUOTE_H
+
+#include "lib/buf.h"
+
+/* A quoting that can refuse: 0, or -1 with *why (a static string). */
+typedef int (*quote_fn)(struct buf *out, const char *v, const char **why);
+
+/* One POSIX shell word, single-quoted ('it'\''s'). Never refuses. */
+void quote_sh(struct buf *out, const char *v);
+
+/*
+ * A YAML 1.1/1.2 double-quoted scalar, quotes included: \" \\ and every
+ * control character escaped, NEL/LS/PS escaped, invalid UTF-8 as U+FFFD.
+ * Never refuses.
+ */
+void quote_yaml(struct buf *out, const char *v);
+
+/*
+ * postgresql.conf: a single-quoted string ('' for a quote, \\ for a
+ * backslash, which the GUC scanner would otherwise unescape). Refuses
+ * control characters (a newline ends the setting).
+ */
+int quote_pg_string(struct buf *out, const char *v, const char **why);
+
+/* The inside of a postgresql.conf string ('{{pg_part dir}}/pg_hba.conf'): as quote_pg_string, no
+ * quotes. */
+int quote_pg_part(struct buf *out, const char *v, const char **why);
+
+/* postgresql.conf: a number with an optional unit (128MB, 0.5, 30s, -1), single-quoted. */
+int quote_pg_number(struct buf *out, const char *v, const char **why);
+
+/*
+ * postgresql.conf listen_addresses: '' (none), '*', or host names and IP
+ * addresses separated by commas, single-quoted.
+ */
+int quote_pg_hosts(struct buf *out, const char *v, const char **why);
+
+/*
+ * pg_hba.conf / pg_ident.conf: one user or role name token, unquoted. Only
+ * [A-Za-z0-9_][A-Za-z0-9_.-]* up to 63 bytes, and none of the keywords
+ * (all, sameuser, samerole, samegroup, replication): quotes, '+', '/', '@',
+ * commas or spaces would make it a group, regex, file include or a list.
+ */
+int quote_pg_token(struct buf *out, const char *v, const char **why);
+
+/*
+ * A libpq conninfo value: as is when it has no space, quote or backslash,
+ * else single-quoted with \' and \\. Never refuses.
+ */
+void quote_conninfo(struct buf *out, const char *v);
+
+/*
+ * redis.conf: one argument, double-quoted as Redis' sdssplitargs reads it
+ * (\" \\ \n \r \t, other control bytes as \xHH). Never refuses.
+ */
+void quote_redis_arg(struct buf *out, const char *v);
+
+/* redis.conf: a memory size, digits and an optional unit b k kb m mb g gb (any case). */
+int quote_redis_memory(struct buf *out, const char *v, const char **why);
+
+/*
+ * redis.conf bind: addresses separated by spaces, each an IPv4/IPv6 address,
+ * a host name or *, optionally prefixed with '-' (Redis: skip if unavailable).
+ */
+int quote_redis_bind(struct buf *out, const char *v, const char **why);
+
+/* quote_redis_bind, and every address a loopback one (127.0.0.0/8, ::1, localhost). */
+int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why);
+
+/* A file mode in octal (770, 0660) that grants others nothing: no world bits. */
+int quote_mode_private(struct buf *out, const char *v, const char **why);
+
+/* "//:PASSWORD@" with the password percent-encoded (RFC 3986 userinfo); "" when v is empty. */
+void quote_url_auth(struct buf *out, const char *v);
+
+/* A RESP bulk string: "$LEN\r\nBYTES\r\n" (a Redis command argument of any bytes). */
+void quote_resp(struct buf *out, const char *v);
+
+#endif
