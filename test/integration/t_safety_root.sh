@@ -50,6 +50,6 @@ ctl show-config >"$T_ROOT/out" 2>&1 || fail "show-config"
 sed -i "s/^postgresql\['enable'\] = true/postgresql['enable'] = false/" "$RB"
 ctl reconfigure >"$T_ROOT/out" 2>&1 || fail "reconfigure: $(cat "$T_ROOT/out")"
 [ -S "$T_ROOT$U/redis/redis.socket" ] || fail "no Redis socket inside the root: $(cat "$T_ROOT/out")"
-grep -qx "dir $T_ROOT$U/redis" "$SV_DIR/redis/redis.conf" || fail "redis.conf: $(cat "$SV_DIR/redis/redis.conf")"
+grep -qxF "dir \"$T_ROOT$U/redis\"" "$SV_DIR/redis/redis.conf" || fail "redis.conf: $(cat "$SV_DIR/redis/redis.conf")"
 [ ! -e "$U" ] || fail "reconfigure created $U on the host"
 exit 0
