@@ -148,6 +148,9 @@
 
 ################################################################################
 ## Prometheus node exporter (Debian's prometheus-node-exporter)
+##! Runit service node-exporter, account gitlab-prometheus. Its runit
+##! collector reports every service of this tree (node_service_state{service}).
+##! On a node a remote Prometheus scrapes: listen_address = '0.0.0.0:9100'.
 ################################################################################
 
 # node_exporter['enable'] = false
@@ -156,12 +159,52 @@
 # node_exporter['env_directory'] = "/opt/gitlab/etc/node-exporter/env"
 # node_exporter['listen_address'] = 'localhost:9100'
 
-##! Command-line flags, rendered as --key=value sorted by key; '' renders a
-##! bare --key, nil removes a default flag.
+##! Kingpin flags merged over these defaults, sorted by key: true -> --key,
+##! false -> --no-key, '' skipped, else --key=value; nil removes a default.
 # node_exporter['flags'] = {
+#   'collector.mountstats' => true,
+#   'collector.runit' => true,
+#   'collector.runit.servicedir' => "/opt/gitlab/service",
+#   'collector.systemd' => false,
 #   'collector.textfile.directory' => "/var/opt/gitlab/node-exporter/textfile_collector"
 # }
 # node_exporter['env'] = {}
+
+################################################################################
+## Prometheus Redis exporter (Debian's prometheus-redis-exporter)
+##! Runit service redis-exporter, Redis' account; on by default where
+##! redis['enable'] is true. Reads Redis on its unix socket.
+################################################################################
+
+# redis_exporter['enable'] = true   # where redis['enable'] = true
+# redis_exporter['home'] = "/var/opt/gitlab/redis-exporter"
+# redis_exporter['log_directory'] = "/var/log/gitlab/redis-exporter"
+# redis_exporter['env_directory'] = "/opt/gitlab/etc/redis-exporter/env"
+# redis_exporter['listen_address'] = 'localhost:9121'
+##! Always --key=value ('' skipped).
+# redis_exporter['flags'] = {
+#   'redis.addr' => "unix:///var/opt/gitlab/redis/redis.socket"
+# }
+# redis_exporter['env'] = {}
+
+################################################################################
+## Prometheus PostgreSQL exporter (Debian's prometheus-postgres-exporter 0.11)
+##! Runit service postgres-exporter, PostgreSQL's account (peer
+##! authentication on the socket); on by default where postgresql['enable']
+##! is true. per_table_stats adds pg_stat_user_tables_* per table.
+################################################################################
+
+# postgres_exporter['enable'] = true   # where postgresql['enable'] = true
+# postgres_exporter['home'] = "/var/opt/gitlab/postgres-exporter"
+# postgres_exporter['log_directory'] = "/var/log/gitlab/postgres-exporter"
+# postgres_exporter['env_directory'] = "/opt/gitlab/etc/postgres-exporter/env"
+# postgres_exporter['listen_address'] = 'localhost:9187'
+# postgres_exporter['per_table_stats'] = false
+##! Kingpin flags, as node_exporter's.
+# postgres_exporter['flags'] = {
+#   'extend.query-path' => "/var/opt/gitlab/postgres-exporter/queries.yaml"
+# }
+# postgres_exporter['env'] = {}
 
 ################################################################################
 ## Monitoring: Prometheus and Alertmanager (Debian's prometheus packages)
@@ -169,7 +212,8 @@
 ################################################################################
 
 ##! Turn the whole monitoring set off (prometheus, alertmanager, node_exporter,
-##! gitlab_exporter), whatever their own 'enable' says.
+##! redis_exporter, postgres_exporter, gitlab_exporter), whatever their own
+##! 'enable' says.
 # prometheus_monitoring['enable'] = true
 
 ##! A dedicated monitoring node: prometheus, alertmanager and node_exporter on,
@@ -191,6 +235,12 @@
 # prometheus['scrape_configs'] = [
 #   { 'job_name' => 'app_nodes', 'static_configs' => [ { 'targets' => ['10.0.0.2:9100', '10.0.0.3:9100'] } ] },
 # ]
+##! Or target groups in file_sd's format, which gitlab-ctl writes to
+##! scrape_targets_file for a job "file_sd" (Prometheus re-reads it itself).
+# prometheus['scrape_targets'] = [
+#   { 'targets' => ['10.0.0.2:9121'], 'labels' => { 'job' => 'app-redis' } },
+# ]
+# prometheus['scrape_targets_file'] = "/var/opt/gitlab/prometheus/targets/gitlab-rb.yml"
 # prometheus['alertmanagers'] = nil # default: this node's alertmanager when enabled
 # prometheus['remote_read'] = []
 # prometheus['remote_write'] = []

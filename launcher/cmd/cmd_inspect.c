@@ -54,6 +54,8 @@ struct report {
 	char env_dir[PATH_MAX];
 	char env_err[PATH_MAX + 64]; /* envdir or environ unreadable */
 	struct names changed, missing, unexpected;
+	char graph_query[200]; /* "" when Prometheus is off or the service has no address */
+	char graph_url[700];
 	char url[300]; /* "" when the service has no address */
 	int http_code;
 	char http_err[160];
@@ -181,6 +183,67 @@ static void check_metrics(struct report *r, const struct svc *s)
 	r->problems += r->http_code != 200;
 }
 
+/* host:port as a target in prometheus.yml: a wildcard host is scraped on localhost. */
+static int target_of(const char *host, int port, char *out, size_t len)
+{
+	if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0 ||
+	    strcmp(host, "::") == 0)
+		host = "localhost";
+	bool v6 = strchr(host, ':') != NULL;
+	int n = snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* PromQL in a URL query value: everything but RFC 3986's unreserved characters escaped. */
+static int url_encode(const char *s, char *out, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		             (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL;
+		if (o + (plain ? 1 : 3) >= len)
+			return -1;
+		if (plain) {
+			out[o++] = (char)*p;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[*p >> 4];
+			out[o++] = hex[*p & 15];
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/*
+ * The Prometheus query that graphs the service's resident memory, and the URL
+ * of that graph, when this node runs Prometheus: the process_* series every
+ * exporter serves about itself, picked by the target Prometheus scrapes.
+ */
+static void graph_of(const struct attrs *a, const struct svc *s, struct report *r)
+{
+	const struct svc *prom = attrs_svc(a, "prometheus");
+	char target[280], ptarget[280], enc[sizeof r->graph_query * 3];
+	if (prom == NULL || !prom->enabled || prom->listen_host == NULL || s == NULL ||
+	    s->listen_host == NULL || s->listen_port <= 0 ||
+	    target_of(s->listen_host, s->listen_port, target, sizeof target) == -1 ||
+	    target_of(prom->listen_host, prom->listen_port, ptarget, sizeof ptarget) == -1 ||
+	    strpbrk(target, "\"\\") != NULL) /* no PromQL string could hold it as written */
+		return;
+	int n = snprintf(r->graph_query, sizeof r->graph_query,
+	                 "process_resident_memory_bytes{instance=\"%s\"}", target);
+	if (n < 0 || (size_t)n >= sizeof r->graph_query ||
+	    url_encode(r->graph_query, enc, sizeof enc) == -1) {
+		r->graph_query[0] = '\0';
+		return;
+	}
+	n = snprintf(r->graph_url, sizeof r->graph_url, "http://%s/graph?g0.expr=%s&g0.tab=0",
+	             ptarget, enc);
+	if (n < 0 || (size_t)n >= sizeof r->graph_url)
+		r->graph_query[0] = r->graph_url[0] = '\0';
+}
+
 /* Everything about one service, into r (problems counted there). */
 static void inspect_one(const struct ctl *ctl, const struct svsel *sel, const struct attrs *a,
                         struct report *r)
@@ -189,6 +252,7 @@ static void inspect_one(const struct ctl *ctl, const struct svsel *sel, const st
 	struct sv_status st;
 	const struct svc *s = attrs_svc(a, r->name);
 
+	graph_of(a, s, r);
 	int live = svsel_path(sel, r->name, false, dir, sizeof dir) == -1 ? -1 : sv_live(dir);
 	if (live != SV_LIVE_OK || sv_read_status(dir, &st) == -1) {
 		/* EACCES is not "runsv not running": a non-root caller on root's tree. */
@@ -307,6 +371,8 @@ static void print_text(const struct report *r)
 		printf("  metrics: %s: %s\n", r->url, r->http_err);
 	else
 		printf("  metrics: %s: HTTP %d\n", r->url, r->http_code);
+	if (r->graph_query[0])
+		printf("  memory graph: %s\n    %s\n", r->graph_query, r->graph_url);
 }
 
 static void json_str(const char *s)
@@ -345,6 +411,12 @@ static void print_json(const struct report *r, bool first)
 		json_str(r->state);
 		printf("}");
 		return;
+	}
+	if (r->graph_query[0]) {
+		printf(", \"memory_query\": ");
+		json_str(r->graph_query);
+		printf(", \"memory_graph_url\": ");
+		json_str(r->graph_url);
 	}
 	printf(", \"pid\": %ld, \"uptime_s\": %ld", (long)r->pid, r->uptime);
 	if (r->mem_ok)

@@ -420,9 +420,10 @@ static bool in_roles(const struct cat_service *def, const struct assigns *as)
  * roles([...]) is given, whether one of them names the service (Omnibus:
  * roles turn everything else off); then the catalog default.
  */
-static char *enable_text(struct comp *c, size_t si)
+static char *enable_text(struct comp *c, size_t si, bool *placeholders)
 {
 	const struct cat_service *def = c->def;
+	*placeholders = false;
 	const struct assigns *as = c->b->as;
 	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
 		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
@@ -431,6 +432,7 @@ static char *enable_text(struct comp *c, size_t si)
 		return xstrdup(c->w->val[si]);
 	if (as->roles_set)
 		return xstrdup(in_roles(def, as) ? "true" : "false");
+	*placeholders = def->settings[si].def != NULL; /* "{{redis.enable}}" */
 	return xstrdup(def->settings[si].def ? def->settings[si].def : "false");
 }
 
@@ -461,7 +463,9 @@ static void add_settings(struct comp *c)
 			continue; /* `group` when not root: the invoking user's, added already */
 		bool built_from_secret = false;
 		if (strcmp(cs->name, "enable") == 0 && cs->type == ST_BOOL) {
-			var_add(c, cs->name, enable_text(c, i), false, cs->line);
+			bool ph;
+			char *t = enable_text(c, i, &ph);
+			var_add(c, cs->name, t, ph, cs->line);
 		} else if (cs->type == ST_YAML) {
 			var_add(c, cs->name,
 			        c->w->data[i] || cs->ndefs == 0
@@ -540,12 +544,23 @@ static void add_listen(struct comp *c, struct svc *out)
 	out->listen_port = (int)p;
 }
 
+/* A bool default taken from a placeholder must still be a bool. */
+static int check_bool(struct comp *c, const char *name, const char *v)
+{
+	const struct cat_setting *cs = cat_setting_find(c->def, name);
+	if (cs == NULL || cs->type != ST_BOOL || strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+		return 0;
+	diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
+	        "default of setting '%s' (bool) is \"%s\", not true or false", name, v);
+	return -1;
+}
+
 static int resolve_all(struct comp *c, struct svc *out)
 {
 	out->vars.v = xcalloc(c->n, sizeof *out->vars.v);
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = var_resolve(c, &c->v[i]);
-		if (v == NULL)
+		if (v == NULL || check_bool(c, c->v[i].name, v) == -1)
 			return -1;
 		out->vars.v[out->vars.n++] = (struct kv){xstrdup(c->v[i].name), xstrdup(v)};
 	}

@@ -202,6 +202,14 @@ static bool is_account_setting(const char *name)
 	return strcmp(name, "username") == 0 || strcmp(name, "group") == 0;
 }
 
+/* "{{name}}" and nothing else. */
+static bool is_one_placeholder(const char *v)
+{
+	size_t len = strlen(v);
+	return len > 4 && strncmp(v, "{{", 2) == 0 && strcmp(v + len - 2, "}}") == 0 &&
+	       strstr(v + 2, "{{") == NULL && strstr(v + 2, "}}") == v + len - 2;
+}
+
 /* A default must be valid for its type so that a bad catalog fails at load. */
 static int check_default(struct ld *l, const config_setting_t *st, const struct cat_setting *cs)
 {
@@ -209,8 +217,9 @@ static int check_default(struct ld *l, const config_setting_t *st, const struct 
 	const char *errstr = NULL;
 	switch (cs->type) {
 	case ST_BOOL:
-		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
-			errstr = "true or false";
+		/* or one placeholder: an exporter is on where its backend is ({{redis.enable}}) */
+		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0 && !is_one_placeholder(v))
+			errstr = "true or false (or one {{placeholder}})";
 		break;
 	case ST_INT:
 		strtonum(v, LLONG_MIN, LLONG_MAX, &errstr);
@@ -268,10 +277,12 @@ static int load_flag_defaults(struct ld *l, const config_setting_t *st, struct c
 			return -1;
 		}
 		struct cat_kv *kv = &cs->defs[cs->ndefs++];
-		kv->is_true = eq == NULL; /* "key" alone: true, --key in any style */
+		/* "key" alone: true, --key in any style; "!key": false, kingpin's --no-key */
+		bool off = eq == NULL && s[0] == '!' && s[1] != '\0';
+		kv->is_true = eq == NULL;
 		kv->keep_empty = eq != NULL && eq[1] == '\0'; /* "key=": --key= in any style */
-		kv->name = eq ? xstrndup(s, (size_t)(eq - s)) : xstrdup(s);
-		kv->value = xstrdup(eq ? eq + 1 : "true");
+		kv->name = eq ? xstrndup(s, (size_t)(eq - s)) : xstrdup(s + off);
+		kv->value = xstrdup(eq ? eq + 1 : off ? "false" : "true");
 		kv->line = (int)config_setting_source_line(e);
 		if (check_placeholders(l, e, kv->value) == -1)
 			return -1;
@@ -511,8 +522,8 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 			return -1;
 		}
 	}
-	if (t->src == NULL || t->dest == NULL) {
-		lerr(l, g, "a template needs src and dest");
+	if (t->dest == NULL) { /* without src: a directory */
+		lerr(l, g, "a template needs dest (and src, unless it is a directory)");
 		return -1;
 	}
 	return 0;

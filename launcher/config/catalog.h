@@ -31,7 +31,7 @@ struct cat_kv {
 	char *name;
 	char *value;
 	int line;        /* in the .conf, for messages */
-	bool is_true;    /* a flags default written "key" alone: the boolean true */
+	bool is_true;    /* a boolean flags default: "key" alone (true) or "!key" (false) */
 	bool keep_empty; /* a flags default written "key=": --key= even where "" is skipped */
 };
 
@@ -59,7 +59,7 @@ struct cat_setting {
 };
 
 struct cat_template {
-	char *src;  /* file name under <datadir>/templates/ */
+	char *src;  /* file name under <datadir>/templates/; NULL: dest is a directory */
 	char *dest; /* destination path, with placeholders */
 	mode_t mode;
 	bool service_owned; /* chown to the service user (else root) */

@@ -107,7 +107,7 @@ int http_probe(const char *host, int port, const char *path, int timeout_ms, cha
 	char portstr[16];
 
 	/* A server bound to the wildcard address is reached on loopback. */
-	if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
+	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
 		host = "127.0.0.1";
 	else if (strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0)
 		host = "::1";

@@ -242,9 +242,9 @@ static int connect_tcp(const char *host, int port, long deadline, char *why, siz
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res;
 	char ps[16];
-	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0)
+	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
 		host = "127.0.0.1";
-	else if (strcmp(host, "::") == 0)
+	else if (strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0)
 		host = "::1";
 	snprintf(ps, sizeof ps, "%d", port);
 	int gai = getaddrinfo(host, ps, &hints, &res);

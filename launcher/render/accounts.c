@@ -152,11 +152,35 @@ int accounts_remove(const char *user, const char *group, const char *home, FILE 
 	return 0;
 }
 
+/*
+ * Whose account it is: a service sharing another's ({{postgresql.username}},
+ * the exporter of a data service) names that service, so the account gets
+ * the same home whichever of the two comes first.
+ */
+static int account_owner(const struct svc *s, const char **name, size_t *nlen)
+{
+	const struct cat_setting *cs = cat_setting_find(s->def, "username");
+	if (cs == NULL)
+		return -1;
+	*name = s->def->name;
+	*nlen = strlen(*name);
+	const char *d = cs->def;
+	const char *dot = d ? strchr(d, '.') : NULL;
+	if (d != NULL && strncmp(d, "{{", 2) == 0 && dot != NULL &&
+	    strcmp(dot, ".username}}") == 0) {
+		*name = d + 2;
+		*nlen = (size_t)(dot - *name);
+	}
+	return 0;
+}
+
 int accounts_home(const struct svc *s, char *home, size_t len)
 {
-	bool own = cat_setting_find(s->def, "username") != NULL;
-	if ((size_t)snprintf(home, len, "%s%s%s", GITLAB_CTL_DATA_DIR, own ? "/" : "",
-	                     own ? s->def->name : "") >= len) {
+	const char *name = "";
+	size_t nlen = 0;
+	bool own = account_owner(s, &name, &nlen) == 0;
+	if ((size_t)snprintf(home, len, "%s%s%.*s", GITLAB_CTL_DATA_DIR, own ? "/" : "", (int)nlen,
+	                     name) >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}

@@ -168,18 +168,21 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		buf_init(&e->body);
 		e->mode = ct->mode;
 		e->service_owned = ct->service_owned;
+		e->is_dir = ct->src == NULL;
 		e->group_owned = ct->group_owned;
 		e->dest = attrs_expand(x->a, p->svc, ct->dest);
 		if (e->dest == NULL || e->dest[0] != '/') {
 			diag_file(x->d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
-			          ct->src, ct->dest);
+			          ct->src ? ct->src : "(directory)", ct->dest);
 			rc = -1;
 			continue;
 		}
-		c->map = &e->srcmap;
-		rc |= render(x, ct->src, vars, &e->body, &e->sec);
-		c->map = NULL;
+		if (!e->is_dir) {
+			c->map = &e->srcmap;
+			rc |= render(x, ct->src, vars, &e->body, &e->sec);
+			c->map = NULL;
+		}
 	}
 	return rc;
 }
@@ -435,6 +438,14 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 {
 	int rc = 0;
 	tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0);
+	/*
+	 * runsv makes supervise/ 0700 (only when missing): 0755 lets node-exporter's
+	 * runit collector, as its own account, read status. Its fifos stay 0600.
+	 */
+	char sup[PATH_MAX];
+	if (join(sup, sizeof sup, p->sv_dir, "supervise") == -1)
+		return -1;
+	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
 	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN);
 	if (p->has_check)
 		rc |=
@@ -476,11 +487,16 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	tree_add_dir(t, s->home, s->def->home_mode, p->uid, p->gid, i, TR_NONE, 0);
 	for (size_t e = 0; e < p->nextra; e++) {
 		const struct plan_extra *x = &p->extra[e];
-		int node = tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode,
-		                         x->service_owned ? p->uid : o.uid,
-		                         x->service_owned || x->group_owned ? p->gid : o.gid, i,
-		                         x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
-		tree_set_spans(t, node, &x->sec);
+		uid_t u = x->service_owned ? p->uid : o.uid;
+		gid_t g = x->service_owned || x->group_owned ? p->gid : o.gid;
+		if (x->is_dir)
+			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
+		else
+			tree_set_spans(t,
+			               tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u,
+			                             g, i, x->def->hup ? TR_CONFIG_HUP : TR_CONFIG,
+			                             0),
+			               &x->sec);
 	}
 	return 0;
 }

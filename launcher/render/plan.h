@@ -31,6 +31,7 @@ struct plan_extra {
 	struct tpl_spans sec; /* where secret values landed in body */
 	mode_t mode;
 	bool service_owned;
+	bool is_dir;               /* a directory (a template without src), no body */
 	bool group_owned;          /* root's, the service's group */
 	struct yaml_srcmap srcmap; /* its lines written from gitlab.rb values */
 };

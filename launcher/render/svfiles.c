@@ -36,8 +36,11 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 		if (dest == NULL || dest[0] != '/') {
 			diag_file(d, DIAG_ERR, def->file, ct->line,
 			          "template %s: destination \"%s\" is not an absolute path",
-			          ct->src, ct->dest);
+			          ct->src ? ct->src : "(directory)", ct->dest);
 			rc = -1;
+		} else if (ct->src == NULL) {
+			tree_add_dir(t, dest, ct->mode, owner(ct, uid),
+			             (gid_t)owner(ct, (uid_t)gid), -1, TR_NONE, 0);
 		} else if ((size_t)snprintf(src, sizeof src, "%s/templates/%s", ctl->datadir,
 		                            ct->src) >= sizeof src) {
 			diag_file(d, DIAG_ERR, def->file, ct->line, "template path too long");

@@ -85,7 +85,7 @@ note "show-config: secrets redacted unless --show-secrets"
 cat >"$CONF" <<'EOF'
 gitlab_exporter['env'] = { 'SECRET_TOKEN' => 'hunter2-value', 'PLAIN' => 'visible' }
 node_exporter['enable'] = true
-node_exporter['flags'] = { 'collector.systemd' => '' }
+node_exporter['flags'] = { 'collector.systemd' => true }
 EOF
 expect_rc 0 ctl show-config
 has "$OUT" '"SECRET_TOKEN=[REDACTED]"'

@@ -25,6 +25,8 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $port1
 node_exporter['enable'] = true
 node_exporter['listen_address'] = '127.0.0.1:$port2'
+node_exporter['username'] = '$me'
+node_exporter['group'] = '$grp'
 EOF
 
 # envdir NAME VAR=VALUE...: the service's complete environment, one file per variable.
@@ -122,7 +124,7 @@ out=$(ctl inspect gitlab-exporter) || fail "inspect after restart: $out"
 printf '%s\n' "$out" | grep -q '^  env: ok$' || fail "env after restart: $out"
 
 # the wrong user is reported
-sed -i "s/^user\\['username'\\] = .*/user['username'] = 'nobody'/" "$T_ROOT/etc/gitlab/gitlab.rb"
+sed -i "s/^node_exporter\\['username'\\] = .*/node_exporter['username'] = 'nobody'/" "$T_ROOT/etc/gitlab/gitlab.rb"
 out=$(ctl inspect node-exporter) && fail "inspect passed with the wrong user: $out"
 printf '%s\n' "$out" | grep -q "^  user: $me (expected nobody)\$" || fail "user mismatch: $out"
 

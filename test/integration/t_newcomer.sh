@@ -114,7 +114,7 @@ note "item 7: unknown services are named with the known ones; non-root mistakes 
 printf "gitlab_exporter['enable'] = true\n" >"$CONF"
 run ctl inspect nosuch
 [ "$rc" = 1 ] || fail "inspect nosuch: exit $rc"
-has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgresql, prometheus, redis)"
+has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgres-exporter, postgresql, prometheus, redis, redis-exporter)"
 run ctl inspect node-exportr
 has "did you mean 'node-exporter'?"
 run ctl inspect node-exporter
@@ -128,7 +128,7 @@ fi
 note "item 6: tail of an unknown service fails at once"
 run timeout 30 "$GITLAB_CTL" --root "$T_ROOT" tail nosuch
 [ "$rc" = 1 ] || { cat "$OUT"; fail "tail nosuch: exit $rc (124: it waited)"; }
-has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgresql, prometheus, redis)"
+has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgres-exporter, postgresql, prometheus, redis, redis-exporter)"
 
 note "item 8: show-config --json and inspect --json always print one JSON document"
 cat >"$CONF" <<'EOR'

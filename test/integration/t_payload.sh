@@ -127,11 +127,13 @@ after="$(pid_of postgresql) $(pid_of redis) $(pid_of gitlab-exporter)"
 # --- restart and stop in order ------------------------------------------------------------
 ctl restart postgresql >/dev/null || fail "restart postgresql (fast shutdown via control/t)"
 ctl stop >"$R/out3" 2>&1 || fail "stop: $(cat "$R/out3")"
-[ "$(head -n1 "$R/out3")" = "$(grep 'gitlab-exporter' "$R/out3")" ] ||
-	fail "stop did not take the exporter down first: $(cat "$R/out3")"
+# The exporters (gitlab-exporter, and redis- and postgres-exporter, on with their
+# backends) go down before the backends they read.
+[ "$(tail -n2 "$R/out3" | grep -c -e ' redis: ' -e ' postgresql: ')" = 2 ] ||
+	fail "stop did not take the exporters down first: $(cat "$R/out3")"
 ctl start >"$R/out4" 2>&1 || fail "start: $(cat "$R/out4")"
-[ "$(tail -n1 "$R/out4" | cut -d: -f3)" = " gitlab-exporter" ] ||
-	fail "start did not bring the exporter up last: $(cat "$R/out4")"
+[ "$(head -n2 "$R/out4" | grep -c -e ' redis: ' -e ' postgresql: ')" = 2 ] ||
+	fail "start did not bring the exporters up after their backends: $(cat "$R/out4")"
 
 # --- a dependency that never gets ready holds its dependents back, named --------------
 ctl stop >/dev/null || fail "stop"

@@ -89,6 +89,14 @@ static const struct svc *svc(const struct attrs *a, const char *name)
 	return s;
 }
 
+static bool has_arg(const struct svc *s, const char *arg)
+{
+	for (size_t i = 0; i < s->argc; i++)
+		if (strcmp(s->argv[i], arg) == 0)
+			return true;
+	return false;
+}
+
 static void test_defaults(void **state)
 {
 	(void)state;
@@ -96,7 +104,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 6);
+	assert_int_equal(a.nsvcs, 8);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);
@@ -138,11 +146,14 @@ static void test_defaults(void **state)
 	assert_int_equal(n->env.n, 0); /* no jemalloc, no Ruby GC */
 	assert_string_equal(n->listen_host, "localhost");
 	assert_int_equal(n->listen_port, 9100);
-	assert_int_equal(n->argc, 3);
 	assert_string_equal(n->argv[0], "/usr/bin/prometheus-node-exporter");
 	assert_string_equal(n->argv[1], "--web.listen-address=localhost:9100");
-	assert_string_equal(n->argv[2], "--collector.textfile.directory="
-	                                "/var/opt/gitlab/node-exporter/textfile_collector");
+	assert_true(has_arg(n, "--collector.textfile.directory="
+	                       "/var/opt/gitlab/node-exporter/textfile_collector"));
+	/* Its runit collector watches our services. */
+	assert_true(has_arg(n, "--collector.runit.servicedir=/opt/gitlab/service"));
+	if (geteuid() == 0) /* not root: every service runs as the invoking user */
+		assert_string_equal(n->user, "gitlab-prometheus");
 	attrs_free(&a);
 	diags_free(&d);
 }
@@ -420,17 +431,22 @@ static void test_flags(void **state)
 	struct diags d;
 	assert_int_equal(build("node_exporter['flags'] = { 'web.telemetry-path' => '/m' }\n"
 	                       "node_exporter['flags']['collector.textfile.directory'] = nil\n"
-	                       "node_exporter['flags']['no-collector.wifi'] = ''\n"
+	                       "node_exporter['flags']['collector.wifi'] = false\n"
 	                       "node_exporter['flags']['a.first'] = 3\n",
 	                       &a, &d),
 	                 0);
 	const struct svc *n = svc(&a, "node-exporter");
-	assert_int_equal(n->argc, 5);
-	assert_string_equal(n->argv[2], "--a.first=3"); /* sorted by flag name */
-	assert_string_equal(n->argv[3], "--no-collector.wifi");
-	assert_string_equal(n->argv[4], "--web.telemetry-path=/m");
-	assert_string_equal(svc_var(n, "flags"),
-	                    "--a.first=3 --no-collector.wifi --web.telemetry-path=/m");
+	/* Sorted by flag name: the user's among the catalog's collector.* defaults. */
+	assert_string_equal(n->argv[2], "--a.first=3");
+	assert_string_equal(n->argv[n->argc - 3],
+	                    "--no-collector.systemd"); /* "!collector.systemd" */
+	assert_string_equal(n->argv[n->argc - 2], "--no-collector.wifi");
+	assert_string_equal(n->argv[n->argc - 1], "--web.telemetry-path=/m");
+	for (size_t i = 0; i < n->argc; i++)
+		assert_null(strstr(n->argv[i], "collector.textfile"));
+	assert_non_null(strstr(svc_var(n, "flags"), "--a.first=3 --collector."));
+	assert_non_null(
+	    strstr(svc_var(n, "flags"), " --no-collector.wifi --web.telemetry-path=/m"));
 	attrs_free(&a);
 	diags_free(&d);
 }
@@ -526,14 +542,16 @@ static void test_scrape_jobs(void **state)
 	    0);
 	const struct yval *jobs = svc_data(svc(&a, "prometheus"), "scrape_jobs");
 	assert_non_null(jobs);
-	assert_int_equal(jobs->n, 6);
+	assert_int_equal(jobs->n, 7);
 	assert_string_equal(job_name(jobs, 0), "prometheus");
-	assert_string_equal(job_name(jobs, 1), "node"); /* the user's, in our place */
-	assert_null(yval_get(jobs->items[1], "metrics_path"));
-	assert_string_equal(job_name(jobs, 2), "gitlab_exporter_database"); /* needs postgresql */
-	assert_string_equal(job_name(jobs, 3), "gitlab_exporter_ruby"); /* no redis: no sidekiq */
-	assert_string_equal(job_name(jobs, 4), "gitlab_exporter_process");
-	assert_string_equal(job_name(jobs, 5), "app");
+	assert_string_equal(job_name(jobs, 1),
+	                    "postgres");                /* postgres-exporter: postgresql is on */
+	assert_string_equal(job_name(jobs, 2), "node"); /* the user's, in our place */
+	assert_null(yval_get(jobs->items[2], "metrics_path"));
+	assert_string_equal(job_name(jobs, 3), "gitlab_exporter_database"); /* needs postgresql */
+	assert_string_equal(job_name(jobs, 4), "gitlab_exporter_ruby"); /* no redis: no sidekiq */
+	assert_string_equal(job_name(jobs, 5), "gitlab_exporter_process");
+	assert_string_equal(job_name(jobs, 6), "app");
 	const struct diag *w =
 	    find(&d, DIAG_WARN, "scrape job 'node' of prometheus['scrape_configs']");
 	assert_int_equal(w->line, 6);
@@ -564,8 +582,8 @@ static void test_argv_located(void **state)
 	memset(big, 'a', n);
 	big[n] = '\0';
 	snprintf(text, n + 128,
-	         "node_exporter['enable'] = true\nnode_exporter['flags']['x'] = '%s'\n", big);
-	expect_at(text, "argument 3 of the command", 2, 31);
+	         "node_exporter['enable'] = true\nnode_exporter['flags']['a'] = '%s'\n", big);
+	expect_at(text, "argument 2 of the command", 2, 31); /* --a= sorts first */
 	free(big);
 	free(text);
 }
@@ -931,6 +949,11 @@ static void test_catalog_setting_errors(void **state)
 	            "the default of 'v' refers to itself", 8);
 	one_service("{ name = \"listen\"; type = \"address\"; default = \"host:port\"; }",
 	            "x['listen'] = \"host:port\" is not host:port", 8);
+	/* A bool default may be one placeholder; it must still come out true or false. */
+	one_service("{ name = \"b\"; type = \"bool\"; default = \"{{enable}}\"; }", NULL, 0);
+	one_service("{ name = \"s\"; type = \"string\"; default = \"yes\"; },\n"
+	            "  { name = \"b\"; type = \"bool\"; default = \"{{s}}\"; }",
+	            "default of setting 'b' (bool) is \"yes\", not true or false", 9);
 }
 
 /* nil puts the account settings back to their defaults. */
