@@ -13,7 +13,8 @@
 # CMake puts next to it, then at the compiled-in GITLAB_CTL_PKGDATADIR. So with the default data
 # dir everything but the embedded/bin link follows `cmake --install --prefix DIR`, and an install
 # into any root-owned prefix (the demo's and the tests') runs without GITLAB_CTL_DATADIR.
-# GITLAB_CTL_INSTALL_DIR (the embedded/bin link, component "embedded") stays absolute.
+# GITLAB_CTL_INSTALL_DIR (the embedded/bin link, component "embedded") stays absolute, and is
+# installed only when the install prefix is the configured one: `--prefix DIR` stays inside DIR.
 
 set(GITLAB_CTL_SYSTEMD_UNIT_DIR "lib/systemd/system" CACHE STRING
     "Where the gitlab-runsvdir.service systemd unit is installed (relative: below the prefix)")
@@ -36,20 +37,27 @@ if(CMAKE_OBJCOPY)
                       \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_BINDIR}/gitlab-ctl\")
     endif()")
 endif()
-install(DIRECTORY sv/ DESTINATION ${_pkgdata_dest}/sv FILES_MATCHING PATTERN "*.conf")
+install(DIRECTORY sv/ DESTINATION ${_pkgdata_dest}/sv FILES_MATCHING PATTERN "*.conf"
+        PATTERN "omnibus-names.list")
 install(DIRECTORY templates/ DESTINATION ${_pkgdata_dest}/templates)
 # reconfigure links <root>/opt/gitlab/embedded/bin/gitlab-exporter here.
 install(PROGRAMS exporter/gitlab-exporter DESTINATION ${_pkgdata_dest}/exporter)
 
 if(GITLAB_CTL_INSTALL_EMBEDDED)
   # A link, not a copy: one exporter to upgrade. Absolute, as it crosses top-level directories.
+  # Only into the configured prefix (a system install, a package's DESTDIR): `--prefix DIR`
+  # writes nothing outside DIR, and reconfigure makes this link in its own root anyway.
   install(CODE "
     set(_link \"\$ENV{DESTDIR}${GITLAB_CTL_INSTALL_DIR}/embedded/bin/gitlab-exporter\")
-    file(MAKE_DIRECTORY \"\$ENV{DESTDIR}${GITLAB_CTL_INSTALL_DIR}/embedded/bin\")
-    message(STATUS \"Installing: \${_link}\")
-    file(REMOVE \"\${_link}\")
-    file(CREATE_LINK \"${GITLAB_CTL_PKGDATADIR}/exporter/gitlab-exporter\" \"\${_link}\" SYMBOLIC)
-    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_link}\")"
+    if(NOT \"\${CMAKE_INSTALL_PREFIX}\" STREQUAL \"${CMAKE_INSTALL_PREFIX}\")
+      message(STATUS \"Skipping: \${_link} (outside --prefix \${CMAKE_INSTALL_PREFIX}; reconfigure links it)\")
+    else()
+      file(MAKE_DIRECTORY \"\$ENV{DESTDIR}${GITLAB_CTL_INSTALL_DIR}/embedded/bin\")
+      message(STATUS \"Installing: \${_link}\")
+      file(REMOVE \"\${_link}\")
+      file(CREATE_LINK \"${GITLAB_CTL_PKGDATADIR}/exporter/gitlab-exporter\" \"\${_link}\" SYMBOLIC)
+      list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${_link}\")
+    endif()"
     COMPONENT embedded)
 endif()
 

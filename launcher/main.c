@@ -3,6 +3,7 @@
  * main() only parses the global options and dispatches to commands.c.
  */
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,11 @@ static void command_usage(FILE *fp, const struct command *c)
 {
 	fprintf(fp, "usage: gitlab-ctl [--root DIR] [-c FILE] %s %s\n  %s\n", c->name, c->usage,
 	        c->summary ? c->summary : "(internal)");
+	if (c->details != NULL)
+		fprintf(fp, "%s\n", c->details);
+	else
+		fprintf(fp, "exit: 0 success; 1 failure; 2 usage\nexample: gitlab-ctl %s\n",
+		        c->name);
 }
 
 static int help(const char *name)
@@ -140,8 +146,12 @@ int main(int argc, char **argv)
 	const struct command *c = command_find(argv[0]);
 	if (c == NULL) {
 		command_unknown(argv[0], stderr);
-		return 2;
+		return 1; /* as Omnibus' gitlab-ctl */
 	}
+	/* err(3)/warn(3) then say which command speaks: "gitlab-ctl tail: ...". */
+	char progname[64];
+	snprintf(progname, sizeof progname, "gitlab-ctl %s", c->name);
+	program_invocation_short_name = progname;
 	if (wants_help(argc, argv)) {
 		command_usage(stdout, c);
 		return 0;

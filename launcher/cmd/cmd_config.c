@@ -9,7 +9,6 @@
 #include <err.h>
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +19,8 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/preflight.h"
 #include "lib/alloc.h"
-#include "lib/reach.h"
 #include "config/trust.h"
 #include "render/plan.h"
 
@@ -61,7 +60,7 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets, 
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+	while ((ch = command_getopt(argc, argv, "c:", opts)) != -1) {
 		switch (ch) {
 		case 'c':
 			if (strlcpy(c->config, optarg, sizeof c->config) >= sizeof c->config) {
@@ -88,78 +87,6 @@ usage:
 	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
 	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : "");
 	return -1;
-}
-
-/* A relative command is looked up in the service's PATH, as exec does. */
-static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
-{
-	const char *path = kv_get(&s->env, "PATH");
-	if (path == NULL)
-		path = kv_get(&s->base_env, "PATH");
-	while (path != NULL && *path != '\0') {
-		size_t n = strcspn(path, ":");
-		struct stat st;
-		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
-		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* What the service will execute: for the managed embedded link, the bundled exporter. */
-static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
-{
-	const char *cmd = s->argv != NULL ? s->argv[0] : NULL;
-	char link[PATH_MAX];
-	struct stat st;
-	if (cmd == NULL)
-		return false;
-	if (strchr(cmd, '/') == NULL)
-		return find_in_path(s, cmd, out, len);
-	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == 0 &&
-	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
-		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
-		       len;
-	return strlcpy(out, cmd, len) < len;
-}
-
-/*
- * Every enabled service's command must exist and be reachable by its account: a 0700
- * directory on the way (a checkout in root's home) fails the execve after reconfigure.
- */
-static void check_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
-{
-	for (size_t i = 0; i < a->nsvcs; i++) {
-		const struct svc *s = &a->svcs[i];
-		char path[PATH_MAX], why[PATH_MAX + 128];
-		struct reach_who w;
-		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
-			continue;
-		/* Blame the gitlab.rb line that set the command, else the catalog. */
-		const char *origin = kv_get(&s->origin, "command"), *colon;
-		char file[PATH_MAX];
-		int line = 0;
-		strlcpy(file, s->def->file, sizeof file);
-		if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
-			snprintf(file, sizeof file, "%.*s", (int)(colon - origin), origin);
-			line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
-		}
-		if (!command_path(ctl, s, path, sizeof path)) {
-			diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
-			          s->argv[0]);
-			continue;
-		}
-		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
-		if (geteuid() == 0)
-			reach_who_account(&w, s->user, s->group);
-		else /* without root, services run as the invoking user */
-			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
-		if (reach_exec(&w, path, why, sizeof why) != 0)
-			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
-			          s->def->name, path, why);
-	}
 }
 
 /*
@@ -214,6 +141,14 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		}
 	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
 		return 2;
+	if (optind + 1 == argc && strspn(argv[optind], "0123456789.") == strlen(argv[optind])) {
+		/* Omnibus' `check-config -v VERSION`: main took the -v, the version is left */
+		fprintf(stderr,
+		        "gitlab-ctl check-config: version %s: no version checks here (gitlab-ctl "
+		        "installs no GitLab); checking %s only\n",
+		        argv[optind], c.config);
+		optind++;
+	}
 	if (optind < argc)
 		return check_usage();
 	if (!ctl_catalog_found(&c)) {
@@ -221,8 +156,8 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	int rc = load_config(&c, &l);
-	if (rc == 0)
-		check_commands(&c, &l.attrs, &l.d);
+	if (rc == 0) /* not ports: they are this host's state now, reconfigure checks them */
+		preflight_commands(&c, &l.attrs, &l.d);
 	if (rc == 0 && render_all(&c, &l) == -1)
 		rc = -1; /* a value a file format cannot hold, as reconfigure would find it */
 	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
@@ -489,13 +424,37 @@ static void jstr(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void json_error(FILE *fp, const char *what, const char *error)
+static void json_diags(FILE *fp, const struct diags *d)
+{
+	fputs("[", fp);
+	for (size_t i = 0; d != NULL && i < d->n; i++) {
+		const struct diag *g = &d->v[i];
+		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", fp);
+		jstr(fp, g->file);
+		fprintf(fp,
+		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
+		        g->col, g->sev == DIAG_ERR ? "error" : "warning");
+		jstr(fp, g->msg);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+}
+
+/* {"ok": false, "error": "WHAT: ERROR", "diagnostics": [...]}: the messages stderr has. */
+static void json_error_diags(FILE *fp, const char *what, const char *error, const struct diags *d)
 {
 	fputs("{\"ok\": false, \"error\": ", fp);
 	char msg[PATH_MAX + 128];
 	snprintf(msg, sizeof msg, "%s: %s", what, error);
 	jstr(fp, msg);
+	fputs(", \"diagnostics\": ", fp);
+	json_diags(fp, d);
 	fputs("}\n", fp);
+}
+
+static void json_error(FILE *fp, const char *what, const char *error)
+{
+	json_error_diags(fp, what, error, NULL);
 }
 
 static void jlog(FILE *fp, const struct svlog *lg)
@@ -634,8 +593,10 @@ int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 	int rc = load_config(&c, &l);
 	diags_print(&l.d, stderr);
 	if (rc == -1) {
-		if (json)
-			json_error(stdout, c.config, "the configuration has errors (see stderr)");
+		if (json) {
+			diags_sort(&l.d);
+			json_error_diags(stdout, c.config, "the configuration has errors", &l.d);
+		}
 		unload(&l);
 		return 1;
 	}

@@ -35,8 +35,12 @@
 #include "runit/svtail.h"
 #include "runit/svwatch.h"
 
-/* Exit code contributions of `status` (summed, as Omnibus does). */
-enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4 };
+/*
+ * Exit code contributions of `status`, summed as Omnibus does: 0 run, 1 runsv not running,
+ * 3 down, 4 status unreadable. CODE_DEAD (down although runit wants it up) counts as down
+ * in the sum; `status --lsb` tells them apart.
+ */
+enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4, CODE_DEAD = 5 };
 
 /*
  * stdout fully buffered in a static buffer: a whole `status` is one write(2), as sv's, and
@@ -101,7 +105,9 @@ static void put_state(int dfd, const char *dir, const char *name, const struct s
 
 static int state_code(const struct sv_status *st)
 {
-	return st->state == SV_RUN && st->pid != 0 ? CODE_RUN : CODE_DOWN;
+	if (st->state == SV_RUN && st->pid != 0)
+		return CODE_RUN;
+	return st->want == 'u' ? CODE_DEAD : CODE_DOWN;
 }
 
 /* A service's (or log's) state at buf, as sv_status_format; a name is at most NAME_MAX,
@@ -160,51 +166,79 @@ static int status_one(const struct svsel *sel, const char *name, time_t now)
 static int no_options(int argc, char **argv)
 {
 	static const struct option opts[] = {{NULL, 0, NULL, 0}};
-	if (getopt_long(argc, argv, "+", opts, NULL) != -1)
+	if (command_getopt(argc, argv, "+", opts) != -1)
 		return -1;
 	return 0;
 }
 
-/* Select services; an unknown name is reported in sv's style. 0, 1 (reported) or 2 (usage). */
+/* Select services through the one resolver. 0, 1 (reported) or 2 (usage). */
 static int select_services(const struct ctl *ctl, int argc, char **argv, struct svsel *sel)
 {
 	const char *name;
 	if (no_options(argc, argv) == -1 || command_one_arg(argc, argv, &name) == -1)
 		return 2;
-	if (svsel_load(ctl, name, sel) == 0)
+	return command_select(ctl, argv[0], name, sel, stderr);
+}
+
+/*
+ * --lsb: the LSB init-script status codes for the whole selection, the worst one winning:
+ * 4 unknown (status unreadable, runsv not running), then 1 dead (down although runit wants
+ * it up: supervise/status is the pidfile), then 3 not running (down as wanted), else 0.
+ */
+static int lsb_rank(int code)
+{
+	switch (code) {
+	case CODE_RUN:
 		return 0;
-	if (name != NULL && errno == ENOENT) {
-		char sv[PATH_MAX];
-		struct stat sb;
-		bool known = svsel_valid_name(name) && ctl_sv_dir(ctl, sv, sizeof sv, name) == 0 &&
-		             stat(sv, &sb) == 0;
-		printf("fail: %s: %s\n", name,
-		       known ? "service disabled" : "unable to find service");
-	} else {
-		printf("fail: %s: %s\n", name ? name : sel->dir, sv_strerror(errno));
+	case CODE_DOWN:
+		return 1;
+	case CODE_DEAD:
+		return 2;
+	default:
+		return 3;
 	}
-	fflush(stdout);
-	return 1;
+}
+
+static int status_opts(int argc, char **argv, bool *lsb)
+{
+	static const struct option opts[] = {{"lsb", no_argument, NULL, 'l'}, {NULL, 0, NULL, 0}};
+	int ch;
+	while ((ch = command_getopt(argc, argv, "+", opts)) != -1) {
+		if (ch != 'l')
+			return -1;
+		*lsb = true;
+	}
+	return 0;
 }
 
 int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
 	out_init();
 	struct svsel sel;
-
-	int r = select_services(ctl, argc, argv, &sel);
-	if (r != 0)
-		return r;
+	const char *name;
+	bool lsb = false;
+	if (status_opts(argc, argv, &lsb) == -1 || command_one_arg(argc, argv, &name) == -1)
+		return 2;
+	if (command_select(ctl, argv[0], name, &sel, stderr) != 0)
+		return lsb ? 4 : 1;
 	time_t now = time(NULL);
-	int code = 0;
+	static const int lsb_of_rank[] = {0, 3, 1, 4};
+	int code = 0, worst = 0;
+	bool orphans = false;
 	for (size_t i = 0; i < sel.n; i++) {
-		code += status_one(&sel, sel.names[i], now);
+		int c = status_one(&sel, sel.names[i], now);
+		orphans |= c == CODE_FAIL;
+		if (lsb_rank(c) > worst)
+			worst = lsb_rank(c);
+		code += c == CODE_DEAD ? CODE_DOWN : c;
 		if (code > 255)
 			code = 255; /* a sum past 255 would wrap to a false success */
 	}
 	fflush(stdout);
 	svsel_free(&sel);
-	return code;
+	if (orphans)
+		command_hint_runsvdir(ctl, argv[0], stderr);
+	return lsb ? lsb_of_rank[worst] : code;
 }
 
 /* --- start, stop, restart, once, signals ------------------------------------------------ */
@@ -222,7 +256,7 @@ static const struct op ops[] = {
     {"kill", "k", false, NULL},         {"term", "t", false, NULL},
     {"hup", "h", false, "SIGHUP"},      {"int", "i", false, "SIGINT"},
     {"usr1", "1", false, "SIGUSR1"},    {"usr2", "2", false, "SIGUSR2"},
-    {"graceful-kill", "d", true, NULL},
+    {"graceful-kill", "d", true, NULL}, {"restart-except", "tcu", false, NULL},
 };
 
 /* After a plain signal: how long a pid that dies of it has to show (bounded by SVWAIT). */
@@ -535,6 +569,37 @@ static int wait_jobs(struct job *jobs, size_t n, const struct op *op, long deadl
 	return failed;
 }
 
+/* restart-except SVC...: every enabled service but those named, each of which must resolve. */
+static int select_except(const struct ctl *ctl, int argc, char **argv, struct svsel *sel)
+{
+	if (no_options(argc, argv) == -1)
+		return 2;
+	if (optind >= argc) {
+		warnx("name the services to leave running: restart-except SERVICE...");
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct svsel one;
+		if (command_select(ctl, argv[0], argv[i], &one, stderr) != 0)
+			return 1;
+		svsel_free(&one);
+	}
+	if (command_select(ctl, argv[0], NULL, sel, stderr) != 0)
+		return 1;
+	size_t n = 0;
+	for (size_t k = 0; k < sel->n; k++) {
+		bool keep = true;
+		for (int i = optind; i < argc && keep; i++)
+			keep = strcmp(sel->names[k], argv[i]) != 0;
+		if (keep)
+			sel->names[n++] = sel->names[k];
+		else
+			free(sel->names[k]);
+	}
+	sel->n = n;
+	return 0;
+}
+
 int cmd_control(const struct ctl *ctl, int argc, char **argv)
 {
 	out_init();
@@ -551,7 +616,8 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (svwait(&wait) == -1)
 		return 2;
-	int r = select_services(ctl, argc, argv, &sel);
+	int r = strcmp(op->name, "restart-except") == 0 ? select_except(ctl, argc, argv, &sel)
+	                                                : select_services(ctl, argc, argv, &sel);
 	if (r != 0)
 		return r;
 	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)

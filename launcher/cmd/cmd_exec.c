@@ -70,6 +70,7 @@ struct target {
 	const char *user, *group, *groups, *home;
 	char **argv;
 	bool own_pgrp; /* under runsv: lead a session and group, as Omnibus's `chpst -P` does */
+	const char *config_name; /* --from-config with the catalog's command: where to change it */
 };
 
 static int usage_error(const char *msg)
@@ -109,7 +110,7 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 	};
 	int ch, end = find_dashdash(argc, argv);
 	memset(o, 0, sizeof *o);
-	while ((ch = getopt_long(end, argv, "e:u:g:G:C:fc:", longopts, NULL)) != -1) {
+	while ((ch = command_getopt(end, argv, "e:u:g:G:C:fc:", longopts)) != -1) {
 		switch (ch) {
 		case 'e':
 			o->envdir = optarg;
@@ -209,6 +210,8 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	t->groups = o->groups ? o->groups : (s->groups && s->groups[0] ? s->groups : NULL);
 	t->home = o->chdir ? o->chdir : s->home;
 	t->argv = o->cmd ? o->cmd : s->argv;
+	if (o->cmd == NULL && cat_setting_find(s->def, "command") != NULL)
+		t->config_name = s->def->config_name;
 	if (t->argv == NULL || t->argv[0] == NULL) {
 		warnx("exec: service '%s' has no command", o->service);
 		return -1;
@@ -616,6 +619,12 @@ static int run(struct target *t)
 	execve(path, t->argv, t->env.v ? t->env.v : empty);
 	int saved = errno;
 	warn("exec: %s", path);
+	if (saved == ENOENT && t->config_name != NULL)
+		fprintf(
+		    stderr,
+		    "gitlab-ctl exec: set %s['command'] to the program's path, or run gitlab-ctl "
+		    "reconfigure first (it links the bundled one there)\n",
+		    t->config_name);
 	return saved == ENOENT ? EXIT_NOTFOUND : EXIT_NOTEXEC;
 }
 

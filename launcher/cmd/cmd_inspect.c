@@ -21,6 +21,7 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "lib/alloc.h"
+#include "lib/connhost.h"
 #include "lib/envdir.h"
 #include "lib/grow.h"
 #include "lib/safetext.h"
@@ -162,9 +163,10 @@ static void check_metrics(struct report *r, const struct svc *s)
 	const char *path = "/metrics";
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) == 0)
 		path = s->def->check + 5;
-	bool v6 = strchr(s->listen_host, ':') != NULL;
-	snprintf(r->url, sizeof r->url, "http://%s%s%s:%d%s", v6 ? "[" : "", s->listen_host,
-	         v6 ? "]" : "", s->listen_port, path);
+	const char *host = connect_host(s->listen_host);
+	bool v6 = strchr(host, ':') != NULL;
+	snprintf(r->url, sizeof r->url, "http://%s%s%s:%d%s", v6 ? "[" : "", host, v6 ? "]" : "",
+	         s->listen_port, path);
 	/* An answer from a process outside the service (an orphan of a dead runsv) is no proof. */
 	pid_t holder;
 	char cmd[120];
@@ -178,8 +180,8 @@ static void check_metrics(struct report *r, const struct svc *s)
 		r->problems++;
 		return;
 	}
-	r->http_code = http_probe(s->listen_host, s->listen_port, path, PROBE_TIMEOUT_MS,
-	                          r->http_err, sizeof r->http_err);
+	r->http_code = http_probe(host, s->listen_port, path, PROBE_TIMEOUT_MS, r->http_err,
+	                          sizeof r->http_err);
 	r->problems += r->http_code != 200;
 }
 
@@ -506,10 +508,13 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 		    known ? "true" : "false");
 	}
 	if (known)
-		warnx("%s: not enabled (set %s['enable'] = true in %s and reconfigure)", name,
-		      catalog_find(&cat, name)->config_name, ctl->config);
+		fprintf(stderr,
+		        "gitlab-ctl inspect: %s is not enabled: set %s['enable'] = true and run "
+		        "gitlab-ctl reconfigure\n",
+		        name, catalog_find(&cat, name)->config_name);
 	else
-		command_unknown_service(name, have ? &cat : NULL, have_all ? &all : NULL, stderr);
+		command_unknown_service("inspect", name, have ? &cat : NULL, have_all ? &all : NULL,
+		                        stderr);
 	if (have_all)
 		svsel_free(&all);
 	if (have) {
@@ -524,7 +529,7 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
 	bool json = false;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+j", opts, NULL)) != -1) {
+	while ((ch = command_getopt(argc, argv, "+j", opts)) != -1) {
 		if (ch != 'j')
 			return 2;
 		json = true;

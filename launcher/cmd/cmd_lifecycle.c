@@ -53,7 +53,8 @@ static int parse_yes(int argc, char **argv, bool allow_yes, bool *yes)
 {
 	*yes = false;
 	for (int i = 1; i < argc; i++) {
-		if (allow_yes && strcmp(argv[i], "--yes") == 0)
+		/* `cleanse yes` is Omnibus' spelling */
+		if (allow_yes && (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "yes") == 0))
 			*yes = true;
 		else
 			return -1;

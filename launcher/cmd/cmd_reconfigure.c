@@ -18,6 +18,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/converge.h"
+#include "cmd/preflight.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "config/trust.h"
@@ -46,6 +47,14 @@ static int prepare(struct recon *r)
 	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1 ||
 	    trust_check(r->ctl, &r->a, &r->d) == -1) {
 		diags_print(&r->d, stderr);
+		return -1;
+	}
+	/* check-config's checks, before anything is written or stopped. */
+	preflight_commands(r->ctl, &r->a, &r->d);
+	preflight_ports(r->ctl, &r->a, &r->d);
+	if (r->d.nerr > 0) {
+		diags_print(&r->d, stderr);
+		fprintf(stderr, "gitlab-ctl reconfigure: pre-flight failed: nothing was changed\n");
 		return -1;
 	}
 	int rc = plan_services(r->ctl, &r->cat, &r->a, &r->ps, &r->d);
@@ -250,7 +259,7 @@ static int parse(struct recon *r, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "nd", opts, NULL)) != -1) {
+	while ((ch = command_getopt(argc, argv, "nd", opts)) != -1) {
 		if (ch == 'n')
 			r->dry_run = true;
 		else if (ch == 'd')

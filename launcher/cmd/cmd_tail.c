@@ -85,7 +85,7 @@ static bool known_or_logged(const struct ctl *ctl, const char *name, bool have_a
 	if (log_dir(ctl, have_attrs ? a : NULL, name, p, sizeof p) == 0 &&
 	    strlcpy(dir, p, sizeof dir) < sizeof dir && stat(dirname(dir), &st) == 0)
 		return true;
-	command_unknown_service(name, have_attrs ? cat : NULL, sel, stderr);
+	command_unknown_service("tail", name, have_attrs ? cat : NULL, sel, stderr);
 	return false;
 }
 
@@ -144,15 +144,61 @@ out:
 	return rc;
 }
 
+/*
+ * SERVICE/FILE, as Omnibus' `tail gitlab-rails/production.log`: FILE in the service's log
+ * directory, one plain name (no "..", no deeper path).
+ */
+static int tail_one_file(const struct ctl *ctl, const char *arg, long lines)
+{
+	char svc[NAME_MAX + 1], p[PATH_MAX];
+	const char *file = strchr(arg, '/') + 1;
+	struct catalog cat;
+	struct attrs a;
+	int rc = 1;
+	snprintf(svc, sizeof svc, "%.*s", (int)(file - 1 - arg), arg);
+	if (!svsel_valid_name(svc) || !svsel_valid_name(file)) {
+		warnx("%s: write SERVICE/FILE, FILE a name in the service's log directory", arg);
+		return 2;
+	}
+	bool have_attrs = load_attrs(ctl, &cat, &a);
+	if (have_attrs && catalog_find(&cat, svc) == NULL) {
+		command_unknown_service("tail", svc, &cat, NULL, stderr);
+		goto out;
+	}
+	if (log_dir(ctl, have_attrs ? &a : NULL, svc, p, sizeof p) == -1) {
+		warnx("%s: log path too long", svc);
+		goto out;
+	}
+	char *slash = strrchr(p, '/'); /* log_dir() names <dir>/current */
+	if ((size_t)snprintf(slash + 1, sizeof p - (size_t)(slash + 1 - p), "%s", file) >=
+	    sizeof p - (size_t)(slash + 1 - p)) {
+		warnx("%s: log path too long", arg);
+		goto out;
+	}
+	if (readable(p)) {
+		char *paths[1] = {p};
+		rc = svtail_files(paths, 1, lines, 0);
+	}
+out:
+	if (have_attrs) {
+		attrs_free(&a);
+		catalog_free(&cat);
+	}
+	return rc;
+}
+
 int cmd_tail(const struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {{"lines", required_argument, NULL, 'n'},
+	                                     {"follow", no_argument, NULL, 'f'},
 	                                     {NULL, 0, NULL, 0}};
 	long lines = 10;
 	const char *errstr, *name;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+n:", opts, NULL)) != -1) {
+	while ((ch = command_getopt(argc, argv, "+fn:", opts)) != -1) {
+		if (ch == 'f')
+			continue; /* Omnibus' muscle memory: tail always follows */
 		if (ch != 'n')
 			return 2;
 		lines = (long)strtonum(optarg, 0, 1000000, &errstr);
@@ -163,6 +209,8 @@ int cmd_tail(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (command_one_arg(argc, argv, &name) == -1)
 		return 2;
+	if (name != NULL && strchr(name, '/') != NULL)
+		return tail_one_file(ctl, name, lines);
 	return tail_run(ctl, name, lines);
 }
 

@@ -17,6 +17,8 @@ struct command {
 	cmd_fn fn;
 	const char *usage;   /* arguments, e.g. "[SERVICE]" */
 	const char *summary; /* one line; NULL: internal (run by generated scripts), not in help */
+	const char
+	    *details; /* `help CMD`: options, exit codes, an example; NULL: the usage says it */
 };
 
 /* The command table, NULL-terminated; defined in commands.c. */
@@ -25,13 +27,33 @@ const struct command *command_find(const char *name);
 /* "unknown command 'statsu'; did you mean 'status'?" */
 void command_unknown(const char *name, FILE *fp);
 /*
- * "unknown service 'x' (known: a, b); did you mean 'a'?": the known services
+ * "gitlab-ctl VERB: unknown service 'x' (known: a, b); did you mean 'a'?": the known services
  * are the catalog's (cat may be NULL) and the enabled ones (sel may be NULL).
  */
 struct catalog;
 struct svsel;
-void command_unknown_service(const char *name, const struct catalog *cat, const struct svsel *sel,
-                             FILE *fp);
+void command_unknown_service(const char *verb, const char *name, const struct catalog *cat,
+                             const struct svsel *sel, FILE *fp);
+/*
+ * The one resolver of a SERVICE argument (NULL: every enabled service) for the verbs that act
+ * on enabled services: fills sel and returns 0, or reports why not on fp, prefixed
+ * "gitlab-ctl VERB: ", and returns 1: "not set up yet: run gitlab-ctl reconfigure" (no
+ * service directory), "postgresql is not enabled: set postgresql['enable'] = true and run
+ * gitlab-ctl reconfigure" (a catalog service), or an unknown service with did-you-mean.
+ */
+int command_select(const struct ctl *ctl, const char *verb, const char *name, struct svsel *sel,
+                   FILE *fp);
+/*
+ * After a verb found services without their runsv: "gitlab-ctl VERB: runsvdir is not
+ * running: ..." on fp when no runsvdir supervises the root.
+ */
+void command_hint_runsvdir(const struct ctl *ctl, const char *verb, FILE *fp);
+/*
+ * getopt_long for a command's own options (argv[0] is the command): its complaints read
+ * "gitlab-ctl CMD: unknown option '--x'" rather than getopt's "CMD: unrecognized option".
+ */
+struct option;
+int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 /* One optional SERVICE argument after the command's own options (getopt's optind); -1: reported. */
 int command_one_arg(int argc, char **argv, const char **name);
 

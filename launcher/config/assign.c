@@ -31,6 +31,9 @@ struct walk {
 	struct diags *d;
 	struct assigns *as;
 	struct loc *unknown_locs; /* parallel to as->unknown.v */
+	char **okeys;             /* Omnibus keys of managed services we ignore: "redis['x']" */
+	struct loc *okey_locs;
+	size_t nokeys;
 };
 
 static void hash_clear(struct assign_hash *h)
@@ -399,8 +402,35 @@ static const char *key_hint(const struct walk *b, const struct rb_stmt *st)
 	return suggest_pick(st->keys[0], v, n);
 }
 
+static bool omnibus_key(const struct cat_service *def, const char *key)
+{
+	for (size_t i = 0; def != NULL && i < def->nomnibus_keys; i++)
+		if (strcmp(def->omnibus_keys[i], key) == 0)
+			return true;
+	return false;
+}
+
+static void note_unknown_key(struct walk *b, const struct rb_stmt *st)
+{
+	char *k = xasprintf("%s['%s']", st->name, st->keys[0]);
+	for (size_t i = 0; i < b->nokeys; i++)
+		if (strcmp(b->okeys[i], k) == 0) {
+			free(k);
+			return;
+		}
+	b->okeys = xreallocarray(b->okeys, b->nokeys + 1, sizeof *b->okeys);
+	b->okey_locs = xreallocarray(b->okey_locs, b->nokeys + 1, sizeof *b->okey_locs);
+	b->okey_locs[b->nokeys] = st->key_locs[0];
+	b->okeys[b->nokeys++] = k;
+}
+
 static void unknown_key(struct walk *b, const struct rb_stmt *st)
 {
+	const struct cat_service *def = service_of(b, st->name);
+	if (omnibus_key(def, st->keys[0])) { /* Omnibus' own: into the summary line */
+		note_unknown_key(b, st);
+		return;
+	}
 	const char *hint = key_hint(b, st);
 	diag_at(b->d, DIAG_WARN, st->key_locs[0],
 	        "%s['%s'] is not a setting gitlab-ctl knows; ignored%s%s%s", st->name, st->keys[0],
@@ -755,44 +785,85 @@ static void walk(struct walk *b, const struct rb_file *f)
 	}
 }
 
-/* A top-level name one typo away from a managed one gets its own located warning. */
+/* The managed top-level name (else an Omnibus one) closest to name, or NULL. */
 static const char *name_hint(const struct walk *b, const char *name)
 {
 	const char *v[64] = {"user", "manage_accounts", "logging"};
 	size_t n = 3;
 	for (size_t j = 0; j < b->cat->n && n < 64; j++)
 		v[n++] = b->cat->v[j].config_name;
-	return suggest_pick(name, v, n);
+	const char *hint = suggest_pick(name, v, n);
+	if (hint == NULL && b->cat->nomnibus > 0)
+		hint = suggest_pick(name, (const char **)b->cat->omnibus, b->cat->nomnibus);
+	return hint;
 }
 
-static void report_unknown(struct walk *b, const struct rb_file *f)
+/*
+ * With the catalog's list of Omnibus names, a name on neither list is an error, as Omnibus'
+ * config_strict_mode makes it; without the list, a warning.
+ */
+static size_t report_strange(struct walk *b)
 {
+	bool strict = b->cat->omnibus != NULL;
+	size_t known = 0;
 	for (size_t i = 0; i < b->as->unknown.n; i++) {
-		const char *hint = name_hint(b, b->as->unknown.v[i].name);
-		if (hint != NULL)
+		const char *name = b->as->unknown.v[i].name;
+		if (catalog_omnibus_name(b->cat, name)) {
+			known++;
+			continue;
+		}
+		const char *hint = name_hint(b, name);
+		if (strict)
+			diag_at(b->d, DIAG_ERR, b->unknown_locs[i],
+			        "%s is not a name gitlab-ctl or Omnibus knows%s%s%s", name,
+			        hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+		else if (hint != NULL)
 			diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
 			        "%s is not a service gitlab-ctl manages; ignored (did you mean "
 			        "'%s'?)",
-			        b->as->unknown.v[i].name, hint);
+			        name, hint);
 	}
-	if (b->as->unknown.n == 0)
+	return strict ? known : b->as->unknown.n;
+}
+
+/* Known Omnibus names this build does not manage: one summary line, each one with -v. */
+static void report_unknown(struct walk *b, const struct rb_file *f)
+{
+	size_t nknown = report_strange(b) + b->nokeys;
+	if (nknown == 0)
 		return;
+	bool strict = b->cat->omnibus != NULL;
 	size_t len = 1;
 	for (size_t i = 0; i < b->as->unknown.n; i++)
 		len += strlen(b->as->unknown.v[i].name) + 2;
+	for (size_t i = 0; i < b->nokeys; i++)
+		len += strlen(b->okeys[i]) + 2;
 	char *list = xcalloc(len, 1);
 	for (size_t i = 0; i < b->as->unknown.n; i++) {
-		if (i)
+		if (strict && !catalog_omnibus_name(b->cat, b->as->unknown.v[i].name))
+			continue;
+		if (list[0] != '\0')
 			strlcat(list, ", ", len);
 		strlcat(list, b->as->unknown.v[i].name, len);
 	}
+	for (size_t i = 0; i < b->nokeys; i++) {
+		if (list[0] != '\0')
+			strlcat(list, ", ", len);
+		strlcat(list, b->okeys[i], len);
+	}
 	diag_file(b->d, DIAG_WARN, f->src.name, 0,
-	          "ignoring settings for services this build does not manage: %s", list);
+	          "ignoring %zu Omnibus setting%s this build does not manage: %s%s", nknown,
+	          nknown == 1 ? "" : "s", list, b->ctl && b->ctl->verbose ? "" : " (-v: each one)");
 	free(list);
 	if (b->ctl && b->ctl->verbose)
 		for (size_t i = 0; i < b->as->unknown.n; i++)
-			diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
-			        "ignoring %s: not managed by this build", b->as->unknown.v[i].name);
+			if (!strict || catalog_omnibus_name(b->cat, b->as->unknown.v[i].name))
+				diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
+				        "ignoring %s: not managed by this build",
+				        b->as->unknown.v[i].name);
+	for (size_t i = 0; b->ctl && b->ctl->verbose && i < b->nokeys; i++)
+		diag_at(b->d, DIAG_WARN, b->okey_locs[i], "ignoring %s: not managed by this build",
+		        b->okeys[i]);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -826,6 +897,10 @@ void assigns_walk(const struct ctl *ctl, const struct catalog *cat, const struct
 	walk(&b, f);
 	report_unknown(&b, f);
 	free(b.unknown_locs);
+	for (size_t i = 0; i < b.nokeys; i++)
+		free(b.okeys[i]);
+	free(b.okeys);
+	free(b.okey_locs);
 }
 
 void assigns_free(struct assigns *as)

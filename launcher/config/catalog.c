@@ -880,6 +880,12 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		if ((v = get_string(l, m, "description")) == NULL)
 			return -1;
 		s->description = xstrdup(v);
+	} else if (strcmp(key, "omnibus_keys") == 0) {
+		return load_argv(l, m, "omnibus_keys", &s->omnibus_keys, &s->nomnibus_keys);
+	} else if (strcmp(key, "package") == 0) {
+		if ((v = get_string(l, m, "package")) == NULL)
+			return -1;
+		s->package = xstrdup(v);
 	} else if (strcmp(key, "enable_default") == 0) {
 		return get_bool(l, m, key, &s->enable_default);
 	} else if (strcmp(key, "jemalloc") == 0) {
@@ -927,7 +933,8 @@ static int load_key(struct ld *l, const config_setting_t *m)
 		return load_name(l, m, "off_switch", &s->off_switch);
 	} else {
 		lerr(l, m,
-		     "unknown key '%s' (name, config_name, description, enable_default, jemalloc, "
+		     "unknown key '%s' (name, config_name, description, package, enable_default, "
+		     "jemalloc, "
 		     "settings, env, base_env, command, templates, check, check_send, "
 		     "check_expect, check_command, after, setup, home_mode, stop_signal, "
 		     "share_group, flags_style, scrape, scrape_collect, roles, off_switch)",
@@ -985,6 +992,10 @@ static void service_free(struct cat_service *s)
 	free(s->name);
 	free(s->config_name);
 	free(s->description);
+	free(s->package);
+	for (size_t i = 0; i < s->nomnibus_keys; i++)
+		free(s->omnibus_keys[i]);
+	free(s->omnibus_keys);
 	for (size_t i = 0; i < s->nsettings; i++) {
 		free(s->settings[i].name);
 		free(s->settings[i].def);
@@ -1326,6 +1337,57 @@ void catalog_order(const struct catalog *c, size_t *order)
 	free(done);
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* <dir>/omnibus-names.list, one name per line, '#' comments; absent: no list. */
+static void load_omnibus_names(struct catalog *c, struct diags *d)
+{
+	struct buf b;
+	char *path = xasprintf("%s/omnibus-names.list", c->dir);
+	buf_init(&b);
+	if (readfile(path, &b, 1 << 20) == -1) {
+		if (errno != ENOENT)
+			diag_file(d, DIAG_ERR, path, 0, "cannot read: %s", strerror(errno));
+		buf_free(&b);
+		free(path);
+		return;
+	}
+	buf_addc(&b, '\0');
+	size_t cap = 0;
+	int line = 0;
+	for (char *p = b.p, *nl; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		line++;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		n = strcspn(p, "#\n") < n ? strcspn(p, "#\n") : n;
+		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+			n--;
+		if (n == 0)
+			continue;
+		if (strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
+			diag_file(d, DIAG_ERR, path, line, "not a gitlab.rb name: \"%.*s\"", (int)n,
+			          p);
+			continue;
+		}
+		grow(&c->omnibus, &cap, c->nomnibus + 1, sizeof *c->omnibus, 64);
+		c->omnibus[c->nomnibus++] = xstrndup(p, n);
+	}
+	if (c->omnibus == NULL)
+		c->omnibus = xcalloc(1, sizeof *c->omnibus); /* present but empty: still strict */
+	qsort(c->omnibus, c->nomnibus, sizeof *c->omnibus, cmp_strp);
+	buf_free(&b);
+	free(path);
+}
+
+bool catalog_omnibus_name(const struct catalog *c, const char *name)
+{
+	return c->nomnibus > 0 &&
+	       bsearch(&name, c->omnibus, c->nomnibus, sizeof *c->omnibus, cmp_strp) != NULL;
+}
+
 int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 {
 	size_t nerr = d->nerr, nfiles;
@@ -1346,6 +1408,7 @@ int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 	if (nfiles == 0)
 		diag_file(d, DIAG_ERR, dir, 0, "no service definitions (*.conf) in the catalog");
 	qsort(out->v, out->n, sizeof *out->v, by_name);
+	load_omnibus_names(out, d);
 	check_unique(out, d);
 	check_deps(out, d);
 	for (size_t i = 0; i < out->n; i++) {
@@ -1362,6 +1425,9 @@ void catalog_free(struct catalog *c)
 		service_free(&c->v[i]);
 	free(c->v);
 	free(c->dir);
+	for (size_t i = 0; i < c->nomnibus; i++)
+		free(c->omnibus[i]);
+	free(c->omnibus);
 	memset(c, 0, sizeof *c);
 }
 

@@ -99,6 +99,9 @@ struct cat_service {
 	char *name;        /* runit service name: "gitlab-exporter" */
 	char *config_name; /* gitlab.rb top-level name: "gitlab_exporter" */
 	char *description;
+	char *package;       /* the Debian package providing the command, NULL if none (bundled) */
+	char **omnibus_keys; /* keys Omnibus knows under config_name that are not settings here */
+	size_t nomnibus_keys;
 	bool enable_default;
 	bool jemalloc; /* wants LD_PRELOAD of jemalloc (Ruby services) */
 	enum flags_style flags_style;
@@ -141,6 +144,12 @@ struct catalog {
 	char *dir;
 	struct cat_service *v; /* sorted by name */
 	size_t n;
+	/*
+	 * omnibus-names.list: top-level names Omnibus knows and this catalog does not manage,
+	 * sorted; NULL when the file is absent (then every unknown name is only a warning).
+	 */
+	char **omnibus;
+	size_t nomnibus;
 };
 
 /*
@@ -151,6 +160,8 @@ void catalog_free(struct catalog *c);
 
 /* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */
 const struct cat_service *catalog_find(const struct catalog *c, const char *name);
+/* Is name one of Omnibus' top-level names the catalog lists as known but unmanaged? */
+bool catalog_omnibus_name(const struct catalog *c, const char *name);
 
 /* Whether a service declares a readiness check (check or check_command). */
 bool catalog_has_check(const struct cat_service *def);

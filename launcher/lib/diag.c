@@ -1,6 +1,8 @@
 /* Collected diagnostics, printed compiler-style with the source line and a caret. */
-#include <stdio.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,10 +125,62 @@ static void print_srcline(FILE *fp, const char *line, int col)
 	buf_free(&b);
 }
 
+/* Position order within a file (files in order of first mention), file-level last. */
+struct ord {
+	const struct diag *g;
+	size_t file, seq;
+};
+
+static int by_position(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	long lx = x->g->line > 0 ? x->g->line : LONG_MAX,
+	     ly = y->g->line > 0 ? y->g->line : LONG_MAX;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	if (x->g->col != y->g->col)
+		return x->g->col < y->g->col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* d's records in position order (see diags_print), as a new array of pointers into d. */
+static struct ord *in_order(const struct diags *d)
+{
+	struct ord *o = xcalloc(d->n + 1, sizeof *o);
+	for (size_t i = 0; i < d->n; i++) {
+		size_t f = i;
+		for (size_t j = 0; j < i && f == i; j++)
+			if (same_file(d->v[j].file, d->v[i].file))
+				f = o[j].file;
+		o[i] = (struct ord){&d->v[i], f, i};
+	}
+	qsort(o, d->n, sizeof *o, by_position);
+	return o;
+}
+
+void diags_sort(struct diags *d)
+{
+	struct ord *o = in_order(d);
+	struct diag *v = xcalloc(d->cap ? d->cap : 1, sizeof *v);
+	for (size_t i = 0; i < d->n; i++)
+		v[i] = *o[i].g;
+	free(o);
+	free(d->v);
+	d->v = v;
+}
+
 void diags_print(const struct diags *d, FILE *fp)
 {
+	struct ord *o = in_order(d);
 	for (size_t i = 0; i < d->n; i++) {
-		const struct diag *g = &d->v[i];
+		const struct diag *g = o[i].g;
 		const char *kind = g->sev == DIAG_ERR ? "error" : "warning";
 		if (g->file && g->line > 0 && g->col > 0)
 			fprintf(fp, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->msg);
@@ -141,4 +195,5 @@ void diags_print(const struct diags *d, FILE *fp)
 		else if (g->hidden)
 			fputs("  (line not shown: it may hold a secret)\n", fp);
 	}
+	free(o);
 }

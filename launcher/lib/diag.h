@@ -66,8 +66,11 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
 /*
  * Print every record: "FILE:LINE:COL: error: MSG", then the source line and a
  * caret under the column (for a hidden line, a note that it is not shown).
- * Warnings say "warning:".
+ * Warnings say "warning:". In position order: files as first mentioned, by
+ * line and column within one, file-level messages after the located ones.
  */
 void diags_print(const struct diags *d, FILE *fp);
+/* Reorder d's records into diags_print's position order (for JSON output). */
+void diags_sort(struct diags *d);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/connhost.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
 #include "lib/safetext.h"
@@ -128,7 +129,7 @@ static pid_t pgrp_of(pid_t pid)
 /* The start of pid's command line, for a message: a long one is cut, not refused. */
 static void cmdline_of(pid_t pid, char *out, size_t len)
 {
-	char path[64], raw[160];
+	char path[64], raw[4096];
 	snprintf(path, sizeof path, "/proc/%ld/cmdline", (long)pid);
 	out[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -199,6 +200,24 @@ int ready_port_holder(int port, pid_t *pid, char *cmd, size_t len)
 	return *pid > 0;
 }
 
+int ready_port_taken(int port, pid_t svpid, pid_t *pid, char *cmd, size_t len)
+{
+	struct inodes in = {.n = 0};
+	bool ours;
+	*pid = 0;
+	cmd[0] = '\0';
+	tcp_listeners("/proc/net/tcp", false, port, &in);
+	tcp_listeners("/proc/net/tcp6", true, port, &in);
+	if (in.n == 0)
+		return 0;
+	*pid = holder(svpid, &in, &ours);
+	if (ours)
+		return 0;
+	if (*pid > 0)
+		cmdline_of(*pid, cmd, len);
+	return 1;
+}
+
 /* 1 when the socket is the service's; 0 with why (nobody listens, or someone else). */
 static int owned(pid_t pid, const struct inodes *in, const char *what, char *why, size_t len)
 {
@@ -242,10 +261,7 @@ static int connect_tcp(const char *host, int port, long deadline, char *why, siz
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
 	struct addrinfo *res;
 	char ps[16];
-	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
-		host = "127.0.0.1";
-	else if (strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0)
-		host = "::1";
+	host = connect_host(host);
 	snprintf(ps, sizeof ps, "%d", port);
 	int gai = getaddrinfo(host, ps, &hints, &res);
 	if (gai != 0) {
@@ -394,9 +410,9 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 			return 0;
 		if (strncmp(def->check, "http:", 5) == 0) {
 			char err[200];
-			int code = http_probe(s->listen_host ? s->listen_host : "127.0.0.1",
-			                      s->listen_port, def->check + 5,
-			                      (int)ms_until(deadline), err, sizeof err);
+			int code =
+			    http_probe(connect_host(s->listen_host), s->listen_port, def->check + 5,
+			               (int)ms_until(deadline), err, sizeof err);
 			if (code >= 200 && code < 400)
 				return 1;
 			if (code == -1)
@@ -405,8 +421,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 				snprintf(why, len, "GET %s: HTTP %d", def->check + 5, code);
 			return 0;
 		}
-		fd = connect_tcp(s->listen_host ? s->listen_host : "", s->listen_port, deadline,
-		                 why, len);
+		fd = connect_tcp(connect_host(s->listen_host), s->listen_port, deadline, why, len);
 	}
 	if (fd == -1)
 		return 0;

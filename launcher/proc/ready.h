@@ -37,4 +37,12 @@ int ready_check(const struct ctl *ctl, const struct attrs *a, const struct svc *
  */
 int ready_port_holder(int port, pid_t *pid, char *cmd, size_t len);
 
+/*
+ * Is a TCP port taken by a process other than the supervised svpid and its
+ * process group (svpid 0: by anyone)? 1 with the holder's pid (0 when it is
+ * not visible) and its command line, control and non-ASCII bytes shown as
+ * '?'; 0 when nobody listens or the service itself does.
+ */
+int ready_port_taken(int port, pid_t svpid, pid_t *pid, char *cmd, size_t len);
+
 #endif

@@ -21,7 +21,7 @@ note "a whole Omnibus gitlab.rb: warnings only"
 OMNIBUS="$SRCDIR/test/fixtures/omnibus-gitlab.rb"
 if [ -f "$OMNIBUS" ]; then
 	expect_rc 0 ctl -c "$OMNIBUS" check-config
-	has "$ERR" "warning: ignoring settings for services this build does not manage"
+	has "$ERR" "warning: ignoring 27 Omnibus settings this build does not manage: consul, external_url,"
 	has "$ERR" "gitlab_rails"
 	lacks "$ERR" "error:"
 	expect_rc 0 ctl -c "$OMNIBUS" show-config

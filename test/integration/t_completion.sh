@@ -23,7 +23,7 @@ expect() { # expect "WORDS" "CANDIDATES"
 }
 
 expect "gitlab-ctl st" "start status stop"
-expect "gitlab-ctl re" "reconfigure remove-accounts restart"
+expect "gitlab-ctl re" "reconfigure remove-accounts restart restart-except"
 expect "gitlab-ctl --root /tmp gr" "graceful-kill"
 expect "gitlab-ctl help sh" "show-config"
 expect "gitlab-ctl reconfigure --d" "--diff --dry-run"

@@ -199,8 +199,8 @@ out=$(SVWAIT=1 "$GITLAB_CTL" --root "$R2" stop orphan) && fail "stop without run
 expect_out '^fail: orphan: runsv not running$' "$out"
 
 # --- unknown services and bad input --------------------------------------------------------
-out=$(ctl status nope) && fail "status of unknown service succeeded"
-expect_out '^fail: nope: unable to find service$' "$out"
+out=$(ctl status nope 2>&1) && fail "status of unknown service succeeded"
+expect_out "^gitlab-ctl status: unknown service 'nope' \\(known: .*alpha" "$out"
 ctl start nope >/dev/null && fail "start of unknown service succeeded"
 ctl status ../sv >/dev/null && fail "status accepted a path"
 SVWAIT=soon ctl start alpha 2>/dev/null && fail "bad SVWAIT accepted"

@@ -29,17 +29,26 @@ export GITLAB_CTL_DATADIR=$DATA
 chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 
 # Another process answers HTTP 200 on the service's port.
-ruby -rsocket -e '
-	s = TCPServer.new("127.0.0.1", ARGV[0].to_i)
-	loop { c = s.accept; c.readpartial(4096) rescue nil
-	       c.write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"); c.close }' "$PORT" &
-track_pid $!
-FOREIGN=$!
+foreign() {
+	ruby -rsocket -e '
+		s = TCPServer.new("127.0.0.1", ARGV[0].to_i)
+		loop { c = s.accept; c.readpartial(4096) rescue nil
+		       c.write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"); c.close }' "$PORT" &
+	FOREIGN=$!
+	track_pid $FOREIGN
+	until_true 100 listening || fail "the foreign server did not listen"
+}
 listening() { ruby -rsocket -e 'TCPSocket.new("127.0.0.1", ARGV[0].to_i)' "$PORT" 2>/dev/null; }
-until_true 100 listening || fail "the foreign server did not listen"
+foreign
 
-SVWAIT=5 ctl reconfigure >"$T_ROOT/out" 2>&1 && fail "reconfigure called a service ready that never listened: $(cat "$T_ROOT/out")"
-grep -q "in use by pid $FOREIGN" "$T_ROOT/out" || fail "reconfigure did not name the port's holder: $(cat "$T_ROOT/out")"
+# reconfigure's pre-flight refuses the held port and starts nothing.
+SVWAIT=5 ctl reconfigure >"$T_ROOT/out" 2>&1 && fail "reconfigure accepted a port held by another process: $(cat "$T_ROOT/out")"
+grep -q "port $PORT is in use by pid $FOREIGN" "$T_ROOT/out" || fail "reconfigure did not name the port's holder: $(cat "$T_ROOT/out")"
+# The holder comes after the service started (it never listens): inspect must not trust it.
+kill "$FOREIGN"
+wait_gone "$FOREIGN" || fail "foreign server did not stop"
+SVWAIT=2 ctl reconfigure >"$T_ROOT/out" 2>&1 && fail "reconfigure called a service ready that never listened: $(cat "$T_ROOT/out")"
+foreign
 ctl status quiet | grep -q '^run: quiet: (pid' || fail "quiet is not running: $(ctl status quiet)"
 
 out=$(ctl inspect quiet 2>&1) && fail "inspect passed with a foreign process on the port: $out"

@@ -72,13 +72,20 @@ fi
 note "item 5: a failing start shows the cause from the service's log"
 echo "gitlab_exporter['command'] = '$T_ROOT/missing/gitlab-exporter'" >>"$CONF"
 SVWAIT=10 run ctl reconfigure
+[ "$rc" = 1 ] || { cat "$OUT"; fail "reconfigure of a missing command: exit $rc"; }
+has "error: gitlab-exporter: command $T_ROOT/missing/gitlab-exporter not found" # pre-flight
+# A command that exists but fails when it runs: the cause comes from the service's log.
+mkdir -p "$T_ROOT/missing"
+printf '#!/bin/sh\nexec %s/missing/nothing-here\n' "$T_ROOT" >"$T_ROOT/missing/gitlab-exporter"
+chmod 755 "$T_ROOT/missing" "$T_ROOT/missing/gitlab-exporter"
+SVWAIT=10 run ctl reconfigure
 [ "$rc" = 1 ] || { cat "$OUT"; fail "reconfigure of a failing service: exit $rc"; }
 has "last lines of $T_ROOT/var/log/gitlab/gitlab-exporter/current:"
-has "exec: $T_ROOT/missing/gitlab-exporter: No such file or directory"
+has "$T_ROOT/missing/nothing-here: not found"
 run ctl stop gitlab-exporter
 SVWAIT=3 run ctl start gitlab-exporter
 [ "$rc" = 1 ] || { cat "$OUT"; fail "start of a failing service: exit $rc"; }
-has "exec: $T_ROOT/missing/gitlab-exporter: No such file or directory"
+has "$T_ROOT/missing/nothing-here: not found"
 ctl stop gitlab-exporter >/dev/null 2>&1 || true
 
 echo "ok: newcomer traps with services running"

@@ -159,7 +159,7 @@ sed -i "s/^gitlab_exporter\['listen_port'\] = .*/gitlab_exporter['listen_port'] 
 rc=0
 SVWAIT=20 ctl reconfigure >"$R/out5" 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "reconfigure succeeded with the port taken: $(cat "$R/out5")"
-grep -q "127.0.0.1:$P2 is in use by pid $holder (ruby" "$R/out5" ||
+grep -q "gitlab-exporter: port $P2 is in use by pid $holder (ruby" "$R/out5" ||
 	fail "the holder is not named: $(cat "$R/out5")"
 grep -q "gitlab Reconfigured!" "$R/out5" && fail "said Reconfigured!: $(cat "$R/out5")"
 kill "$holder"

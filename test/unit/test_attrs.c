@@ -700,8 +700,8 @@ static void test_unknown_names(void **state)
 	assert_int_equal(build(text, &a, &d), 0);
 	assert_int_equal(d.n, 1); /* one summary line */
 	const struct diag *w = find(&d, DIAG_WARN,
-	                            "ignoring settings for services this build does not manage: "
-	                            "external_url, gitlab_rails, nginx");
+	                            "ignoring 3 Omnibus settings this build does not manage: "
+	                            "external_url, gitlab_rails, nginx (-v: each one)");
 	assert_string_equal(w->file, "gitlab.rb");
 	assert_int_equal(a.unknown_names.n, 3);
 	assert_string_equal(kv_get(&a.unknown_names, "gitlab_rails"), "gitlab.rb:2");

@@ -1,0 +1,156 @@
+/* Checks before reconfigure acts (see preflight.h). */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_config.h"
+#include "cmd/preflight.h"
+#include "lib/reach.h"
+#include "proc/ready.h"
+#include "runit/runit.h"
+
+/* Where to blame s: the gitlab.rb line that set key, else the one that enabled s, else cat_line. */
+static void blame(const struct svc *s, const char *key, int cat_line, char *file, size_t len,
+                  int *line)
+{
+	const char *origin = key ? kv_get(&s->origin, key) : NULL, *colon;
+	if (origin == NULL)
+		origin = kv_get(&s->origin, "enable");
+	*line = cat_line;
+	strlcpy(file, s->def->file, len);
+	if (origin != NULL && (colon = strrchr(origin, ':')) != NULL) {
+		snprintf(file, len, "%.*s", (int)(colon - origin), origin);
+		*line = (int)strtonum(colon + 1, 1, INT_MAX, NULL);
+	}
+}
+
+/* A relative command is looked up in the service's PATH, as exec does. */
+static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
+{
+	const char *path = kv_get(&s->env, "PATH");
+	if (path == NULL)
+		path = kv_get(&s->base_env, "PATH");
+	while (path != NULL && *path != '\0') {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* What the service will execute: for the managed embedded link, the bundled exporter. */
+static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
+{
+	const char *cmd = s->argv[0];
+	char link[PATH_MAX];
+	struct stat st;
+	if (strchr(cmd, '/') == NULL)
+		return find_in_path(s, cmd, out, len);
+	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
+	             (char *)NULL) == 0 &&
+	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
+		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
+		       len;
+	if (strlcpy(out, cmd, len) >= len)
+		return false;
+	/* Only a missing file is "not found"; reach_exec explains any other failure. */
+	return stat(out, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+static void report_missing(const struct svc *s, const char *file, int line, struct diags *d)
+{
+	const char *pkg = s->def->package;
+	if (pkg != NULL)
+		diag_file(d, DIAG_ERR, file, line,
+		          "%s: command %s not found: install the Debian package %s "
+		          "(apt-get install %s)",
+		          s->def->name, s->argv[0], pkg, pkg);
+	else
+		diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
+		          s->argv[0]);
+}
+
+void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		char path[PATH_MAX], why[PATH_MAX + 128], file[PATH_MAX];
+		struct reach_who w;
+		int line;
+		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
+			continue;
+		blame(s, "command", s->def->command_line, file, sizeof file, &line);
+		if (!command_path(ctl, s, path, sizeof path)) {
+			report_missing(s, file, line, d);
+			continue;
+		}
+		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
+		if (geteuid() == 0)
+			reach_who_account(&w, s->user, s->group);
+		else /* without root, services run as the invoking user */
+			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
+		if (reach_exec(&w, path, why, sizeof why) != 0)
+			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
+			          s->def->name, path, why);
+	}
+}
+
+/* The gitlab.rb key that holds s's port: its port setting, else its address setting. */
+static const char *port_key(const struct svc *s)
+{
+	const struct cat_service *def = s->def;
+	for (size_t i = 0; i < def->nsettings; i++)
+		if (def->settings[i].type == ST_PORT)
+			return def->settings[i].name;
+	for (size_t i = 0; i < def->nsettings; i++)
+		if (def->settings[i].type == ST_ADDRESS)
+			return def->settings[i].name;
+	return "listen_address";
+}
+
+/* The pid runsv supervises for s now, 0 if none. */
+static pid_t supervised_pid(const struct ctl *ctl, const struct svc *s)
+{
+	char dir[PATH_MAX];
+	struct sv_status st;
+	if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 || sv_read_status(dir, &st) == -1)
+		return 0;
+	return st.pid;
+}
+
+void preflight_ports(const struct ctl *ctl, const struct attrs *a, struct diags *d)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		char cmd[4096], file[PATH_MAX];
+		pid_t pid;
+		int line;
+		if (!s->enabled || s->listen_port <= 0)
+			continue;
+		if (ready_port_taken(s->listen_port, supervised_pid(ctl, s), &pid, cmd,
+		                     sizeof cmd) != 1)
+			continue;
+		const char *key = port_key(s);
+		blame(s, key, s->def->line, file, sizeof file, &line);
+		if (pid > 0)
+			diag_file(
+			    d, DIAG_ERR, file, line,
+			    "%s: port %d is in use by pid %ld (%s): stop that process, or set "
+			    "%s['%s'] to a free port",
+			    s->def->name, s->listen_port, (long)pid, cmd, s->def->config_name, key);
+		else
+			diag_file(
+			    d, DIAG_ERR, file, line,
+			    "%s: port %d is in use by a process gitlab-ctl cannot see (run as "
+			    "root to name it): stop it, or set %s['%s'] to a free port",
+			    s->def->name, s->listen_port, s->def->config_name, key);
+	}
+}

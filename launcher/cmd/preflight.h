@@ -1,0 +1,20 @@
+/*
+ * preflight: what must hold before reconfigure writes or stops anything:
+ * every enabled service's command exists and its account can execute it
+ * (check-config checks this too), and each service's TCP port is free or
+ * already held by that same service (its supervised process or group).
+ * Each problem is an error at the gitlab.rb line that set or enabled the
+ * service (the catalog's line when gitlab.rb says nothing), with the fix: the
+ * Debian package to install, the process holding the port.
+ */
+#ifndef GITLAB_CTL_PREFLIGHT_H
+#define GITLAB_CTL_PREFLIGHT_H
+
+#include "config/attrs.h"
+#include "lib/ctl.h"
+#include "lib/diag.h"
+
+void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d);
+void preflight_ports(const struct ctl *ctl, const struct attrs *a, struct diags *d);
+
+#endif
