@@ -99,7 +99,7 @@ printf '%s\n' "$out" | grep -q 'elasticsearch_authorization = "\[REDACTED\]";' |
 printf '%s\n' "$out" | grep -q "s3cr3t" && fail "show-config printed the secret"
 ctl show-config --show-secrets | grep -q "$SECRET" || fail "--show-secrets hides it"
 DD=$T_ROOT/datadir
-mkdir -p "$DD" && cp -r "$SRCDIR/sv" "$SRCDIR/templates" "$DD/"
+mkdir -p "$DD" && cp -r "$SRCDIR/sv" "$SRCDIR/templates" "$SRCDIR/exporter" "$DD/"
 printf 'elasticsearch:\n  authorization: {{yaml elasticsearch_authorization}}\n' \
 	>>"$DD/templates/gitlab-exporter.yml"
 out=$(GITLAB_CTL_DATADIR=$DD ctl reconfigure --dry-run 2>&1) || fail "dry run: $out"
