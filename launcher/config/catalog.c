@@ -610,13 +610,49 @@ static int load_after(struct ld *l, const config_setting_t *st)
 	return 0;
 }
 
+/* timeout = seconds: the step's own deadline. */
+static int load_step_timeout(struct ld *l, const config_setting_t *m, struct cat_step *st)
+{
+	if (config_setting_type(m) != CONFIG_TYPE_INT || config_setting_get_int(m) < 1 ||
+	    config_setting_get_int(m) > STEP_TIMEOUT_MAX) {
+		lerr(l, m, "setup step 'timeout' must be a number of seconds, 1 to %d",
+		     STEP_TIMEOUT_MAX);
+		return -1;
+	}
+	st->timeout = config_setting_get_int(m);
+	return 0;
+}
+
+static int load_step_when(struct ld *l, const config_setting_t *m, const char *v,
+                          struct cat_step *st)
+{
+	if (strcmp(v, "before_start") == 0)
+		st->when = STEP_BEFORE_START;
+	else if (strcmp(v, "after_ready") == 0)
+		st->when = STEP_AFTER_READY;
+	else {
+		lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
+		return -1;
+	}
+	return 0;
+}
+
 static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_step *st)
 {
 	const char *key = config_setting_name(m), *v;
 	if (strcmp(key, "command") == 0)
 		return load_argv(l, m, "a setup command", &st->argv, &st->argc);
+	if (strcmp(key, "verify") == 0)
+		return load_argv(l, m, "a setup verify command", &st->verify, &st->nverify);
+	if (strcmp(key, "timeout") == 0)
+		return load_step_timeout(l, m, st);
+	if (strcmp(key, "staged") == 0)
+		return get_bool(l, m, "staged", &st->staged);
 	if (strcmp(key, "name") != 0 && strcmp(key, "when") != 0 && strcmp(key, "creates") != 0) {
-		lerr(l, m, "unknown key '%s' in a setup step (name, when, creates, command)", key);
+		lerr(l, m,
+		     "unknown key '%s' in a setup step (name, when, creates, staged, command, "
+		     "verify, timeout)",
+		     key);
 		return -1;
 	}
 	if ((v = get_string(l, m, key)) == NULL)
@@ -628,14 +664,7 @@ static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_ste
 		}
 		st->name = xstrdup(v);
 	} else if (strcmp(key, "when") == 0) {
-		if (strcmp(v, "before_start") == 0)
-			st->when = STEP_BEFORE_START;
-		else if (strcmp(v, "after_ready") == 0)
-			st->when = STEP_AFTER_READY;
-		else {
-			lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
-			return -1;
-		}
+		return load_step_when(l, m, v, st);
 	} else {
 		if (check_placeholders(l, m, v) == -1)
 			return -1;
@@ -644,10 +673,40 @@ static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_ste
 	return 0;
 }
 
+/* What only a one-time step can have. */
+static int check_step_once(struct ld *l, const config_setting_t *g, const struct cat_step *st)
+{
+	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
+	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
+		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
+		     st->name);
+		return -1;
+	}
+	if (st->when == STEP_AFTER_READY &&
+	    (st->creates != NULL || st->staged || st->verify != NULL)) {
+		lerr(l, g,
+		     "setup step '%s': 'creates', 'staged' and 'verify' are only for "
+		     "before_start steps",
+		     st->name);
+		return -1;
+	}
+	bool names_stage = false;
+	for (size_t i = 0; i < st->argc; i++)
+		names_stage |= strstr(st->argv[i], "{{staging_dir}}") != NULL;
+	if (st->staged != names_stage) {
+		lerr(l, g, "setup step '%s': %s", st->name,
+		     st->staged ? "staged, but its command never names {{staging_dir}}"
+		                : "{{staging_dir}} is only for a staged step (staged = true)");
+		return -1;
+	}
+	return 0;
+}
+
 static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *st)
 {
 	bool have_when = false;
 	st->line = (int)config_setting_source_line(g);
+	st->timeout = STEP_TIMEOUT_DEFAULT;
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
 		lerr(l, g,
 		     "each setup step must be a group { name = ...; when = ...; command = ...; }");
@@ -663,17 +722,7 @@ static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *s
 		lerr(l, g, "a setup step needs name, when and command");
 		return -1;
 	}
-	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
-	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
-		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
-		     st->name);
-		return -1;
-	}
-	if (st->when == STEP_AFTER_READY && st->creates != NULL) {
-		lerr(l, g, "setup step '%s': 'creates' is only for before_start steps", st->name);
-		return -1;
-	}
-	return 0;
+	return check_step_once(l, g, st);
 }
 
 static int load_setup(struct ld *l, const config_setting_t *st)
@@ -1025,6 +1074,7 @@ static void service_free(struct cat_service *s)
 		free(s->setup[i].name);
 		free(s->setup[i].creates);
 		free_argv(s->setup[i].argv, s->setup[i].argc);
+		free_argv(s->setup[i].verify, s->setup[i].nverify);
 	}
 	free(s->setup);
 	free(s->check_send);

@@ -85,12 +85,24 @@ enum step_when {
 	STEP_AFTER_READY,  /* every reconfigure, once the service is ready: must be idempotent */
 };
 
+/* A step's own deadline when the catalog gives none: initdb on a busy machine takes a while. */
+#define STEP_TIMEOUT_DEFAULT 300
+#define STEP_TIMEOUT_MAX     86400
+
 struct cat_step {
 	char *name;
 	enum step_when when;
 	char *creates; /* path with placeholders; required for before_start */
 	char **argv;   /* with placeholders, no shell */
 	size_t argc;
+	/*
+	 * staged: `creates` is a directory the command builds in {{staging_dir}},
+	 * a fresh directory beside it, renamed into place only after it succeeded.
+	 */
+	bool staged;
+	char **verify; /* argv: does a `creates` made before steps were recorded hold? */
+	size_t nverify;
+	int timeout; /* seconds, the step's own deadline (not SVWAIT) */
 	int line;
 };
 

@@ -40,7 +40,10 @@ struct plan_extra {
 struct plan_step {
 	const struct cat_step *def;
 	char *creates;
-	char **argv; /* NULL-terminated */
+	char
+	    *staging; /* staged: where the command builds `creates`, a name root picked at random */
+	char **argv;  /* NULL-terminated */
+	char **verify; /* NULL-terminated, or NULL */
 };
 
 /* One enabled service as it should be. */
