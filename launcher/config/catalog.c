@@ -357,6 +357,12 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 				return -1;
 			}
 			cs->secret = config_setting_get_bool(m) != 0;
+		} else if (strcmp(key, "host") == 0) {
+			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
+				lerr(l, m, "host must be true or false");
+				return -1;
+			}
+			cs->host = config_setting_get_bool(m) != 0;
 		} else if (strcmp(key, "refuse") == 0) {
 			if (load_argv(l, m, "refuse", &cs->refuse, &cs->nrefuse) == -1)
 				return -1;
@@ -367,7 +373,8 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 			cs->refuse_because = xstrdup(s);
 		} else {
 			lerr(l, m,
-			     "unknown key '%s' in a setting (name, type, default, secret, refuse, "
+			     "unknown key '%s' in a setting (name, type, default, secret, host, "
+			     "refuse, "
 			     "refuse_because)",
 			     key);
 			return -1;
@@ -375,6 +382,10 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 	}
 	if (cs->name == NULL || !have_type) {
 		lerr(l, g, "a setting needs a name and a type");
+		return -1;
+	}
+	if (cs->host && cs->type != ST_PATH) {
+		lerr(l, g, "host = true is for path settings only ('%s')", cs->name);
 		return -1;
 	}
 	if (defst == NULL)
