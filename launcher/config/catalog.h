@@ -50,7 +50,8 @@ struct cat_setting {
 	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order;
 	                        ST_YAML: the strings of a default array (name "") */
 	size_t ndefs;
-	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	bool secret;   /* never shown: show-config, --diff and diagnostics redact it */
+	bool host;     /* ST_PATH read from the host as is (binaries): --root does not apply */
 	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
 	size_t nrefuse;
 	char *refuse_because; /* why, for the message */

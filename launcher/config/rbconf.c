@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "config/rbconf.h"
+#include "config/secret.h"
 #include "config/rblex.h"
 #include "config/rbscan.h"
 #include "lib/alloc.h"
@@ -1255,6 +1256,16 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	copy[len] = '\0';
 	strcpy(ncopy, name);
 	*src = (struct src){.name = ncopy, .text = copy, .len = len};
+	/* Which lines a diagnostic may echo: those that hold no secret (secret.h). */
+	size_t nlines = 2;
+	for (const char *q = copy; (q = memchr(q, '\n', len - (size_t)(q - copy))) != NULL; q++)
+		nlines++;
+	src->hidden = rbl_arena_alloc(out->arena, nlines);
+	if (src->hidden != NULL) {
+		memset(src->hidden, 0, nlines);
+		src->nhidden = nlines;
+		secret_guess_lines(copy, len, src->hidden, nlines);
+	}
 	out->src = *src;
 
 	struct parser p = {.src = src,

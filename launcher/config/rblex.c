@@ -326,6 +326,18 @@ bool rbl_continues_next_line(const struct parser *p)
 }
 
 /* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
+/* Is the line holding pos one a diagnostic must not quote (it may hold a secret)? */
+static bool hidden_at(const struct parser *p, size_t pos)
+{
+	const struct src *src = p->src;
+	if (src == NULL || src->hidden == NULL)
+		return false;
+	size_t line = 1;
+	for (const char *q = p->s; (q = memchr(q, '\n', pos - (size_t)(q - p->s))) != NULL; q++)
+		line++;
+	return line < src->nhidden && src->hidden[line];
+}
+
 void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 {
 	int c = at(p, pos);
@@ -333,6 +345,8 @@ void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 		snprintf(buf, len, "end of file");
 	} else if (c == '\n') {
 		snprintf(buf, len, "end of line");
+	} else if (is_ident(c) && c < 0x80 && hidden_at(p, pos)) {
+		snprintf(buf, len, "a word");
 	} else if (is_ident(c) && c < 0x80) {
 		size_t e = pos;
 		while (e < p->len && e - pos < 24 && is_ident(at(p, e)) && at(p, e) < 0x80)

@@ -48,9 +48,15 @@ static void plan_free(struct plan *p)
 	buf_free(&p->logconf);
 	buf_free(&p->check);
 	buf_free(&p->control_t);
+	tpl_spans_free(&p->run_sec);
+	tpl_spans_free(&p->logrun_sec);
+	tpl_spans_free(&p->logconf_sec);
+	tpl_spans_free(&p->check_sec);
+	tpl_spans_free(&p->control_t_sec);
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
+		tpl_spans_free(&p->extra[i].sec);
 		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
@@ -84,10 +90,13 @@ static int path_join(char *out, size_t len, const char *a, const char *b)
 
 /* ---- rendering ------------------------------------------------------------------------- */
 
+/* Render into out, recording in sec where secret values landed. */
 static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
-                  struct buf *out)
+                  struct buf *out, struct tpl_spans *sec)
 {
-	return tpl_cache_render(x->tpl, tpl, vars, out, x->d);
+	struct tpl_vars v = *vars;
+	v.spans = sec;
+	return tpl_cache_render(x->tpl, tpl, &v, out, x->d);
 }
 
 /* Stands for {{staging_dir}} while the rest expands: a control byte no setting can hold. */
@@ -220,7 +229,7 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 	if (!catalog_has_check(def))
 		return 0;
 	p->has_check = true;
-	return render(x, "check", vars, &p->check);
+	return render(x, "check", vars, &p->check, &p->check_sec);
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
@@ -249,7 +258,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		}
 		if (!e->is_dir) {
 			c->map = &e->srcmap;
-			rc |= render(x, ct->src, vars, &e->body);
+			rc |= render(x, ct->src, vars, &e->body, &e->sec);
 			c->map = NULL;
 		}
 	}
@@ -277,12 +286,12 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (plan_paths(x, ps, p) == -1)
 		return -1;
 	int rc = 0;
-	rc |= render(x, "run", &vars, &p->run);
-	rc |= render(x, "log-run", &vars, &p->logrun);
-	rc |= render(x, "log-config", &vars, &p->logconf);
+	rc |= render(x, "run", &vars, &p->run, &p->run_sec);
+	rc |= render(x, "log-run", &vars, &p->logrun, &p->logrun_sec);
+	rc |= render(x, "log-config", &vars, &p->logconf, &p->logconf_sec);
 	rc |= plan_check(x, p, &vars);
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
-		rc |= render(x, "control-t", &vars, &p->control_t);
+		rc |= render(x, "control-t", &vars, &p->control_t, &p->control_t_sec);
 	rc |= plan_steps(x, p);
 	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
@@ -463,13 +472,15 @@ static int join(char *out, size_t len, const char *a, const char *b)
 	return -1;
 }
 
-static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i)
+/* An env value built from a secret (or named like one) is shown by no diff, old or new. */
+static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i,
+                        const struct svc *s)
 {
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, kv->name) == -1)
 		return -1;
 	tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
-	              env_is_secret(kv->name) ? TN_SECRET : 0);
+	              svc_env_secret(s, kv->name) != SECRET_NONE ? TN_SECRET : 0);
 	return 0;
 }
 
@@ -481,19 +492,22 @@ static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
 	tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE);
 	for (size_t k = 0; k < s->base_env.n && rc == 0; k++)
 		if (kv_get(&s->env, s->base_env.v[k].name) == NULL)
-			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i);
+			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i, s);
 	for (size_t k = 0; k < s->env.n && rc == 0; k++)
-		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i);
+		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i, s);
 	return rc;
 }
 
 static int add_file(struct tree *t, const char *dir, const char *name, const struct buf *b,
-                    mode_t mode, struct owner o, int i, enum tnode_role role)
+                    const struct tpl_spans *sec, mode_t mode, struct owner o, int i,
+                    enum tnode_role role)
 {
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, name) == -1)
 		return -1;
-	tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0);
+	tree_set_spans(
+	    t, tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0),
+	    sec);
 	return 0;
 }
 
@@ -510,21 +524,22 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 	if (join(sup, sizeof sup, p->sv_dir, "supervise") == -1)
 		return -1;
 	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->sv_dir, "run", &p->run, 0755, o, i, TR_RUN);
+	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN);
 	if (p->has_check)
-		rc |= add_file(t, p->sv_dir, "check", &p->check, 0755, o, i, TR_NONE);
+		rc |=
+		    add_file(t, p->sv_dir, "check", &p->check, &p->check_sec, 0755, o, i, TR_NONE);
 	if (p->control_t.len > 0) {
 		/* runsv runs control/t instead of sending TERM, for stop and restart. */
 		char path[PATH_MAX];
 		if (join(path, sizeof path, p->sv_dir, "control") == -1)
 			return -1;
 		tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0);
-		rc |= add_file(t, path, "t", &p->control_t, 0755, o, i, TR_NONE);
+		rc |= add_file(t, path, "t", &p->control_t, &p->control_t_sec, 0755, o, i, TR_NONE);
 	}
 	/* What start/stop order by (svsel.h): no config is parsed there. */
-	rc |= add_file(t, p->sv_dir, "after", &p->after, 0644, o, i, TR_NONE);
+	rc |= add_file(t, p->sv_dir, "after", &p->after, NULL, 0644, o, i, TR_NONE);
 	tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->log_sv, "run", &p->logrun, 0755, o, i, TR_LOG_RUN);
+	rc |= add_file(t, p->log_sv, "run", &p->logrun, &p->logrun_sec, 0755, o, i, TR_LOG_RUN);
 	return rc ? -1 : 0;
 }
 
@@ -539,7 +554,8 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 * file. The service writes only to svlogd's pipe. Home is the service user's.
 	 */
 	tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0);
-	if (add_file(t, s->log_dir, "config", &p->logconf, 0644, o, i, TR_LOG_CONFIG) == -1)
+	if (add_file(t, s->log_dir, "config", &p->logconf, &p->logconf_sec, 0644, o, i,
+	             TR_LOG_CONFIG) == -1)
 		return -1;
 	/*
 	 * 0750 keeps other service accounts out; a catalog says 0755 where
@@ -554,8 +570,11 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 		if (x->is_dir)
 			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
 		else
-			tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u, g, i,
-			              x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
+			tree_set_spans(t,
+			               tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u,
+			                             g, i, x->def->hup ? TR_CONFIG_HUP : TR_CONFIG,
+			                             0),
+			               &x->sec);
 	}
 	return 0;
 }
@@ -600,7 +619,7 @@ static void add_data_secrets(struct tree *t, const struct yval *v)
 		add_data_secrets(t, v->items[i]);
 }
 
-/* Below the root nothing is followed; secret settings never show in a diff. */
+/* Below the root nothing is followed; a secret value outside its spans hides the file's diff. */
 static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 {
 	struct tree *t = &ps->t;
@@ -615,11 +634,14 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 		(void)tree_set_aside(t, aside); /* else each is moved beside its file */
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct svc *s = ps->p[k].svc;
+		for (size_t j = 0; j < s->secret_vars.n; j++)
+			tree_add_secret(t, svc_var(s, s->secret_vars.v[j].name));
+		for (size_t j = 0; j < s->env.n; j++)
+			if (svc_env_secret(s, s->env.v[j].name) != SECRET_NONE)
+				tree_add_secret(t, s->env.v[j].value);
 		for (size_t j = 0; j < s->def->nsettings; j++)
 			if (s->def->settings[j].secret && s->def->settings[j].type == ST_YAML)
 				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
-			else if (s->def->settings[j].secret)
-				tree_add_secret(t, svc_var(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
 		warnx("path too long");
