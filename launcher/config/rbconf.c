@@ -480,8 +480,11 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 		/* 512mb, 1.5GB: a size or duration meant as a string */
 		size_t e = rbl_ident_end(p, p->pos);
 		int n = e - start > 40 ? 40 : (int)(e - start);
-		rbl_fail_at(p, start, "%.*s is not a number: quote it: '%.*s'", n, p->s + start, n,
-		            p->s + start);
+		if (rbl_hidden_at(p, start))
+			rbl_fail_at(p, start, "this value is not a number: quote it");
+		else
+			rbl_fail_at(p, start, "%.*s is not a number: quote it: '%.*s'", n,
+			            p->s + start, n, p->s + start);
 		return NULL;
 	}
 	if (is_ident(peek(p))) {

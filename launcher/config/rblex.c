@@ -325,9 +325,7 @@ bool rbl_continues_next_line(const struct parser *p)
 	return (at(p, i) == '.' && at(p, i + 1) != '.') || (at(p, i) == '&' && at(p, i + 1) == '.');
 }
 
-/* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
-/* Is the line holding pos one a diagnostic must not quote (it may hold a secret)? */
-static bool hidden_at(const struct parser *p, size_t pos)
+bool rbl_hidden_at(const struct parser *p, size_t pos)
 {
 	const struct src *src = p->src;
 	if (src == NULL || src->hidden == NULL)
@@ -338,6 +336,7 @@ static bool hidden_at(const struct parser *p, size_t pos)
 	return line < src->nhidden && src->hidden[line];
 }
 
+/* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
 void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 {
 	int c = at(p, pos);
@@ -345,7 +344,7 @@ void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 		snprintf(buf, len, "end of file");
 	} else if (c == '\n') {
 		snprintf(buf, len, "end of line");
-	} else if (is_ident(c) && c < 0x80 && hidden_at(p, pos)) {
+	} else if (is_ident(c) && c < 0x80 && rbl_hidden_at(p, pos)) {
 		snprintf(buf, len, "a word");
 	} else if (is_ident(c) && c < 0x80) {
 		size_t e = pos;

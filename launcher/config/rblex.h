@@ -160,6 +160,8 @@ void rbl_newline(struct parser *p);
 void rbl_skip_ws_nl(struct parser *p);
 /* Does the next line go on with the value (it starts with '.' or '&.')? */
 bool rbl_continues_next_line(const struct parser *p);
+/* Is the line holding pos one a diagnostic must not quote (it may hold a secret)? */
+bool rbl_hidden_at(const struct parser *p, size_t pos);
 /* What is at pos, for messages: "'x'", "end of line", "end of file", ... */
 void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len);
 /* The end of the identifier at i. */

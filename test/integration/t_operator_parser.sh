@@ -40,6 +40,12 @@ golden "1:22: error: 512mb is not a number: quote it: '512mb'" <<'EOF'
 redis['maxmemory'] = 512mb
 EOF
 
+note "... but a value that may be a secret is not echoed"
+golden "1:43: error: this value is not a number: quote it" <<'EOF'
+gitlab_exporter['env'] = { 'API_TOKEN' => 512VALSECRET }
+EOF
+lacks "$ERR" VALSECRET
+
 note "an unterminated string is blamed where it opens"
 golden "1:14: error: unterminated string opened here: the quote at 2:14 closes it, and what follows does not parse" <<'EOF'
 external_url 'https://gitlab.example.com
