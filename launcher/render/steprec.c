@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/pathsafe.h"
 #include "lib/readfile.h"
 #include "render/steprec.h"
@@ -101,10 +102,9 @@ int steprec_get(const struct steprec *r, const char *svc, const char *step, stru
 	return 0;
 }
 
-static int write_all(int fd, const char *body)
+static int write_synced(int fd, const char *body)
 {
-	size_t len = strlen(body);
-	return write(fd, body, len) == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
+	return fdio_write_all(fd, body, strlen(body)) == 0 && fsync(fd) == 0 ? 0 : -1;
 }
 
 int steprec_put(const struct steprec *r, const char *svc, const char *step,
@@ -130,7 +130,7 @@ int steprec_put(const struct steprec *r, const char *svc, const char *step,
 	int fd = openat(r->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return -1;
-	int rc = write_all(fd, body);
+	int rc = write_synced(fd, body);
 	int e1 = errno;
 	if (close(fd) == -1 && rc == 0) {
 		rc = -1;

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
@@ -745,21 +746,6 @@ int tree_diff(struct tree *t)
 
 /* ---- apply -------------------------------------------------------------------------------- */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void mark_parent_dirty(struct tree *t, const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -899,7 +885,7 @@ static int move_aside(struct tree *t, struct tchange *c, int dfd, const char *ba
 
 static int fill_temp(int fd, const struct tnode *n)
 {
-	if (write_all(fd, n->data, n->len) == -1)
+	if (fdio_write_all(fd, n->data, n->len) == -1)
 		return -1;
 	if ((n->uid != TREE_NO_OWNER || n->gid != (gid_t)TREE_NO_OWNER) &&
 	    fchown(fd, n->uid, n->gid) == -1)
@@ -1370,7 +1356,7 @@ static int memfile(const char *p, size_t len)
 	int fd = memfd_create("gitlab-ctl-diff", 0);
 	if (fd == -1)
 		return -1;
-	if (write_all(fd, p, len) == -1) {
+	if (fdio_write_all(fd, p, len) == -1) {
 		close(fd);
 		return -1;
 	}
