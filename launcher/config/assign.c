@@ -279,7 +279,8 @@ static bool reject_opaque(struct walk *b, const struct rb_stmt *st)
 	if (!rb_has_opaque(st->value, &o))
 		return false;
 	char *path = stmt_path(st, st->nkeys);
-	diag_at(b->d, DIAG_ERR, o->loc, "%s uses Ruby that gitlab-ctl cannot evaluate", path);
+	diag_at(b->d, DIAG_ERR, o->loc,
+	        "%s uses Ruby that gitlab-ctl cannot evaluate: " RB_LITERAL_HINT, path);
 	free(path);
 	return true;
 }
