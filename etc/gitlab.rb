@@ -106,7 +106,8 @@
 ##! Disabled by default; the exporter's database probes need it. It runs as
 ##! its own account, listens on a unix socket in its home and, unless
 ##! listen_address is set, on no TCP address. reconfigure makes the cluster
-##! once (initdb into data_dir; an existing cluster is never touched), then
+##! once (initdb beside data_dir, renamed into place once it succeeded; an
+##! existing cluster is never touched), then
 ##! creates the role sql_user and the database the exporter reads.
 ################################################################################
 

@@ -89,6 +89,29 @@ usage:
 	return -1;
 }
 
+/*
+ * Under --root, where each path gitlab.rb set resolves: an absolute path
+ * outside the root (an Omnibus /var/opt/gitlab/...) is taken inside it, and
+ * the operator sees the path reconfigure will use.
+ */
+static void report_paths(const struct ctl *ctl, const struct attrs *a, FILE *fp)
+{
+	if (ctl->root[0] == '\0')
+		return;
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct svc *s = &a->svcs[i];
+		for (size_t j = 0; j < s->where.n; j++) {
+			const char *name = s->where.v[j].name;
+			const struct cat_setting *cs = cat_setting_find(s->def, name);
+			if (cs == NULL || cs->type != ST_PATH)
+				continue;
+			fprintf(fp, "%s: %s['%s'] is %s (%s)\n", s->where.v[j].value,
+			        s->def->config_name, name, svc_var(s, name),
+			        cs->host ? "a host path, used as written" : "inside --root");
+		}
+	}
+}
+
 /* Every file of every enabled service rendered in memory, as reconfigure does first. */
 static int render_all(const struct ctl *ctl, struct loaded *l)
 {
@@ -172,6 +195,7 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 	size_t enabled = 0;
 	for (size_t i = 0; i < l.attrs.nsvcs; i++)
 		enabled += l.attrs.svcs[i].enabled;
+	report_paths(&c, &l.attrs, stdout);
 	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
 	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
 	       nwarn == 1 ? "" : "s");
@@ -247,6 +271,27 @@ static void put_origin(FILE *fp, const struct svc *s, const char *key)
 		fprintf(fp, " # %s", o);
 }
 
+/* What show-config prints for a value: itself, or [REDACTED] when it holds a secret. */
+static const char *shown(const char *v, enum secrecy sec, bool secrets)
+{
+	return !secrets && sec == SECRET_HOLDS ? "[REDACTED]" : v;
+}
+
+static const char *shown_arg(const struct svc *s, size_t i, bool secrets)
+{
+	enum secrecy sec = s->argv_secret ? (enum secrecy)s->argv_secret[i] : SECRET_NONE;
+	return shown(s->argv[i], sec, secrets);
+}
+
+/* An env value: the service env by name or by what it is built from; base env by name. */
+static const char *shown_env(const struct svc *s, const struct kv *kv, bool secrets)
+{
+	enum secrecy sec = s                         ? svc_env_secret(s, kv->name)
+	                   : env_is_secret(kv->name) ? SECRET_HOLDS
+	                                             : SECRET_NONE;
+	return shown(kv->value, sec, secrets);
+}
+
 static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat_setting *cs,
                         bool secrets)
 {
@@ -257,7 +302,7 @@ static void put_setting(FILE *fp, int ind, const struct svc *s, const struct cat
 		return;
 	}
 	fprintf(fp, "%s = ", cs->name);
-	if (cs->secret && !secrets) {
+	if (!secrets && (cs->secret || svc_var_secret(s, cs->name) == SECRET_HOLDS)) {
 		put_str(fp, "[REDACTED]");
 	} else if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
 		fputs(v, fp);
@@ -282,9 +327,7 @@ static void put_env(FILE *fp, int ind, const char *name, const struct kvlist *en
 	indent(fp, ind);
 	fprintf(fp, "%s = [", name);
 	for (size_t i = 0; i < env->n; i++) {
-		bool hide = !secrets && env_is_secret(env->v[i].name);
-		char *line =
-		    xasprintf("%s=%s", env->v[i].name, hide ? "[REDACTED]" : env->v[i].value);
+		char *line = xasprintf("%s=%s", env->v[i].name, shown_env(s, &env->v[i], secrets));
 		char *key = xasprintf("env:%s", env->v[i].name);
 		fputc('\n', fp);
 		indent(fp, ind + 1);
@@ -333,7 +376,7 @@ static void put_service(FILE *fp, const struct svc *s, bool secrets)
 	fputs("\t\t};\n\t\tcommand = [", fp);
 	for (size_t i = 0; i < s->argc; i++) {
 		fputs(i ? ", " : " ", fp);
-		put_str(fp, s->argv[i]);
+		put_str(fp, shown_arg(s, i, secrets));
 	}
 	fputs(" ];\n", fp);
 	put_env(fp, 2, "env", &s->env, s, secrets);
@@ -360,8 +403,9 @@ static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int arg
 	fputs(ctl->config, fp);
 	fprintf(fp, "%s\n",
 	        secrets ? ""
-	                : "\n# Settings marked secret and env values named *PASSWORD*, "
-	                  "*SECRET*, *TOKEN*, *KEY* are redacted; --show-secrets shows them.");
+	                : "\n# Settings marked secret (and values built from them) and env values "
+	                  "named *PASSWORD*, *SECRET*, *TOKEN*, *KEY* are redacted; "
+	                  "--show-secrets shows them.");
 	fputs("user = {\n\tusername = ", fp);
 	put_str(fp, a->user);
 	fputs(";\n\tgroup = ", fp);
@@ -431,13 +475,17 @@ static void jlog(FILE *fp, const struct svlog *lg)
 	fputc('}', fp);
 }
 
-static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs)
+static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs, bool secrets)
 {
 	const char *errstr = NULL, *v = svc_var(s, cs->name);
 	jstr(fp, cs->name);
 	fputs(": ", fp);
 	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
 		fputs("null", fp);
+		return;
+	}
+	if (!secrets && (cs->secret || svc_var_secret(s, cs->name) == SECRET_HOLDS)) {
+		jstr(fp, "[REDACTED]");
 		return;
 	}
 	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
@@ -454,15 +502,14 @@ static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs
 	jstr(fp, v);
 }
 
-static void jenv(FILE *fp, const struct kvlist *env, bool secrets)
+static void jenv(FILE *fp, const struct svc *s, const struct kvlist *env, bool secrets)
 {
 	fputc('{', fp);
 	for (size_t i = 0; i < env->n; i++) {
 		fputs(i ? ", " : "", fp);
 		jstr(fp, env->v[i].name);
 		fputs(": ", fp);
-		jstr(fp,
-		     !secrets && env_is_secret(env->v[i].name) ? "[REDACTED]" : env->v[i].value);
+		jstr(fp, shown_env(s, &env->v[i], secrets));
 	}
 	fputc('}', fp);
 }
@@ -487,19 +534,19 @@ static void jservice(FILE *fp, const struct svc *s, bool secrets)
 			continue;
 		fputs(first ? "" : ", ", fp);
 		first = false;
-		jsetting(fp, s, &def->settings[i]);
+		jsetting(fp, s, &def->settings[i], secrets);
 	}
 	fputs("}, \"logging\": ", fp);
 	jlog(fp, &s->log);
 	fputs(", \"command\": [", fp);
 	for (size_t i = 0; i < s->argc; i++) {
 		fputs(i ? ", " : "", fp);
-		jstr(fp, s->argv[i]);
+		jstr(fp, shown_arg(s, i, secrets));
 	}
 	fputs("], \"env\": ", fp);
-	jenv(fp, &s->env, secrets);
+	jenv(fp, s, &s->env, secrets);
 	fputs(", \"base_env\": ", fp);
-	jenv(fp, &s->base_env, secrets);
+	jenv(fp, NULL, &s->base_env, secrets);
 	fputc('}', fp);
 }
 

@@ -307,12 +307,26 @@ static bool check_passes(struct job *j, long deadline)
 	return rc == 1;
 }
 
+/*
+ * Up, as a dependent would need it: its check passes, or, without a check,
+ * it has run the same pid past runit's one-second rule (an exit at once is
+ * never "ok").
+ */
+static bool up_proven(struct job *j, const struct sv_status *st, long deadline)
+{
+	struct timespec now;
+	if (sv_has_check(j->dir))
+		return check_passes(j, deadline);
+	clock_gettime(CLOCK_REALTIME, &now);
+	return sv_up_settled(st, &now);
+}
+
 /* Running, and its check passes by the deadline: what a dependent waits for. */
 static bool ready_now(struct job *j, long deadline)
 {
 	struct sv_status st;
 	return j->dir[0] != '\0' && sv_read_status(j->dir, &st) == 0 && st.state == SV_RUN &&
-	       st.pid != 0 && check_passes(j, deadline);
+	       st.pid != 0 && up_proven(j, &st, deadline);
 }
 
 static void show_check_errors(const struct job *j)
@@ -340,7 +354,7 @@ static bool reached(struct job *j, const char *acts, const struct sv_status *st,
 		 */
 		case 'u':
 			if (st->pid == 0 || st->state != SV_RUN || st->want != 'u' ||
-			    !check_passes(j, deadline))
+			    !up_proven(j, st, deadline))
 				return false;
 			break;
 		case 'd':
@@ -352,7 +366,7 @@ static bool reached(struct job *j, const char *acts, const struct sv_status *st,
 			/* Restarted since we asked, unless it is meant to stay down. */
 			if (st->pid == 0 && st->want == 'd')
 				break;
-			if (!changed || st->pid == 0 || st->got_term || !check_passes(j, deadline))
+			if (!changed || st->pid == 0 || st->got_term || !up_proven(j, st, deadline))
 				return false;
 			break;
 		case 'o':

@@ -34,6 +34,7 @@
 #include "lib/clock.h"
 #include "lib/safetext.h"
 #include "proc/ready.h"
+#include "proc/setupstep.h"
 #include "proc/svrun.h"
 #include "runit/runit.h"
 #include "runit/svdir.h"
@@ -61,11 +62,13 @@ void converge_init(struct converge *cv, const struct ctl *ctl, const struct attr
 	cv->t0 = t0;
 	cv->s = xcalloc(ps->np, sizeof *cv->s);
 	cv->pd.dirfd = -1;
+	cv->sr.dirfd = -1;
 }
 
 void converge_free(struct converge *cv)
 {
 	pending_close(&cv->pd);
+	steprec_close(&cv->sr);
 	free(cv->s);
 	cv->s = NULL;
 }
@@ -172,6 +175,26 @@ static bool exited(const struct converge *cv, size_t k, const struct sv_status *
 }
 
 /*
+ * A service without a check is up only once it ran the same pid past
+ * runit's one-second restart rule. 1 yes, 0 not yet, -1 out of time.
+ */
+static int wait_settled(const struct converge *cv, size_t k, pid_t pid)
+{
+	struct sv_status st;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (sv_read_status(cv->ps->p[k].sv_dir, &st) == 0 && st.pid == pid &&
+	    sv_up_settled(&st, &now))
+		return 1;
+	if (mono_ms() <= cv->deadline)
+		return 0;
+	snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
+	         "has not run (pid %ld) for a second within SVWAIT", (long)pid);
+	warnx("%s: %s", name_of(cv, k), cv->s[k].notready);
+	return -1;
+}
+
+/*
  * After a start or restart: wait until the service passes its readiness check
  * (ready.h: this service's pid, its own protocol), so that "gitlab
  * Reconfigured!" means it answers. A run script that fails shows as a new pid
@@ -191,8 +214,13 @@ static int wait_ready(const struct converge *cv, size_t k)
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
 		if (exited(cv, k, &st0))
 			return -1;
-		if (!p->has_check)
-			return 0;
+		if (!p->has_check) {
+			int r = wait_settled(cv, k, st0.pid);
+			if (r != 0)
+				return r == 1 ? 0 : -1;
+			sleep_ms(ms);
+			continue;
+		}
 		long now = mono_ms(), until = now + 2000 < cv->deadline ? now + 2000 : cv->deadline;
 		if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
 		                sizeof v->notready) == 1) {
@@ -212,41 +240,12 @@ static int wait_ready(const struct converge *cv, size_t k)
 /* ---- setup steps ------------------------------------------------------------------------ */
 
 /*
- * Does path exist? Walked from / with O_NOFOLLOW: a link a service account
- * placed in its own directories is never followed by root. 1 yes, 0 no, -1
- * with errno (ELOOP or ENOTDIR: a symlink on the way).
+ * A step's time is its own (its catalog timeout), not SVWAIT's: the waits
+ * for services get the time it took added back.
  */
-static int exists_nofollow(const char *path)
+static void add_step_time(struct converge *cv, long t0)
 {
-	char buf[PATH_MAX], *save = NULL;
-	if (strlcpy(buf, path, sizeof buf) >= sizeof buf) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char *comp = strtok_r(buf, "/", &save);
-	while (fd != -1 && comp != NULL) {
-		char *next = strtok_r(NULL, "/", &save);
-		struct stat sb;
-		if (next == NULL) {
-			int r = fstatat(fd, comp, &sb, AT_SYMLINK_NOFOLLOW);
-			int e = errno;
-			close(fd);
-			errno = e;
-			return r == 0 ? 1 : errno == ENOENT ? 0 : -1;
-		}
-		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (nfd == -1 && e == ENOENT)
-			return 0;
-		errno = e;
-		fd = nfd;
-		comp = next;
-	}
-	if (fd != -1)
-		close(fd);
-	return fd == -1 ? -1 : 1;
+	cv->deadline += mono_ms() - t0;
 }
 
 /*
@@ -268,17 +267,21 @@ static void show_output(FILE *fp, const char *prefix, const struct buf *b)
 	}
 }
 
-/* Run one step as the service user; its output is shown when it fails. */
-static int run_step(const struct converge *cv, size_t k, const struct plan_step *st,
-                    struct buf *out, struct buf *err)
+/* Run one after_ready step as the service user, with its own deadline. */
+static int run_step(struct converge *cv, size_t k, const struct plan_step *st, struct buf *out,
+                    struct buf *err)
 {
 	const char *name = name_of(cv, k);
-	int rc = svrun(cv->ctl, cv->ps->p[k].svc, st->argv, cv->deadline, out, err);
+	long t0 = mono_ms();
+	int rc =
+	    svrun(cv->ctl, cv->ps->p[k].svc, st->argv, t0 + st->def->timeout * 1000L, out, err);
+	int e = errno;
+	add_step_time(cv, t0);
 	if (rc == 0)
 		return 0;
 	if (rc == -1)
 		warnx("%s: setup step %s: %s", name, st->def->name,
-		      errno == ETIMEDOUT ? "not finished within SVWAIT" : strerror(errno));
+		      e == ETIMEDOUT ? "not finished within its timeout" : strerror(e));
 	else
 		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
 		      st->argv[0], rc);
@@ -287,45 +290,103 @@ static int run_step(const struct converge *cv, size_t k, const struct plan_step 
 	return -1;
 }
 
-/* One before_start step whose `creates` is missing; a running service is stopped first. */
-static int step_before(struct converge *cv, size_t k, const struct plan_step *st)
+/* A before_start step is about to act: a running service is stopped first. */
+static int stop_for_setup(struct converge *cv, size_t k)
 {
 	struct cv_svc *v = &cv->s[k];
-	printf("run %s setup %s (%s is missing)\n", name_of(cv, k), st->def->name, st->creates);
-	fflush(stdout);
-	cv->updated++;
-	if (cv->dry_run)
+	if (!v->was_live || v->setup_stop)
 		return 0;
-	if (v->was_live && !v->setup_stop) {
-		v->setup_stop = true;
-		const char *dir = cv->ps->p[k].sv_dir;
-		if (sv_control(dir, 'd') == -1 ||
-		    svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
-			return -1;
-	}
-	struct buf out, err;
+	v->setup_stop = true;
+	const char *dir = cv->ps->p[k].sv_dir;
+	if (sv_control(dir, 'd') == -1 || svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * `creates` is there but no record says a step made it (an older gitlab-ctl
+ * did, or someone else): verify it; one that fails is moved aside. 1 kept,
+ * 0 moved aside (run the step), -1 failed.
+ */
+static int step_adopt(struct converge *cv, size_t k, const struct setupstep *x)
+{
+	char moved[PATH_MAX];
+	struct buf out;
+	if (stop_for_setup(cv, k) == -1)
+		return -1;
 	buf_init(&out);
-	buf_init(&err);
-	int rc = run_step(cv, k, st, &out, &err);
+	long t0 = mono_ms();
+	int r = setupstep_adopt(x, moved, sizeof moved, &out);
+	add_step_time(cv, t0);
+	if (r == 0 && cv->ctl->verbose)
+		show_output(stderr, "", &out);
 	buf_free(&out);
-	buf_free(&err);
+	return r;
+}
+
+/* One before_start step that is not done; a running service is stopped first. */
+static int step_before(struct converge *cv, size_t k, const struct setupstep *x, const char *why)
+{
+	const struct plan_step *st = x->st;
+	printf("run %s setup %s (%s %s)\n", name_of(cv, k), st->def->name, st->creates, why);
+	fflush(stdout);
+	if (cv->dry_run) {
+		cv->updated++;
+		return 0;
+	}
+	if (stop_for_setup(cv, k) == -1)
+		return -1;
+	struct buf out;
+	buf_init(&out);
+	long t0 = mono_ms();
+	int rc = setupstep_run(x, &out);
+	add_step_time(cv, t0);
+	if (rc == -1)
+		show_output(stderr, "", &out);
+	else
+		cv->updated++; /* counted once it is done, not when it starts */
+	buf_free(&out);
 	return rc;
 }
 
-/* The before_start steps whose `creates` is missing (initdb once: never over a cluster). */
+/* One before_start step: done (recorded), adopted after verify, or run. */
+static int step_once(struct converge *cv, size_t k, const struct plan_step *st)
+{
+	const struct plan *p = &cv->ps->p[k];
+	const struct setupstep x = {cv->ctl, p->svc, st, p->uid, p->gid, &cv->sr};
+	enum setupstep_need need;
+	const char *why;
+	if (setupstep_assess(&x, cv->dry_run, &need, &why) == -1)
+		return -1;
+	if (need == SETUP_DONE)
+		return 0;
+	if (need == SETUP_UNKNOWN) {
+		if (cv->dry_run) {
+			printf("verify %s setup %s (%s exists, not recorded as made by it)\n",
+			       name_of(cv, k), st->def->name, st->creates);
+			return 0;
+		}
+		int r = step_adopt(cv, k, &x);
+		if (r != 0)
+			return r == 1 ? 0 : -1;
+		why = "failed its verify command";
+	}
+	return step_before(cv, k, &x, why);
+}
+
+/* The before_start steps not done yet (initdb once: never over a cluster). */
 static int steps_before(struct converge *cv, size_t k)
 {
 	const struct plan *p = &cv->ps->p[k];
+	if (p->nsteps > 0 && cv->sr.dirfd == -1 &&
+	    steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1 &&
+	    !(cv->dry_run && errno == ENOENT)) {
+		warn("%s: cannot open the setup records %s", name_of(cv, k), cv->sr.dir);
+		return -1;
+	}
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *st = &p->steps[i];
-		if (st->def->when != STEP_BEFORE_START)
-			continue;
-		int e = exists_nofollow(st->creates);
-		if (e == -1) {
-			warn("%s: setup step %s: %s", name_of(cv, k), st->def->name, st->creates);
-			return -1;
-		}
-		if (e == 0 && step_before(cv, k, st) == -1)
+		if (st->def->when == STEP_BEFORE_START && step_once(cv, k, st) == -1)
 			return -1;
 	}
 	return 0;
@@ -672,8 +733,11 @@ static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
 		return false;
 	if (!enable)
 		return true;
-	/* A link whose dependency failed is reported by its wave; the next run links it. */
-	return n->svc >= 0 && cv->ps->p[n->svc].wave == wave &&
+	/*
+	 * A link whose dependency failed is reported by its wave, one whose setup failed by
+	 * all_steps_before; the next run links it.
+	 */
+	return n->svc >= 0 && cv->ps->p[n->svc].wave == wave && !cv->s[n->svc].failed &&
 	       tree_failed(&cv->ps->t, n->svc) == NULL &&
 	       failed_dep(cv, (size_t)n->svc) == SIZE_MAX;
 }
@@ -757,6 +821,8 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 	if (tree_failed(&cv->ps->t, (int)k) != NULL)
 		return -1; /* said by files_failed */
 	size_t dep = failed_dep(cv, k);
+	if (v->failed)
+		return -1; /* its one-time setup is not done: it must not start */
 	if (dep != SIZE_MAX) {
 		warnx("%s: waiting for %s: %s", name_of(cv, k), name_of(cv, dep),
 		      cv->s[dep].notready);

@@ -23,6 +23,7 @@
 #include "lib/ctl.h"
 #include "render/pending.h"
 #include "render/plan.h"
+#include "render/steprec.h"
 
 /* What converge learns of one planned service (parallel to plans.p). */
 struct cv_svc {
@@ -44,6 +45,7 @@ struct converge {
 	long deadline; /* mono_ms() by which every wait ends: one SVWAIT in all */
 	struct cv_svc *s;
 	struct pending pd; /* restarts owed, on disk */
+	struct steprec sr; /* one-time setup steps done or running, on disk */
 	int updated;       /* resources changed (files when written, steps, disables) */
 };
 

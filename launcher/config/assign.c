@@ -244,15 +244,16 @@ static int setting_text(struct walk *b, enum stype type, const char *path, const
 
 /*
  * A path from gitlab.rb, normalised ("..", which could climb out of any
- * directory check, is refused). The directories reconfigure creates and
- * chowns stay inside --root: one written outside it is taken as relative to
- * the root (an Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or
- * unprivileged root never reaches the machine's files.
+ * directory check, is refused). Under --root every path setting stays inside
+ * the root: one written outside it is taken as relative to the root (an
+ * Omnibus gitlab.rb names /var/opt/gitlab/...), so a test or an unprivileged
+ * root never creates, chowns or initialises anything on the machine's own
+ * paths. Only settings the catalog marks `host = true` (binaries read as
+ * they are) are used as written.
  */
 static int path_policy(struct walk *b, const struct cat_setting *cs, const char *path,
                        const struct rb_value *v, char **text)
 {
-	static const char *const written[] = {"home", "log_directory", "env_directory"};
 	char norm[PATH_MAX];
 	const char *why = NULL;
 	if (cs->type != ST_PATH)
@@ -263,10 +264,7 @@ static int path_policy(struct walk *b, const struct cat_setting *cs, const char 
 		*text = NULL;
 		return -1;
 	}
-	bool prefix = false;
-	if (b->ctl != NULL && !pathsafe_below(norm, b->ctl->root))
-		for (size_t i = 0; i < sizeof written / sizeof written[0]; i++)
-			prefix |= strcmp(cs->name, written[i]) == 0;
+	bool prefix = !cs->host && b->ctl != NULL && !pathsafe_below(norm, b->ctl->root);
 	free(*text);
 	*text = prefix ? xasprintf("%s%s", b->ctl->root, norm) : xstrdup(norm);
 	return 0;
@@ -281,7 +279,8 @@ static bool reject_opaque(struct walk *b, const struct rb_stmt *st)
 	if (!rb_has_opaque(st->value, &o))
 		return false;
 	char *path = stmt_path(st, st->nkeys);
-	diag_at(b->d, DIAG_ERR, o->loc, "%s uses Ruby that gitlab-ctl cannot evaluate", path);
+	diag_at(b->d, DIAG_ERR, o->loc,
+	        "%s uses Ruby that gitlab-ctl cannot evaluate: " RB_LITERAL_HINT, path);
 	free(path);
 	return true;
 }
@@ -648,6 +647,67 @@ static void note_unknown(struct walk *b, const struct rb_stmt *st)
 	b->as->unknown.n = n + 1;
 }
 
+/* Does v hold a hash key naming a credential (env API_TOKEN), or opaque text that names one? */
+static bool value_names_secret(const struct rb_value *v)
+{
+	if (v->kind == RB_OPAQUE)
+		return text_names_secret(v->u.s.ptr, v->u.s.len);
+	for (size_t i = 0; v->kind == RB_ARRAY && i < v->u.a.n; i++)
+		if (value_names_secret(v->u.a.v[i]))
+			return true;
+	for (size_t i = 0; v->kind == RB_HASH && i < v->u.h.n; i++) {
+		const struct rb_value *k = v->u.h.v[i].key;
+		if (((k->kind == RB_STR || k->kind == RB_SYM) && env_is_secret(k->u.s.ptr)) ||
+		    value_names_secret(v->u.h.v[i].val))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * May the statement hold a secret value? A setting marked secret; a key or
+ * hash key that names a credential (also under a misspelt setting or
+ * service: what the operator meant cannot be known); a setting one typo away
+ * from a secret one.
+ */
+static bool stmt_secret(const struct walk *b, const struct rb_stmt *st)
+{
+	const struct cat_service *def = service_of(b, st->name);
+	const struct cat_setting *cs =
+	    def && st->nkeys > 0 ? cat_setting_find(def, st->keys[0]) : NULL;
+	if (cs != NULL && cs->secret)
+		return true;
+	for (size_t i = 0; i < st->nkeys; i++)
+		if (text_names_secret(st->keys[i], strlen(st->keys[i])))
+			return true;
+	if (def != NULL && cs == NULL && st->nkeys > 0) {
+		const char *hint = key_hint(b, st);
+		const struct cat_setting *hs = hint ? cat_setting_find(def, hint) : NULL;
+		if (hs != NULL && hs->secret)
+			return true;
+	}
+	return text_names_secret(st->name, strlen(st->name)) || value_names_secret(st->value);
+}
+
+/*
+ * A diagnostic never echoes a line of a statement that may hold a secret:
+ * every line from its start to the next statement's is marked hidden.
+ */
+static void hide_secret_lines(const struct walk *b, const struct rb_file *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const struct rb_stmt *st = &f->v[i];
+		const struct src *src = st->loc.src;
+		if (src == NULL || src->hidden == NULL || !stmt_secret(b, st))
+			continue;
+		size_t end = i + 1 < f->n ? (size_t)f->v[i + 1].loc.line : src->nhidden;
+		if (end == (size_t)st->loc.line)
+			end++; /* the next statement is on the same line */
+		for (size_t l = (size_t)st->loc.line; l < end && l < src->nhidden; l++)
+			src->hidden[l] = 1;
+	}
+}
+
 /* roles ['a', 'b'], roles(['a']) or roles = [...]: later statements replace earlier ones. */
 static void set_roles(struct walk *b, const struct rb_stmt *st)
 {
@@ -709,6 +769,7 @@ static void set_switch(struct walk *b, const struct rb_stmt *st)
 
 static void walk(struct walk *b, const struct rb_file *f)
 {
+	hide_secret_lines(b, f);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct rb_stmt *st = &f->v[i];
 		const struct cat_service *def = service_of(b, st->name);

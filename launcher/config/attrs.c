@@ -49,6 +49,9 @@ struct var {
 	int line;    /* catalog line, for messages */
 	char *val;   /* owned, when V_DONE */
 	enum vstate state;
+	bool own_secret;     /* a catalog setting marked secret */
+	bool in_root;        /* a path setting not marked host: kept inside --root */
+	enum secrecy secret; /* when V_DONE: own, or taken from the vars it was built from */
 };
 
 struct comp {
@@ -58,6 +61,7 @@ struct comp {
 	struct var *v;
 	size_t n, cap;
 	bool failed;
+	enum secrecy taint; /* the most secret var the expansion under way looked up */
 };
 
 static struct var *var_find(struct comp *c, const char *name, size_t len)
@@ -71,10 +75,26 @@ static struct var *var_find(struct comp *c, const char *name, size_t len)
 static void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 {
 	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32);
-	c->v[c->n++] = (struct var){name, raw, expand, line, NULL, V_TODO};
+	c->v[c->n++] =
+	    (struct var){name, raw, expand, line, NULL, V_TODO, false, false, SECRET_NONE};
 }
 
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line);
+
+/*
+ * A path setting's default outside --root (a catalog's absolute
+ * /var/opt/...) is taken inside it, as gitlab.rb's paths are (assign.c):
+ * every path setting but a host one stays below the root.
+ */
+static char *inside_root(const struct comp *c, const struct var *v, char *val)
+{
+	const char *root = c->b->ctl->root;
+	if (!v->in_root || root[0] == '\0' || val[0] != '/' || pathsafe_below(val, root))
+		return val;
+	char *p = xasprintf("%s%s", root, val);
+	free(val);
+	return p;
+}
 
 static const char *var_resolve(struct comp *c, struct var *v)
 {
@@ -87,11 +107,19 @@ static const char *var_resolve(struct comp *c, struct var *v)
 		return NULL;
 	}
 	v->state = V_BUSY;
+	enum secrecy outer = c->taint;
+	c->taint = SECRET_NONE;
 	char *val = v->expand ? ph_expand(v->raw, comp_lookup, c, v->line) : xstrdup(v->raw);
+	enum secrecy inner = c->taint;
+	c->taint = outer;
 	if (val == NULL) {
 		v->state = V_TODO;
 		return NULL;
 	}
+	if (v->own_secret)
+		inner = val[0] != '\0' ? SECRET_HOLDS : SECRET_MAY;
+	val = inside_root(c, v, val);
+	v->secret = inner;
 	v->val = val;
 	v->state = V_DONE;
 	return v->val;
@@ -123,8 +151,12 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 			key[len - sl - 1] = '\0';
 			v = kv_get(&b->out->svcs[j].vars, key);
 		}
-		if (v != NULL)
+		if (v != NULL) {
+			enum secrecy sec = svc_var_secret(&b->out->svcs[j], key);
+			if (sec > c->taint)
+				c->taint = sec;
 			return v;
+		}
 		why = b->cstate[j] == C_FAILED ? "that service has errors" : "no such setting";
 		break;
 	}
@@ -148,7 +180,10 @@ static const char *comp_lookup(void *ctx, const char *name, size_t len, int line
 		c->failed = true;
 		return NULL;
 	}
-	return var_resolve(c, v);
+	const char *val = var_resolve(c, v);
+	if (val != NULL && v->secret > c->taint)
+		c->taint = v->secret;
+	return val;
 }
 
 static char *comp_expand(struct comp *c, const char *tmpl, int line)
@@ -426,6 +461,7 @@ static void add_settings(struct comp *c)
 		}
 		if (cs->type == ST_ENV || var_find(c, cs->name, strlen(cs->name)) != NULL)
 			continue; /* `group` when not root: the invoking user's, added already */
+		bool built_from_secret = false;
 		if (strcmp(cs->name, "enable") == 0 && cs->type == ST_BOOL) {
 			bool ph;
 			char *t = enable_text(c, i, &ph);
@@ -437,7 +473,9 @@ static void add_settings(struct comp *c)
 			            : xasprintf("(array of %zu)", cs->ndefs),
 			        false, cs->line);
 		} else if (cs->type == ST_FLAGS) {
+			c->taint = SECRET_NONE;
 			struct flags l = merged_hash(c, i);
+			built_from_secret = c->taint != SECRET_NONE; /* a default names a secret */
 			var_add(c, cs->name, flags_text(def->flags_style, &l), false, cs->line);
 			flags_free(&l);
 		} else if (c->w->val[i] != NULL) {
@@ -446,6 +484,8 @@ static void add_settings(struct comp *c)
 			var_add(c, cs->name, xstrdup(cs->def ? cs->def : ""), cs->def != NULL,
 			        cs->line);
 		}
+		c->v[c->n - 1].own_secret = cs->secret || built_from_secret;
+		c->v[c->n - 1].in_root = cs->type == ST_PATH && !cs->host;
 	}
 }
 
@@ -525,6 +565,13 @@ static int resolve_all(struct comp *c, struct svc *out)
 		out->vars.v[out->vars.n++] = (struct kv){xstrdup(c->v[i].name), xstrdup(v)};
 	}
 	qsort(out->vars.v, out->vars.n, sizeof *out->vars.v, kv_cmp);
+	out->secret_vars.v = xcalloc(c->n + 1, sizeof *out->secret_vars.v);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].secret != SECRET_NONE)
+			out->secret_vars.v[out->secret_vars.n++] =
+			    (struct kv){xstrdup(c->v[i].name),
+			                xstrdup(c->v[i].secret == SECRET_HOLDS ? "holds" : "may")};
+	qsort(out->secret_vars.v, out->secret_vars.n, sizeof *out->secret_vars.v, kv_cmp);
 	return 0;
 }
 
@@ -552,6 +599,7 @@ static int env_entry_cmp(const void *a, const void *b)
 struct envb {
 	struct kv *v;
 	struct loc *locs;
+	enum secrecy *sec; /* built from a secret setting (catalog values only) */
 	size_t n;
 };
 
@@ -573,11 +621,13 @@ static void env_merge(struct envb *e, const struct assign_ent *ent)
 		free(e->v[j].name);
 		e->v[j] = e->v[e->n - 1];
 		e->locs[j] = e->locs[e->n - 1];
+		e->sec[j] = e->sec[e->n - 1];
 		e->n--;
 		return;
 	}
 	e->v[j].value = xstrdup(ent->val);
 	e->locs[j] = ent->loc;
+	e->sec[j] = SECRET_NONE;
 }
 
 /* Sort names and locations together (few entries: insertion sort). */
@@ -587,10 +637,13 @@ static void env_sort(struct envb *e)
 		for (size_t j = i; j > 0 && env_entry_cmp(&e->v[j - 1], &e->v[j]) > 0; j--) {
 			struct kv tv = e->v[j];
 			struct loc tl = e->locs[j];
+			enum secrecy ts = e->sec[j];
 			e->v[j] = e->v[j - 1];
 			e->locs[j] = e->locs[j - 1];
+			e->sec[j] = e->sec[j - 1];
 			e->v[j - 1] = tv;
 			e->locs[j - 1] = tl;
+			e->sec[j - 1] = ts;
 		}
 }
 
@@ -602,12 +655,15 @@ static void compute_env(struct comp *c, struct svc *out)
 	for (size_t i = 0; i < def->nsettings; i++)
 		if (def->settings[i].type == ST_ENV)
 			cap += c->w->hash[i].n;
-	struct envb e = {xcalloc(cap, sizeof *e.v), xcalloc(cap, sizeof *e.locs), 0};
+	struct envb e = {xcalloc(cap, sizeof *e.v), xcalloc(cap, sizeof *e.locs),
+	                 xcalloc(cap, sizeof *e.sec), 0};
 	for (size_t i = 0; i < def->nenv; i++) {
+		c->taint = SECRET_NONE;
 		char *val = comp_expand(c, def->env[i].value, def->env[i].line);
 		if (val == NULL)
 			continue;
 		e.v[e.n] = (struct kv){xstrdup(def->env[i].name), val};
+		e.sec[e.n] = c->taint;
 		e.locs[e.n++] = cat_loc(def, def->env[i].line);
 	}
 	for (size_t si = 0; si < def->nsettings; si++)
@@ -620,7 +676,14 @@ static void compute_env(struct comp *c, struct svc *out)
 		envcheck_var(e.v[i].name, e.v[i].value, e.locs[i], c->b->d);
 	struct envloc el = {&out->env, e.locs};
 	envcheck_env_at(&out->env, env_where, &el, c->b->d);
+	out->secret_env.v = xcalloc(e.n + 1, sizeof *out->secret_env.v);
+	for (size_t i = 0; i < e.n; i++) /* e is sorted: so is the list */
+		if (e.sec[i] != SECRET_NONE)
+			out->secret_env.v[out->secret_env.n++] =
+			    (struct kv){xstrdup(e.v[i].name),
+			                xstrdup(e.sec[i] == SECRET_HOLDS ? "holds" : "may")};
 	free(e.locs);
+	free(e.sec);
 }
 
 static void compute_base_env(struct comp *c, struct svc *out)
@@ -669,6 +732,7 @@ static void compute_argv(struct comp *c, struct svc *out)
 	size_t cap = def->ncommand + 1;
 	char **argv = xcalloc(cap, sizeof *argv);
 	struct loc *locs = xcalloc(cap, sizeof *locs);
+	unsigned char *sec = xcalloc(cap, sizeof *sec);
 	/* The command's own elements: the gitlab.rb line of a `command` setting, or the catalog. */
 	const struct cat_setting *cs = cat_setting_find(def, "command");
 	struct loc at = cat_loc(def, def->command_line);
@@ -678,29 +742,37 @@ static void compute_argv(struct comp *c, struct svc *out)
 	for (size_t i = 0; i < def->ncommand; i++) {
 		const struct cat_setting *fs = flags_elem(def, def->command[i]);
 		if (fs == NULL) {
+			c->taint = SECRET_NONE;
 			char *a = comp_expand(c, def->command[i], def->command_line);
 			if (a != NULL) {
 				locs[n] = at;
+				sec[n] = (unsigned char)c->taint;
 				argv[n++] = a;
 			}
 			continue;
 		}
 		size_t si = (size_t)(fs - def->settings);
-		struct flags l = merged_hash(c, si);
+		c->taint = fs->secret ? SECRET_HOLDS : SECRET_NONE;
+		struct flags l =
+		    merged_hash(c, si); /* raises taint when a default names a secret */
 		cap += l.n;
 		argv = xreallocarray(argv, cap, sizeof *argv);
 		locs = xreallocarray(locs, cap, sizeof *locs);
+		sec = xreallocarray(sec, cap, sizeof *sec);
 		for (size_t j = 0; j < l.n; j++) {
 			char *a = flag_arg(def->flags_style, &l.v[j]);
 			if (a == NULL)
 				continue;
 			locs[n] = flag_loc(c, si, l.v[j].name);
+			bool hide = c->taint != SECRET_NONE || env_is_secret(l.v[j].name);
+			sec[n] = (unsigned char)(hide ? SECRET_HOLDS : SECRET_NONE);
 			argv[n++] = a;
 		}
 		flags_free(&l);
 	}
 	argv[n] = NULL;
 	out->argv = argv;
+	out->argv_secret = sec;
 	out->argc = n;
 	envcheck_argv(argv, locs, c->b->d);
 	free(locs);
@@ -1084,6 +1156,9 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
 		kvlist_free(&s->where);
+		kvlist_free(&s->secret_vars);
+		kvlist_free(&s->secret_env);
+		free(s->argv_secret);
 		free(s->groups);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
@@ -1112,6 +1187,23 @@ const struct svc *attrs_svc(const struct attrs *a, const char *name)
 const char *svc_var(const struct svc *s, const char *name)
 {
 	return kv_get(&s->vars, name);
+}
+
+static enum secrecy secrecy_of(const char *v)
+{
+	return v == NULL ? SECRET_NONE : strcmp(v, "holds") == 0 ? SECRET_HOLDS : SECRET_MAY;
+}
+
+enum secrecy svc_var_secret(const struct svc *s, const char *name)
+{
+	return secrecy_of(kv_get(&s->secret_vars, name));
+}
+
+enum secrecy svc_env_secret(const struct svc *s, const char *name)
+{
+	if (env_is_secret(name))
+		return SECRET_HOLDS;
+	return secrecy_of(kv_get(&s->secret_env, name));
 }
 
 const struct yval *svc_data(const struct svc *s, const char *name)
@@ -1171,6 +1263,21 @@ static const char *attrs_lookup(void *ctx, const char *name, size_t len, int lin
 	if (v == NULL)
 		errno = EINVAL;
 	return v;
+}
+
+enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (dot == NULL)
+		return svc_var_secret(s, name);
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct cat_service *o = a->svcs[i].def;
+		size_t n = (size_t)(dot - name);
+		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
+		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
+			return svc_var_secret(&a->svcs[i], dot + 1);
+	}
+	return SECRET_NONE;
 }
 
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)

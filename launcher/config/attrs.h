@@ -72,8 +72,11 @@ struct svc {
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where;   /* scalar settings gitlab.rb set -> "file:line:col" */
-	struct svc_data *data; /* yaml settings gitlab.rb set, and scrape_jobs */
+	struct kvlist where;        /* scalar settings gitlab.rb set -> "file:line:col" */
+	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
+	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
+	unsigned char *argv_secret; /* per argv element: an enum secrecy */
+	struct svc_data *data;      /* yaml settings gitlab.rb set, and scrape_jobs */
 	size_t ndata;
 };
 
@@ -119,6 +122,13 @@ const struct yval *svc_data(const struct svc *s, const char *name);
  * EINVAL for an unknown placeholder.
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
+
+/* Whether var `name` of s is (built from) a secret setting. */
+enum secrecy svc_var_secret(const struct svc *s, const char *name);
+/* Whether env value `name` of s is secret: by its name, or built from a secret. */
+enum secrecy svc_env_secret(const struct svc *s, const char *name);
+/* svc_var_secret, and "svc.name" for another service's var. */
+enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const char *name);
 
 /* svc_var, and "svc.name" for another service's var; NULL if unknown. */
 const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name);

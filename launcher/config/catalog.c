@@ -20,6 +20,7 @@
 #include "config/catalog.h"
 #include "config/placeholder.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/readfile.h"
@@ -356,6 +357,12 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 				return -1;
 			}
 			cs->secret = config_setting_get_bool(m) != 0;
+		} else if (strcmp(key, "host") == 0) {
+			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
+				lerr(l, m, "host must be true or false");
+				return -1;
+			}
+			cs->host = config_setting_get_bool(m) != 0;
 		} else if (strcmp(key, "refuse") == 0) {
 			if (load_argv(l, m, "refuse", &cs->refuse, &cs->nrefuse) == -1)
 				return -1;
@@ -366,7 +373,8 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 			cs->refuse_because = xstrdup(s);
 		} else {
 			lerr(l, m,
-			     "unknown key '%s' in a setting (name, type, default, secret, refuse, "
+			     "unknown key '%s' in a setting (name, type, default, secret, host, "
+			     "refuse, "
 			     "refuse_because)",
 			     key);
 			return -1;
@@ -374,6 +382,10 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 	}
 	if (cs->name == NULL || !have_type) {
 		lerr(l, g, "a setting needs a name and a type");
+		return -1;
+	}
+	if (cs->host && cs->type != ST_PATH) {
+		lerr(l, g, "host = true is for path settings only ('%s')", cs->name);
 		return -1;
 	}
 	if (defst == NULL)
@@ -599,13 +611,49 @@ static int load_after(struct ld *l, const config_setting_t *st)
 	return 0;
 }
 
+/* timeout = seconds: the step's own deadline. */
+static int load_step_timeout(struct ld *l, const config_setting_t *m, struct cat_step *st)
+{
+	if (config_setting_type(m) != CONFIG_TYPE_INT || config_setting_get_int(m) < 1 ||
+	    config_setting_get_int(m) > STEP_TIMEOUT_MAX) {
+		lerr(l, m, "setup step 'timeout' must be a number of seconds, 1 to %d",
+		     STEP_TIMEOUT_MAX);
+		return -1;
+	}
+	st->timeout = config_setting_get_int(m);
+	return 0;
+}
+
+static int load_step_when(struct ld *l, const config_setting_t *m, const char *v,
+                          struct cat_step *st)
+{
+	if (strcmp(v, "before_start") == 0)
+		st->when = STEP_BEFORE_START;
+	else if (strcmp(v, "after_ready") == 0)
+		st->when = STEP_AFTER_READY;
+	else {
+		lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
+		return -1;
+	}
+	return 0;
+}
+
 static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_step *st)
 {
 	const char *key = config_setting_name(m), *v;
 	if (strcmp(key, "command") == 0)
 		return load_argv(l, m, "a setup command", &st->argv, &st->argc);
+	if (strcmp(key, "verify") == 0)
+		return load_argv(l, m, "a setup verify command", &st->verify, &st->nverify);
+	if (strcmp(key, "timeout") == 0)
+		return load_step_timeout(l, m, st);
+	if (strcmp(key, "staged") == 0)
+		return get_bool(l, m, "staged", &st->staged);
 	if (strcmp(key, "name") != 0 && strcmp(key, "when") != 0 && strcmp(key, "creates") != 0) {
-		lerr(l, m, "unknown key '%s' in a setup step (name, when, creates, command)", key);
+		lerr(l, m,
+		     "unknown key '%s' in a setup step (name, when, creates, staged, command, "
+		     "verify, timeout)",
+		     key);
 		return -1;
 	}
 	if ((v = get_string(l, m, key)) == NULL)
@@ -617,14 +665,7 @@ static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_ste
 		}
 		st->name = xstrdup(v);
 	} else if (strcmp(key, "when") == 0) {
-		if (strcmp(v, "before_start") == 0)
-			st->when = STEP_BEFORE_START;
-		else if (strcmp(v, "after_ready") == 0)
-			st->when = STEP_AFTER_READY;
-		else {
-			lerr(l, m, "setup step 'when' must be \"before_start\" or \"after_ready\"");
-			return -1;
-		}
+		return load_step_when(l, m, v, st);
 	} else {
 		if (check_placeholders(l, m, v) == -1)
 			return -1;
@@ -633,10 +674,40 @@ static int load_step_key(struct ld *l, const config_setting_t *m, struct cat_ste
 	return 0;
 }
 
+/* What only a one-time step can have. */
+static int check_step_once(struct ld *l, const config_setting_t *g, const struct cat_step *st)
+{
+	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
+	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
+		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
+		     st->name);
+		return -1;
+	}
+	if (st->when == STEP_AFTER_READY &&
+	    (st->creates != NULL || st->staged || st->verify != NULL)) {
+		lerr(l, g,
+		     "setup step '%s': 'creates', 'staged' and 'verify' are only for "
+		     "before_start steps",
+		     st->name);
+		return -1;
+	}
+	bool names_stage = false;
+	for (size_t i = 0; i < st->argc; i++)
+		names_stage |= strstr(st->argv[i], "{{staging_dir}}") != NULL;
+	if (st->staged != names_stage) {
+		lerr(l, g, "setup step '%s': %s", st->name,
+		     st->staged ? "staged, but its command never names {{staging_dir}}"
+		                : "{{staging_dir}} is only for a staged step (staged = true)");
+		return -1;
+	}
+	return 0;
+}
+
 static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *st)
 {
 	bool have_when = false;
 	st->line = (int)config_setting_source_line(g);
+	st->timeout = STEP_TIMEOUT_DEFAULT;
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
 		lerr(l, g,
 		     "each setup step must be a group { name = ...; when = ...; command = ...; }");
@@ -652,17 +723,7 @@ static int load_step(struct ld *l, const config_setting_t *g, struct cat_step *s
 		lerr(l, g, "a setup step needs name, when and command");
 		return -1;
 	}
-	/* A one-time step is remembered only by what it creates: without it, it would rerun. */
-	if (st->when == STEP_BEFORE_START && st->creates == NULL) {
-		lerr(l, g, "setup step '%s' (before_start) needs 'creates': the path it makes",
-		     st->name);
-		return -1;
-	}
-	if (st->when == STEP_AFTER_READY && st->creates != NULL) {
-		lerr(l, g, "setup step '%s': 'creates' is only for before_start steps", st->name);
-		return -1;
-	}
-	return 0;
+	return check_step_once(l, g, st);
 }
 
 static int load_setup(struct ld *l, const config_setting_t *st)
@@ -843,94 +904,163 @@ static int load_flags_style(struct ld *l, const config_setting_t *st)
 	return 0;
 }
 
-static int load_key(struct ld *l, const config_setting_t *m)
+static int load_svc_name(struct ld *l, const config_setting_t *m)
 {
-	struct cat_service *s = l->s;
-	const char *key = config_setting_name(m);
 	const char *v;
-	if (strcmp(key, "name") == 0) {
-		s->line = (int)config_setting_source_line(m);
-		if ((v = get_string(l, m, "name")) == NULL)
-			return -1;
-		if (!valid_name(v, true)) {
-			lerr(l, m, "service name '%s' must match [a-z0-9][a-z0-9._-]*", v);
-			return -1;
-		}
-		s->name = xstrdup(v);
-	} else if (strcmp(key, "config_name") == 0) {
-		if ((v = get_string(l, m, "config_name")) == NULL)
-			return -1;
-		if (!valid_name(v, false) || !(v[0] >= 'a' && v[0] <= 'z')) {
-			lerr(l, m, "config_name '%s' must match [a-z][a-z0-9_]*", v);
-			return -1;
-		}
-		s->config_name = xstrdup(v);
-	} else if (strcmp(key, "description") == 0) {
-		if ((v = get_string(l, m, "description")) == NULL)
-			return -1;
-		s->description = xstrdup(v);
-	} else if (strcmp(key, "omnibus_keys") == 0) {
-		return load_argv(l, m, "omnibus_keys", &s->omnibus_keys, &s->nomnibus_keys);
-	} else if (strcmp(key, "package") == 0) {
-		if ((v = get_string(l, m, "package")) == NULL)
-			return -1;
-		s->package = xstrdup(v);
-	} else if (strcmp(key, "enable_default") == 0) {
-		return get_bool(l, m, key, &s->enable_default);
-	} else if (strcmp(key, "jemalloc") == 0) {
-		return get_bool(l, m, key, &s->jemalloc);
-	} else if (strcmp(key, "settings") == 0) {
-		return load_settings(l, m);
-	} else if (strcmp(key, "env") == 0) {
-		return load_env(l, m, &s->env, &s->nenv);
-	} else if (strcmp(key, "base_env") == 0) {
-		return load_env(l, m, &s->base_env, &s->nbase_env);
-	} else if (strcmp(key, "command") == 0) {
-		s->command_line = (int)config_setting_source_line(m);
-		return load_argv(l, m, "command", &s->command, &s->ncommand);
-	} else if (strcmp(key, "templates") == 0) {
-		return load_templates(l, m);
-	} else if (strcmp(key, "check") == 0) {
-		return load_check(l, m);
-	} else if (strcmp(key, "check_send") == 0) {
-		return load_check_str(l, m, &s->check_send);
-	} else if (strcmp(key, "check_expect") == 0) {
-		return load_check_str(l, m, &s->check_expect);
-	} else if (strcmp(key, "check_command") == 0) {
-		if (s->check_line == 0)
-			s->check_line = (int)config_setting_source_line(m);
-		return load_argv(l, m, "check_command", &s->check_command, &s->ncheck_command);
-	} else if (strcmp(key, "after") == 0) {
-		return load_after(l, m);
-	} else if (strcmp(key, "setup") == 0) {
-		return load_setup(l, m);
-	} else if (strcmp(key, "home_mode") == 0) {
-		return load_home_mode(l, m);
-	} else if (strcmp(key, "stop_signal") == 0) {
-		return load_stop_signal(l, m);
-	} else if (strcmp(key, "share_group") == 0) {
-		return get_bool(l, m, key, &s->share_group);
-	} else if (strcmp(key, "flags_style") == 0) {
-		return load_flags_style(l, m);
-	} else if (strcmp(key, "scrape") == 0) {
-		return load_scrape(l, m);
-	} else if (strcmp(key, "scrape_collect") == 0) {
-		return load_name(l, m, "scrape_collect", &s->scrape_collect);
-	} else if (strcmp(key, "roles") == 0) {
-		return load_roles(l, m);
-	} else if (strcmp(key, "off_switch") == 0) {
-		return load_name(l, m, "off_switch", &s->off_switch);
-	} else {
-		lerr(l, m,
-		     "unknown key '%s' (name, config_name, description, package, enable_default, "
-		     "jemalloc, "
-		     "settings, env, base_env, command, templates, check, check_send, "
-		     "check_expect, check_command, after, setup, home_mode, stop_signal, "
-		     "share_group, flags_style, scrape, scrape_collect, roles, off_switch)",
-		     key);
+	l->s->line = (int)config_setting_source_line(m);
+	if ((v = get_string(l, m, "name")) == NULL)
+		return -1;
+	if (!valid_name(v, true)) {
+		lerr(l, m, "service name '%s' must match [a-z0-9][a-z0-9._-]*", v);
 		return -1;
 	}
+	l->s->name = xstrdup(v);
 	return 0;
+}
+
+static int load_config_name(struct ld *l, const config_setting_t *m)
+{
+	const char *v;
+	if ((v = get_string(l, m, "config_name")) == NULL)
+		return -1;
+	if (!valid_name(v, false) || !(v[0] >= 'a' && v[0] <= 'z')) {
+		lerr(l, m, "config_name '%s' must match [a-z][a-z0-9_]*", v);
+		return -1;
+	}
+	l->s->config_name = xstrdup(v);
+	return 0;
+}
+
+/* A free-text string key kept as it is. */
+static int load_text(struct ld *l, const config_setting_t *m, char **out)
+{
+	const char *v = get_string(l, m, config_setting_name(m));
+	if (v == NULL)
+		return -1;
+	*out = xstrdup(v);
+	return 0;
+}
+
+static int load_description(struct ld *l, const config_setting_t *m)
+{
+	return load_text(l, m, &l->s->description);
+}
+
+static int load_package(struct ld *l, const config_setting_t *m)
+{
+	return load_text(l, m, &l->s->package);
+}
+
+static int load_omnibus_keys(struct ld *l, const config_setting_t *m)
+{
+	return load_argv(l, m, "omnibus_keys", &l->s->omnibus_keys, &l->s->nomnibus_keys);
+}
+
+static int load_enable_default(struct ld *l, const config_setting_t *m)
+{
+	return get_bool(l, m, "enable_default", &l->s->enable_default);
+}
+
+static int load_jemalloc(struct ld *l, const config_setting_t *m)
+{
+	return get_bool(l, m, "jemalloc", &l->s->jemalloc);
+}
+
+static int load_share_group(struct ld *l, const config_setting_t *m)
+{
+	return get_bool(l, m, "share_group", &l->s->share_group);
+}
+
+static int load_env_key(struct ld *l, const config_setting_t *m)
+{
+	return load_env(l, m, &l->s->env, &l->s->nenv);
+}
+
+static int load_base_env(struct ld *l, const config_setting_t *m)
+{
+	return load_env(l, m, &l->s->base_env, &l->s->nbase_env);
+}
+
+static int load_command(struct ld *l, const config_setting_t *m)
+{
+	l->s->command_line = (int)config_setting_source_line(m);
+	return load_argv(l, m, "command", &l->s->command, &l->s->ncommand);
+}
+
+static int load_check_send(struct ld *l, const config_setting_t *m)
+{
+	return load_check_str(l, m, &l->s->check_send);
+}
+
+static int load_check_expect(struct ld *l, const config_setting_t *m)
+{
+	return load_check_str(l, m, &l->s->check_expect);
+}
+
+static int load_check_command(struct ld *l, const config_setting_t *m)
+{
+	if (l->s->check_line == 0)
+		l->s->check_line = (int)config_setting_source_line(m);
+	return load_argv(l, m, "check_command", &l->s->check_command, &l->s->ncheck_command);
+}
+
+static int load_scrape_collect(struct ld *l, const config_setting_t *m)
+{
+	return load_name(l, m, "scrape_collect", &l->s->scrape_collect);
+}
+
+static int load_off_switch(struct ld *l, const config_setting_t *m)
+{
+	return load_name(l, m, "off_switch", &l->s->off_switch);
+}
+
+/* Every key a service entry may have, and what reads it: the one list, messages included. */
+static const struct {
+	const char *key;
+	int (*load)(struct ld *l, const config_setting_t *m);
+} service_keys[] = {
+    {"name", load_svc_name},
+    {"config_name", load_config_name},
+    {"description", load_description},
+    {"package", load_package},
+    {"omnibus_keys", load_omnibus_keys},
+    {"enable_default", load_enable_default},
+    {"jemalloc", load_jemalloc},
+    {"settings", load_settings},
+    {"env", load_env_key},
+    {"base_env", load_base_env},
+    {"command", load_command},
+    {"templates", load_templates},
+    {"check", load_check},
+    {"check_send", load_check_send},
+    {"check_expect", load_check_expect},
+    {"check_command", load_check_command},
+    {"after", load_after},
+    {"setup", load_setup},
+    {"home_mode", load_home_mode},
+    {"stop_signal", load_stop_signal},
+    {"share_group", load_share_group},
+    {"flags_style", load_flags_style},
+    {"scrape", load_scrape},
+    {"scrape_collect", load_scrape_collect},
+    {"roles", load_roles},
+    {"off_switch", load_off_switch},
+};
+
+static int load_key(struct ld *l, const config_setting_t *m)
+{
+	const char *key = config_setting_name(m);
+	size_t n = sizeof service_keys / sizeof service_keys[0];
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(key, service_keys[i].key) == 0)
+			return service_keys[i].load(l, m);
+	struct buf known;
+	buf_init(&known);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&known, "%s%s", i ? ", " : "", service_keys[i].key);
+	lerr(l, m, "unknown key '%s' (one of: %s)", key, buf_str(&known));
+	buf_free(&known);
+	return -1;
 }
 
 /* Whole-service rules that no single key can check. */
@@ -1014,6 +1144,7 @@ static void service_free(struct cat_service *s)
 		free(s->setup[i].name);
 		free(s->setup[i].creates);
 		free_argv(s->setup[i].argv, s->setup[i].argc);
+		free_argv(s->setup[i].verify, s->setup[i].nverify);
 	}
 	free(s->setup);
 	free(s->check_send);

@@ -50,7 +50,8 @@ struct cat_setting {
 	struct cat_kv *defs; /* ST_FLAGS: default entries (name = flag), in file order;
 	                        ST_YAML: the strings of a default array (name "") */
 	size_t ndefs;
-	bool secret; /* never shown: show-config redacts it, diffs of files holding it are hidden */
+	bool secret;   /* never shown: show-config, --diff and diagnostics redact it */
+	bool host;     /* ST_PATH read from the host as is (binaries): --root does not apply */
 	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
 	size_t nrefuse;
 	char *refuse_because; /* why, for the message */
@@ -84,12 +85,24 @@ enum step_when {
 	STEP_AFTER_READY,  /* every reconfigure, once the service is ready: must be idempotent */
 };
 
+/* A step's own deadline when the catalog gives none: initdb on a busy machine takes a while. */
+#define STEP_TIMEOUT_DEFAULT 300
+#define STEP_TIMEOUT_MAX     86400
+
 struct cat_step {
 	char *name;
 	enum step_when when;
 	char *creates; /* path with placeholders; required for before_start */
 	char **argv;   /* with placeholders, no shell */
 	size_t argc;
+	/*
+	 * staged: `creates` is a directory the command builds in {{staging_dir}},
+	 * a fresh directory beside it, renamed into place only after it succeeded.
+	 */
+	bool staged;
+	char **verify; /* argv: does a `creates` made before steps were recorded hold? */
+	size_t nverify;
+	int timeout; /* seconds, the step's own deadline (not SVWAIT) */
 	int line;
 };
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "config/rbconf.h"
+#include "config/secret.h"
 #include "config/rblex.h"
 #include "config/rbscan.h"
 #include "lib/alloc.h"
@@ -279,9 +280,10 @@ static bool quoted_extent(struct parser *p, char quote, size_t *end, char **buf)
 	while (i < p->len && p->s[i] != quote)
 		i += p->s[i] == '\\' ? 2 : 1;
 	if (i >= p->len) {
-		rbl_fail_at(p, q, "unterminated string started here");
+		rbl_fail_unterminated(p, q, "string");
 		return false;
 	}
+	rbl_string_seen(p, q, i);
 	*end = i;
 	*buf = rbl_palloc(p, i - q);
 	return *buf != NULL;
@@ -474,6 +476,17 @@ static struct rb_value *parse_number(struct parser *p, bool neg, size_t start)
 	int isfloat = base == 10 && ds == b ? float_part(p) : 0;
 	if (isfloat == -1)
 		return NULL;
+	if (is_alpha(peek(p)) || peek(p) == '_') {
+		/* 512mb, 1.5GB: a size or duration meant as a string */
+		size_t e = rbl_ident_end(p, p->pos);
+		int n = e - start > 40 ? 40 : (int)(e - start);
+		if (rbl_hidden_at(p, start))
+			rbl_fail_at(p, start, "this value is not a number: quote it");
+		else
+			rbl_fail_at(p, start, "%.*s is not a number: quote it: '%.*s'", n,
+			            p->s + start, n, p->s + start);
+		return NULL;
+	}
 	if (is_ident(peek(p))) {
 		rbl_fail_at(p, p->pos, "malformed number");
 		return NULL;
@@ -494,7 +507,7 @@ typedef bool (*list_item_fn)(struct parser *p, size_t open, struct vec *vec);
 static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind type,
                                    list_item_fn item)
 {
-	size_t open = p->pos++;
+	size_t open = p->pos++, outer = p->item_start;
 	if (!rbl_enter(p, open))
 		return NULL;
 	struct vec vec = {0};
@@ -509,6 +522,7 @@ static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind t
 			rbl_fail_unclosed(p, p->pos, open, closer);
 			return NULL;
 		}
+		p->item_start = p->pos;
 		if (!item(p, open, &vec))
 			return NULL;
 		if (peek(p) == ',') {
@@ -519,6 +533,7 @@ static struct rb_value *parse_list(struct parser *p, char closer, enum rb_kind t
 	if (p->failed)
 		return NULL;
 	p->depth--;
+	p->item_start = outer;
 	struct rb_value *l = new_value(p, type, open);
 	if (l == NULL)
 		return NULL;
@@ -574,6 +589,7 @@ static bool trailing_hash(struct parser *p, size_t open, struct vec *vec)
 			rbl_fail_unclosed(p, p->pos, open, ']');
 			return false;
 		}
+		p->item_start = p->pos;
 		if (!hash_item(p, open, &pairs))
 			return false;
 		if (peek(p) == ',') {
@@ -709,7 +725,7 @@ static struct rb_value *parse_primary(struct parser *p)
 	}
 	if (is_digit(c))
 		return parse_number(p, false, start);
-	if (!is_ident_start(c))
+	if (!is_ident_start(c) || rbl_fail_smart_quote(p, start))
 		return NULL;
 	size_t e = rbl_ident_end(p, start);
 	int n = at(p, e);
@@ -850,9 +866,33 @@ static struct rb_value *parse_sum(struct parser *p)
  * After a literal: 1 when the value ends here, 0 when Ruby goes on (an
  * operator: the value is opaque), -1 on an error.
  */
+/* Between the items of a list: the ',' or closer that is missing, reported where it belongs. */
+static void fail_separator(struct parser *p, int ctx, size_t open, size_t vend, size_t b)
+{
+	char what[40];
+	rbl_describe(p, b, what, sizeof what);
+	struct loc item = rbl_loc_at(p, p->item_start);
+	bool crossed = memchr(p->s + vend, '\n', b - vend) != NULL;
+	rbl_fail_at(p, crossed ? vend : b, "expected ',' or '%c' after the %s at %d:%d, found %s",
+	            closer_of(p->s[open]), ctx == '}' ? "hash entry" : "array element", item.line,
+	            item.col, what);
+}
+
+/* After a list item and a line end, another value means a missing ',' (Ruby's error too). */
+static bool missing_separator(const struct parser *p, int ctx, size_t vend, size_t b)
+{
+	int c = at(p, b);
+	if (memchr(p->s + vend, '\n', b - vend) != NULL)
+		return c == '\'' || c == '"' || c == ':' || c == '[' || c == '{' ||
+		       is_ident_start(c) || is_digit(c);
+	/* {'a' => 'x' 'b' => 1}: in an array, ['x' 'b' => 1] is Ruby's [{'xb' => 1}] */
+	return ctx == '}' && (c == '\'' || c == '"') && pair_ahead(p);
+}
+
 static int value_end(struct parser *p, int ctx, size_t open, const struct rb_value *v)
 {
 	char what[40];
+	size_t vend = p->pos;
 	if (ctx == 0)
 		rbl_skip_sp(p);
 	else
@@ -874,6 +914,11 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 	}
 	if (ctx == 0 && c == ',')
 		return 0;
+	if (ctx != 0 && missing_separator(p, ctx, vend, b)) {
+		if (!rbl_blame_open_string(p, b))
+			fail_separator(p, ctx, open, vend, b);
+		return -1;
+	}
 	if (strchr("+-*/%<>=!&|^~?:.[(", c) != NULL)
 		return 0;
 	if ((c == '\'' || c == '"') && v->kind == RB_STR)
@@ -885,19 +930,22 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 		if (rbl_word_in(
 		        p, b, e,
 		        (const char *const[]){"if", "unless", "while", "until", "rescue", NULL})) {
-			rbl_fail_at(p, b, "'%.*s' modifiers are not supported in gitlab.rb",
-			            (int)(e - b), p->s + b);
+			rbl_fail_at(
+			    p, b,
+			    "'%.*s' modifiers are not supported in gitlab.rb: conditions are "
+			    "not evaluated; write the setting this host needs without it",
+			    (int)(e - b), p->s + b);
 			return -1;
 		}
 	}
-	rbl_describe(p, b, what, sizeof what);
-	if (ctx == 0)
-		rbl_fail_at(p, b, "unexpected %s after value", what);
-	else {
-		struct loc o = rbl_loc_at(p, open);
-		rbl_fail_at(p, b, "expected ',' or '%c' to close '%c' at %d:%d, found %s", ctx,
-		            p->s[open], o.line, o.col, what);
+	if (rbl_blame_open_string(p, b))
+		return -1;
+	if (ctx != 0) {
+		fail_separator(p, ctx, open, vend, b);
+		return -1;
 	}
+	rbl_describe(p, b, what, sizeof what);
+	rbl_fail_at(p, b, "unexpected %s after value", what);
 	return -1;
 }
 
@@ -956,7 +1004,7 @@ static bool parse_subscripts(struct parser *p, struct stmt_builder *sb)
 		else if (c == ':')
 			k = parse_symbol(p);
 		if (k == NULL) {
-			if (!p->failed)
+			if (!p->failed && !rbl_fail_smart_quote(p, kpos))
 				rbl_fail_at(p, kpos, "expected a literal string or symbol key");
 			return false;
 		}
@@ -1022,6 +1070,8 @@ static bool end_statement(struct parser *p)
 		rbl_skip_comment(p);
 	else if (c >= 0 && c != '\n') {
 		char what[40];
+		if (rbl_blame_open_string(p, p->pos))
+			return false;
 		rbl_describe(p, p->pos, what, sizeof what);
 		rbl_fail_at(p, p->pos, "unexpected %s after value", what);
 		return false;
@@ -1078,6 +1128,10 @@ static bool statement_operator(struct parser *p, struct rb_stmt *st, size_t nkey
 	}
 	if (c == '=' && n != '=' && n != '~' && n != '>')
 		return after_equals(p);
+	if (c == '=' && n == '>') {
+		rbl_fail_at(p, p->pos, "use '=' to assign; '=>' is for hash entries");
+		return false;
+	}
 	if (nkeys == 0 && ((c == '(' && !space) ||
 	                   (space && c >= 0 && c != '\n' && c != '#' && c != ';' && c != '='))) {
 		st->call = true;
@@ -1205,6 +1259,16 @@ int rb_parse(const char *name, const char *text, size_t len, struct rb_file *out
 	copy[len] = '\0';
 	strcpy(ncopy, name);
 	*src = (struct src){.name = ncopy, .text = copy, .len = len};
+	/* Which lines a diagnostic may echo: those that hold no secret (secret.h). */
+	size_t nlines = 2;
+	for (const char *q = copy; (q = memchr(q, '\n', len - (size_t)(q - copy))) != NULL; q++)
+		nlines++;
+	src->hidden = rbl_arena_alloc(out->arena, nlines);
+	if (src->hidden != NULL) {
+		memset(src->hidden, 0, nlines);
+		src->nhidden = nlines;
+		secret_guess_lines(copy, len, src->hidden, nlines);
+	}
 	out->src = *src;
 
 	struct parser p = {.src = src,

@@ -100,6 +100,9 @@ int rb_load(const char *path, struct rb_file *out, struct diags *d);
 
 void rb_free(struct rb_file *f);
 
+/* How to fix an opaque value where a setting needs a literal. */
+#define RB_LITERAL_HINT "write a literal value (a string, number, true/false, array or hash)"
+
 const char *rb_kind_name(enum rb_kind k); /* "string", "integer", "Ruby expression", ... */
 
 /* True when v or anything inside it is RB_OPAQUE; *where receives the first one. */

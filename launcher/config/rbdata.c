@@ -46,7 +46,8 @@ static struct yval *scalar(const char *path, const struct rb_value *v, struct di
 		}
 		return at(yval_scalar(YV_STR, v->u.s.ptr), v);
 	default:
-		diag_at(d, DIAG_ERR, v->loc, "%s uses Ruby that gitlab-ctl cannot evaluate", path);
+		diag_at(d, DIAG_ERR, v->loc,
+		        "%s uses Ruby that gitlab-ctl cannot evaluate: " RB_LITERAL_HINT, path);
 		return NULL;
 	}
 }

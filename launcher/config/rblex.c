@@ -132,6 +132,73 @@ void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer)
 	            o.col);
 }
 
+/* Word processors turn quotes into these; Ruby reads them as part of a name. */
+struct smart_quote {
+	unsigned char b3; /* after E2 80 */
+	const char *name, *use;
+};
+
+static const struct smart_quote *smart_quote_at(const struct parser *p, size_t pos)
+{
+	static const struct smart_quote quotes[] = {
+	    {0x98, "U+2018 LEFT SINGLE QUOTATION MARK", "'"},
+	    {0x99, "U+2019 RIGHT SINGLE QUOTATION MARK", "'"},
+	    {0x9c, "U+201C LEFT DOUBLE QUOTATION MARK", "\""},
+	    {0x9d, "U+201D RIGHT DOUBLE QUOTATION MARK", "\""},
+	};
+	if (at(p, pos) != 0xe2 || at(p, pos + 1) != 0x80)
+		return NULL;
+	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
+		if (at(p, pos + 2) == quotes[i].b3)
+			return &quotes[i];
+	return NULL;
+}
+
+/* 'abc’: a typographic quote on the opening line was meant to close the string. */
+static bool fail_smart_close(struct parser *p, size_t open, const char *what)
+{
+	for (size_t i = open + 1; i < p->len && p->s[i] != '\n'; i++) {
+		const struct smart_quote *q = smart_quote_at(p, i);
+		if (q == NULL)
+			continue;
+		struct loc l = rbl_loc_at(p, i);
+		rbl_fail_at(p, open,
+		            "unterminated %s opened here: %s at %d:%d does not close it: use %s",
+		            what, q->name, l.line, l.col, q->use);
+		return true;
+	}
+	return false;
+}
+
+void rbl_fail_unterminated(struct parser *p, size_t open, const char *what)
+{
+	if (!fail_smart_close(p, open, what))
+		rbl_fail_at(p, open, "unterminated %s opened here", what);
+}
+
+void rbl_string_seen(struct parser *p, size_t open, size_t end)
+{
+	if (end > open && memchr(p->s + open, '\n', end - open) != NULL) {
+		p->ml_open = open;
+		p->ml_end = end;
+	}
+}
+
+bool rbl_blame_open_string(struct parser *p, size_t pos)
+{
+	if (p->ml_end == 0 || p->ml_end >= pos ||
+	    memchr(p->s + p->ml_end, '\n', pos - p->ml_end) != NULL)
+		return false;
+	if (fail_smart_close(p, p->ml_open, "string"))
+		return true;
+	struct loc e = rbl_loc_at(p, p->ml_end);
+	rbl_fail_at(p, p->ml_open,
+	            "unterminated string opened here: the quote at %d:%d closes it, and what "
+	            "follows does not parse",
+	            e.line, e.col);
+	return true;
+}
+
 void *rbl_palloc(struct parser *p, size_t n)
 {
 	void *ptr = rbl_arena_alloc(p->arena, n);
@@ -258,6 +325,17 @@ bool rbl_continues_next_line(const struct parser *p)
 	return (at(p, i) == '.' && at(p, i + 1) != '.') || (at(p, i) == '&' && at(p, i + 1) == '.');
 }
 
+bool rbl_hidden_at(const struct parser *p, size_t pos)
+{
+	const struct src *src = p->src;
+	if (src == NULL || src->hidden == NULL)
+		return false;
+	size_t line = 1;
+	for (const char *q = p->s; (q = memchr(q, '\n', pos - (size_t)(q - p->s))) != NULL; q++)
+		line++;
+	return line < src->nhidden && src->hidden[line];
+}
+
 /* A short description of the token at pos for messages: 'x', 'word' or byte 0xNN. */
 void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 {
@@ -266,6 +344,8 @@ void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len)
 		snprintf(buf, len, "end of file");
 	} else if (c == '\n') {
 		snprintf(buf, len, "end of line");
+	} else if (is_ident(c) && c < 0x80 && rbl_hidden_at(p, pos)) {
+		snprintf(buf, len, "a word");
 	} else if (is_ident(c) && c < 0x80) {
 		size_t e = pos;
 		while (e < p->len && e - pos < 24 && is_ident(at(p, e)) && at(p, e) < 0x80)
@@ -301,6 +381,15 @@ bool rbl_word_in(const struct parser *p, size_t b, size_t e, const char *const *
 	return false;
 }
 
+bool rbl_fail_smart_quote(struct parser *p, size_t pos)
+{
+	const struct smart_quote *q = smart_quote_at(p, pos);
+	if (q == NULL)
+		return false;
+	rbl_fail_at(p, pos, "typographic quote %s: use %s", q->name, q->use);
+	return true;
+}
+
 /* Ruby that would need evaluation of control flow: never a setting value. */
 const char *const rbl_forbidden_words[] = {
     "if",     "unless", "while",  "until",   "do",
@@ -326,8 +415,8 @@ void rbl_fail_keyword(struct parser *p, size_t b, size_t e)
 	                     (const char *const[]){"if", "unless", "while", "until", "case", "for",
 	                                           "begin", NULL}))
 		rbl_fail_at(p, b,
-		            "'%.*s' is not supported in gitlab.rb: settings must be plain "
-		            "assignments",
+		            "'%.*s' is not supported in gitlab.rb: conditions are not evaluated; "
+		            "write the settings this host needs as plain assignments",
 		            n, w);
 	else
 		rbl_fail_at(p, b, "unexpected '%.*s'", n, w);

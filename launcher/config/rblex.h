@@ -45,6 +45,8 @@ struct parser {
 	size_t hd_end;          /* end of the last heredoc terminator line read */
 	bool stmt_done;         /* the value consumed its statement's newline */
 	size_t tok_end;         /* end of the last token skipped by rbscan_tokens() */
+	size_t ml_open, ml_end; /* the last string that ran past a line end (ml_end 0: none) */
+	size_t item_start;      /* of the array element or hash entry being parsed */
 	struct rb_value *spare; /* a node arithmetic consumed, for reuse */
 	size_t lc_pos;          /* location cache: lc_line and line start lc_ls of lc_pos */
 	size_t lc_ls;
@@ -76,6 +78,16 @@ void rbl_fail_at(struct parser *p, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "expected ']' to close '[' at 3:14" */
 void rbl_fail_unclosed(struct parser *p, size_t at, size_t open, int closer);
+
+/* "unterminated WHAT opened here", naming a typographic quote meant to close it. */
+void rbl_fail_unterminated(struct parser *p, size_t open, const char *what);
+/* A string literal from open to its closing quote at end; one spanning lines is remembered. */
+void rbl_string_seen(struct parser *p, size_t open, size_t end);
+/*
+ * An error at pos on the line where a multi-line string closed is most likely
+ * an unclosed quote: blame the quote that opened it, and return true.
+ */
+bool rbl_blame_open_string(struct parser *p, size_t pos);
 
 /* Arena memory; NULL after recording the size error. */
 void *rbl_palloc(struct parser *p, size_t n);
@@ -148,6 +160,8 @@ void rbl_newline(struct parser *p);
 void rbl_skip_ws_nl(struct parser *p);
 /* Does the next line go on with the value (it starts with '.' or '&.')? */
 bool rbl_continues_next_line(const struct parser *p);
+/* Is the line holding pos one a diagnostic must not quote (it may hold a secret)? */
+bool rbl_hidden_at(const struct parser *p, size_t pos);
 /* What is at pos, for messages: "'x'", "end of line", "end of file", ... */
 void rbl_describe(const struct parser *p, size_t pos, char *buf, size_t len);
 /* The end of the identifier at i. */
@@ -155,6 +169,8 @@ size_t rbl_ident_end(const struct parser *p, size_t i);
 /* Is [b, e) the word w, or one of list (NULL-terminated)? */
 bool rbl_word_is(const struct parser *p, size_t b, size_t e, const char *w);
 bool rbl_word_in(const struct parser *p, size_t b, size_t e, const char *const *list);
+/* A typographic quote (U+2018/2019/201C/201D) at pos is an error naming it; true if so. */
+bool rbl_fail_smart_quote(struct parser *p, size_t pos);
 /* Keywords a gitlab.rb statement or value may not use, and the error naming one. */
 extern const char *const rbl_forbidden_words[];
 void rbl_fail_keyword(struct parser *p, size_t b, size_t e);

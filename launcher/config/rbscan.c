@@ -27,11 +27,13 @@ static void scan_sq(struct parser *p, int quote)
 			continue;
 		}
 		p->pos++;
-		if (c == quote)
+		if (c == quote) {
+			rbl_string_seen(p, start, p->pos - 1);
 			return;
+		}
 	}
 	p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated string started here");
+	rbl_fail_unterminated(p, start, "string");
 }
 
 /* A string-like token with #{} interpolation, ending at `close` (nesting `open` if a bracket). */
@@ -51,8 +53,10 @@ static void scan_interp(struct parser *p, size_t start, int open, int close, con
 			continue;
 		}
 		p->pos++;
-		if (c == close && nest == 0)
+		if (c == close && nest == 0) {
+			rbl_string_seen(p, start, p->pos - 1);
 			return;
+		}
 		if (c == close)
 			nest--;
 		else if (c == open)
@@ -60,7 +64,7 @@ static void scan_interp(struct parser *p, size_t start, int open, int close, con
 	}
 	if (p->pos > p->len)
 		p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated %s started here", what);
+	rbl_fail_unterminated(p, start, what);
 }
 
 /* Percent literals: %w[a b], %i(x), %q{...}, %Q|...|, %(...), %r{...}. */
@@ -99,7 +103,7 @@ static bool try_percent(struct parser *p, bool prev_value, bool space_before)
 			nest++;
 	}
 	p->pos = p->len;
-	rbl_fail_at(p, start, "unterminated %%-literal started here");
+	rbl_fail_unterminated(p, start, "%-literal");
 	return true;
 }
 
@@ -402,6 +406,8 @@ static enum step scan_word(struct parser *p, struct tok *t)
 		while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
 			p->pos++;
 	} else if (is_ident_start(t->c)) {
+		if (rbl_fail_smart_quote(p, t->b))
+			return STEP_STOP;
 		return scan_name(p, t);
 	} else if (t->c < 0x20 || t->c == 0x7f) {
 		rbl_fail_at(p, t->b, "unexpected control character 0x%02x", (unsigned)t->c);
@@ -457,6 +463,8 @@ static bool token_done(struct parser *p, struct scan *s, const struct tok *t)
 	/* Values follow each other only as arguments (foo 'x') or strings ('a' 'b'). */
 	if (t->value && t->operand && s->prev_value && !s->prev_ident && !(t->str && s->prev_str)) {
 		char what[40];
+		if (rbl_blame_open_string(p, t->b))
+			return false;
 		rbl_describe(p, t->b, what, sizeof what);
 		rbl_fail_at(p, t->b, "unexpected %s after value", what);
 		return false;

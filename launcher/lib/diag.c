@@ -91,7 +91,11 @@ void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt
 	g->line = loc.line;
 	g->col = loc.col;
 	g->caret = loc.col;
-	g->srcline = line_of(loc.src, loc.line, &g->caret);
+	if (loc.src != NULL && loc.line > 0 && (size_t)loc.line < loc.src->nhidden &&
+	    loc.src->hidden[loc.line])
+		g->hidden = true;
+	else
+		g->srcline = line_of(loc.src, loc.line, &g->caret);
 }
 
 void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
@@ -196,6 +200,8 @@ static void print_some(const struct diags *d, FILE *fp, bool errors_only)
 			fprintf(fp, "gitlab-ctl: %s: %s\n", kind, g->msg);
 		if (g->srcline && g->caret > 0)
 			print_srcline(fp, g->srcline, g->caret);
+		else if (g->hidden)
+			fputs("  (line not shown: it may hold a secret)\n", fp);
 	}
 	free(o);
 }

@@ -8,6 +8,7 @@
 #ifndef GITLAB_CTL_DIAG_H
 #define GITLAB_CTL_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,11 +18,16 @@ enum diag_sev { DIAG_WARN, DIAG_ERR, DIAG_NOTE };
 /* A long source line is shown this many bytes either side of the column. */
 #define DIAG_WINDOW 80
 
-/* A source buffer; diagnostics copy the offending line out of it for the caret. */
+/*
+ * A source buffer; diagnostics copy the offending line out of it for the
+ * caret, unless the line is marked hidden (it may hold a secret value).
+ */
 struct src {
 	const char *name; /* file name as given by the user */
 	const char *text;
 	size_t len;
+	unsigned char *hidden; /* per line, index = line number: nonzero = never echoed; or NULL */
+	size_t nhidden;
 };
 
 /* 1-based line and column; line 0 means "no position" (file-level message). */
@@ -38,6 +44,7 @@ struct diag {
 	char *msg;
 	char *srcline; /* the source line (a window of it when long), NULL when not known */
 	int caret;     /* col within srcline */
+	bool hidden;   /* the line is known but not shown: it may hold a secret */
 };
 
 struct diags {
@@ -60,8 +67,9 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
 
 /*
  * Print every record: "FILE:LINE:COL: error: MSG", then the source line and a
- * caret under the column. Warnings say "warning:". In position order: files as first
- * mentioned, by line and column within one, file-level messages after the located ones.
+ * caret under the column (for a hidden line, a note that it is not shown).
+ * Warnings say "warning:". In position order: files as first mentioned, by
+ * line and column within one, file-level messages after the located ones.
  */
 void diags_print(const struct diags *d, FILE *fp);
 /*

@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/buf.h"
 #include "lib/ptyrelay.h"
 #include "lib/safetext.h"
@@ -31,20 +32,6 @@ static const int relayed_signals[] = {SIGCHLD, SIGWINCH, SIGHUP, SIGINT, SIGQUIT
 bool ptyrelay_wanted(void)
 {
 	return isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO);
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* The first of fds 0-2 that is a terminal: its settings and size become the pty's. */
@@ -87,7 +74,7 @@ static int from_pty(struct relay *r)
 	r->ncarry = len - used;
 	memcpy(r->carry, buf + used, r->ncarry);
 	if (r->out != -1 && esc.len > 0)
-		(void)write_all(r->out, esc.p, esc.len);
+		(void)fdio_write_all(r->out, esc.p, esc.len);
 	buf_free(&esc);
 	return 0;
 }
@@ -99,7 +86,7 @@ static void to_pty(struct relay *r)
 	ssize_t n = read(r->in, buf, sizeof buf);
 	if (n == -1 && (errno == EINTR || errno == EAGAIN))
 		return;
-	if (n <= 0 || write_all(r->master, buf, (size_t)n) == -1)
+	if (n <= 0 || fdio_write_all(r->master, buf, (size_t)n) == -1)
 		r->in = -1;
 }
 
@@ -177,7 +164,7 @@ static void relay(struct relay *r, int *status)
 		struct buf esc;
 		buf_init(&esc);
 		safetext_add(&esc, r->carry, r->ncarry, 0);
-		(void)write_all(r->out, esc.p, esc.len);
+		(void)fdio_write_all(r->out, esc.p, esc.len);
 		buf_free(&esc);
 	}
 }

@@ -44,14 +44,32 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 	return v;
 }
 
-static void child(int wout, int werr, const char *self, char **v)
+/* Wait for the parent's go: one byte. EOF means the parent died or gave up. */
+static void await_gate(int gate)
+{
+	char c;
+	ssize_t n;
+	if (gate == -1)
+		return;
+	while ((n = read(gate, &c, 1)) == -1 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(127);
+	close(gate);
+}
+
+static void child(int wout, int werr, int gate, const char *self, char **v)
 {
 	gcov_child();
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	/* A new session: no controlling terminal the account could open as /dev/tty. */
+	/*
+	 * A new session: no controlling terminal the account could open as /dev/tty. Made
+	 * before the gate, so the group a started() record names exists when it is written.
+	 */
 	if (setsid() == -1 || null == -1 || dup2(null, STDIN_FILENO) == -1 ||
 	    dup2(wout, STDOUT_FILENO) == -1 || dup2(werr, STDERR_FILENO) == -1)
 		_exit(127);
+	await_gate(gate);
 	gcov_before_exec();
 	execve(self, v, run_env);
 	_exit(127);
@@ -95,36 +113,26 @@ static void close_pair(int *fds)
 		close(fds[1]);
 }
 
-int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
-          struct buf *out, struct buf *err)
+/* The child's pid is known: let started() record it, then open the gate (or kill it). */
+static int open_gate(pid_t pid, int gate[2], svrun_started_fn started, void *ctx)
 {
-	int po[2] = {-1, -1}, pe[2] = {-1, -1};
-	if (pipe2(po, O_CLOEXEC) == -1 || (err != NULL && pipe2(pe, O_CLOEXEC) == -1)) {
-		int saved = errno;
-		close_pair(po);
-		errno = saved;
-		return -1;
+	if (started == NULL)
+		return 0;
+	close(gate[0]);
+	int rc = started(ctx, pid);
+	int e = errno;
+	if (rc == 0 && write(gate[1], "g", 1) != 1) {
+		rc = -1;
+		e = errno;
 	}
-	char **v = exec_argv(ctl, s, argv);
-	pid_t pid = fork();
-	if (pid == 0)
-		child(po[1], err != NULL ? pe[1] : po[1], ctl->self, v);
-	int saved = errno;
-	free(v);
-	close(po[1]);
-	if (pe[1] != -1)
-		close(pe[1]);
-	if (pid == -1) {
-		close(po[0]);
-		if (pe[0] != -1)
-			close(pe[0]);
-		errno = saved;
-		return -1;
-	}
-	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
-	close(po[0]);
-	if (pe[0] != -1)
-		close(pe[0]);
+	close(gate[1]);
+	errno = e;
+	return rc;
+}
+
+/* Reap pid; kill its session's group first when late. The exit status, or -1. */
+static int reap(pid_t pid, bool late)
+{
 	if (late) {
 		/* The child leads its own session and group: take the command's children too. */
 		kill(-pid, SIGKILL);
@@ -134,9 +142,72 @@ int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long de
 	while (waitpid(pid, &st, 0) == -1)
 		if (errno != EINTR)
 			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Pipes for stdout, stderr (when err is wanted) and the gate (when started is given). */
+static int make_pipes(int po[2], int pe[2], int gate[2], bool err, bool gated)
+{
+	if (pipe2(po, O_CLOEXEC) == -1)
+		return -1;
+	if ((!err || pipe2(pe, O_CLOEXEC) == 0) && (!gated || pipe2(gate, O_CLOEXEC) == 0))
+		return 0;
+	int saved = errno;
+	close_pair(po);
+	close_pair(pe);
+	errno = saved;
+	return -1;
+}
+
+int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+                struct buf *out, struct buf *err, svrun_started_fn started, void *ctx)
+{
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, gate[2] = {-1, -1};
+	if (make_pipes(po, pe, gate, err != NULL, started != NULL) == -1)
+		return -1;
+	char **v = exec_argv(ctl, s, argv);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (gate[1] != -1)
+			close(gate[1]);
+		child(po[1], err != NULL ? pe[1] : po[1], gate[0], ctl->self, v);
+	}
+	int saved = errno;
+	free(v);
+	close(po[1]);
+	if (pe[1] != -1)
+		close(pe[1]);
+	if (pid == -1) {
+		close(po[0]);
+		if (pe[0] != -1)
+			close(pe[0]);
+		close_pair(gate);
+		errno = saved;
+		return -1;
+	}
+	if (open_gate(pid, gate, started, ctx) == -1) {
+		saved = errno;
+		close(po[0]);
+		if (pe[0] != -1)
+			close(pe[0]);
+		reap(pid, true);
+		errno = saved;
+		return -1;
+	}
+	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
+	close(po[0]);
+	if (pe[0] != -1)
+		close(pe[0]);
+	int rc = reap(pid, late);
 	if (late) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return rc;
+}
+
+int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+          struct buf *out, struct buf *err)
+{
+	return svrun_gated(ctl, s, argv, deadline, out, err, NULL, NULL);
 }

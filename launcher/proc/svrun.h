@@ -22,4 +22,16 @@
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
           struct buf *out, struct buf *err);
 
+/*
+ * Called with the child's pid before it may exec: the child waits until this
+ * returns, so whatever started() records about it (steprec.h) is on disk
+ * before the command does anything. A nonzero return kills the child
+ * unstarted; svrun_gated then returns -1 with the callback's errno.
+ */
+typedef int (*svrun_started_fn)(void *ctx, pid_t pid);
+
+/* svrun, gated by started(ctx, pid). */
+int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,
+                struct buf *out, struct buf *err, svrun_started_fn started, void *ctx);
+
 #endif

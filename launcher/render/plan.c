@@ -35,7 +35,11 @@ static void plan_free(struct plan *p)
 		for (size_t k = 0; p->steps[i].argv && p->steps[i].argv[k]; k++)
 			free(p->steps[i].argv[k]);
 		free(p->steps[i].argv);
+		for (size_t k = 0; p->steps[i].verify && p->steps[i].verify[k]; k++)
+			free(p->steps[i].verify[k]);
+		free(p->steps[i].verify);
 		free(p->steps[i].creates);
+		free(p->steps[i].staging);
 	}
 	free(p->steps);
 	buf_free(&p->after);
@@ -44,9 +48,15 @@ static void plan_free(struct plan *p)
 	buf_free(&p->logconf);
 	buf_free(&p->check);
 	buf_free(&p->control_t);
+	tpl_spans_free(&p->run_sec);
+	tpl_spans_free(&p->logrun_sec);
+	tpl_spans_free(&p->logconf_sec);
+	tpl_spans_free(&p->check_sec);
+	tpl_spans_free(&p->control_t_sec);
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
+		tpl_spans_free(&p->extra[i].sec);
 		free(p->extra[i].srcmap.v);
 	}
 	free(p->extra);
@@ -80,25 +90,102 @@ static int path_join(char *out, size_t len, const char *a, const char *b)
 
 /* ---- rendering ------------------------------------------------------------------------- */
 
+/* Render into out, recording in sec where secret values landed. */
 static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *vars,
-                  struct buf *out)
+                  struct buf *out, struct tpl_spans *sec)
 {
-	return tpl_cache_render(x->tpl, tpl, vars, out, x->d);
+	struct tpl_vars v = *vars;
+	v.spans = sec;
+	return tpl_cache_render(x->tpl, tpl, &v, out, x->d);
 }
 
-/* One step's argv and `creates`, expanded; false for an unknown placeholder. */
+/* Stands for {{staging_dir}} while the rest expands: a control byte no setting can hold. */
+#define STAGE_MARK "\x01staging_dir\x01"
+
+/* s with every `from` replaced by `to`, malloc'ed. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	struct buf b;
+	buf_init(&b);
+	size_t lf = strlen(from);
+	for (const char *p; (p = strstr(s, from)) != NULL; s = p + lf) {
+		buf_add(&b, s, (size_t)(p - s));
+		buf_add(&b, to, strlen(to));
+	}
+	buf_add(&b, s, strlen(s) + 1);
+	return b.p;
+}
+
+/* One argument: placeholders, then {{staging_dir}} (NULL: an unknown placeholder). */
+static char *expand_arg(const struct pctx *x, const struct svc *s, const char *tmpl,
+                        const char *staging)
+{
+	char *marked = replace_all(tmpl, "{{staging_dir}}", STAGE_MARK);
+	char *v = attrs_expand(x->a, s, marked);
+	free(marked);
+	if (v != NULL && staging == NULL && strstr(v, STAGE_MARK) != NULL) {
+		free(v); /* {{staging_dir}} outside a staged step's command */
+		v = NULL;
+	}
+	if (v == NULL || staging == NULL)
+		return v;
+	char *r = replace_all(v, STAGE_MARK, staging);
+	free(v);
+	return r;
+}
+
+static char **expand_argv(const struct pctx *x, const struct svc *s, char *const *tmpl, size_t n,
+                          const char *staging)
+{
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t k = 0; k < n; k++)
+		if ((v[k] = expand_arg(x, s, tmpl[k], staging)) == NULL)
+			return v; /* the caller frees what was expanded */
+	return v;
+}
+
+static bool argv_complete(char *const *v, size_t n)
+{
+	return v != NULL && (n == 0 || v[n - 1] != NULL);
+}
+
+/*
+ * Beside `creates`, a name the account cannot guess: ".<base>.setup-<random>". The account
+ * owns the directory and sees the name once it exists, but cannot plant it beforehand.
+ */
+static char *staging_name(const char *creates)
+{
+	const char *slash = strrchr(creates, '/');
+	unsigned char rnd[8];
+	char hex[17];
+	arc4random_buf(rnd, sizeof rnd);
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	size_t len = strlen(creates) + sizeof hex + 16;
+	char *s = xmalloc(len);
+	snprintf(s, len, "%.*s/.%s.setup-%s", (int)(slash - creates), creates, slash + 1, hex);
+	return s;
+}
+
+/* One step's argv, verify and `creates`, expanded; false for an unknown placeholder. */
 static bool expand_step(const struct pctx *x, const struct svc *s, const struct cat_step *cs,
                         struct plan_step *st)
 {
 	st->def = cs;
-	st->argv = xcalloc(cs->argc + 1, sizeof *st->argv);
-	for (size_t k = 0; k < cs->argc; k++)
-		if ((st->argv[k] = attrs_expand(x->a, s, cs->argv[k])) == NULL)
+	if (cs->creates != NULL) {
+		st->creates = attrs_expand(x->a, s, cs->creates);
+		if (st->creates == NULL || st->creates[0] != '/' || strcmp(st->creates, "/") == 0)
 			return false;
-	if (cs->creates == NULL)
+	}
+	if (cs->staged)
+		st->staging = staging_name(st->creates);
+	st->argv = expand_argv(x, s, cs->argv, cs->argc, st->staging);
+	if (!argv_complete(st->argv, cs->argc))
+		return false;
+	if (cs->verify == NULL)
 		return true;
-	st->creates = attrs_expand(x->a, s, cs->creates);
-	return st->creates != NULL && st->creates[0] == '/';
+	st->verify = expand_argv(x, s, cs->verify, cs->nverify, NULL);
+	return argv_complete(st->verify, cs->nverify);
 }
 
 /* Expand every step now: a bad placeholder must fail before anything changes. */
@@ -142,7 +229,7 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 	if (!catalog_has_check(def))
 		return 0;
 	p->has_check = true;
-	return render(x, "check", vars, &p->check);
+	return render(x, "check", vars, &p->check, &p->check_sec);
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
@@ -171,7 +258,7 @@ static int plan_extras(const struct pctx *x, struct plan *p, const struct tpl_va
 		}
 		if (!e->is_dir) {
 			c->map = &e->srcmap;
-			rc |= render(x, ct->src, vars, &e->body);
+			rc |= render(x, ct->src, vars, &e->body, &e->sec);
 			c->map = NULL;
 		}
 	}
@@ -199,12 +286,12 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (plan_paths(x, ps, p) == -1)
 		return -1;
 	int rc = 0;
-	rc |= render(x, "run", &vars, &p->run);
-	rc |= render(x, "log-run", &vars, &p->logrun);
-	rc |= render(x, "log-config", &vars, &p->logconf);
+	rc |= render(x, "run", &vars, &p->run, &p->run_sec);
+	rc |= render(x, "log-run", &vars, &p->logrun, &p->logrun_sec);
+	rc |= render(x, "log-config", &vars, &p->logconf, &p->logconf_sec);
 	rc |= plan_check(x, p, &vars);
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
-		rc |= render(x, "control-t", &vars, &p->control_t);
+		rc |= render(x, "control-t", &vars, &p->control_t, &p->control_t_sec);
 	rc |= plan_steps(x, p);
 	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
@@ -385,13 +472,15 @@ static int join(char *out, size_t len, const char *a, const char *b)
 	return -1;
 }
 
-static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i)
+/* An env value built from a secret (or named like one) is shown by no diff, old or new. */
+static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i,
+                        const struct svc *s)
 {
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, kv->name) == -1)
 		return -1;
 	tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
-	              env_is_secret(kv->name) ? TN_SECRET : 0);
+	              svc_env_secret(s, kv->name) != SECRET_NONE ? TN_SECRET : 0);
 	return 0;
 }
 
@@ -403,19 +492,22 @@ static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
 	tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE);
 	for (size_t k = 0; k < s->base_env.n && rc == 0; k++)
 		if (kv_get(&s->env, s->base_env.v[k].name) == NULL)
-			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i);
+			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i, s);
 	for (size_t k = 0; k < s->env.n && rc == 0; k++)
-		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i);
+		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i, s);
 	return rc;
 }
 
 static int add_file(struct tree *t, const char *dir, const char *name, const struct buf *b,
-                    mode_t mode, struct owner o, int i, enum tnode_role role)
+                    const struct tpl_spans *sec, mode_t mode, struct owner o, int i,
+                    enum tnode_role role)
 {
 	char path[PATH_MAX];
 	if (join(path, sizeof path, dir, name) == -1)
 		return -1;
-	tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0);
+	tree_set_spans(
+	    t, tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0),
+	    sec);
 	return 0;
 }
 
@@ -432,21 +524,22 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 	if (join(sup, sizeof sup, p->sv_dir, "supervise") == -1)
 		return -1;
 	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->sv_dir, "run", &p->run, 0755, o, i, TR_RUN);
+	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN);
 	if (p->has_check)
-		rc |= add_file(t, p->sv_dir, "check", &p->check, 0755, o, i, TR_NONE);
+		rc |=
+		    add_file(t, p->sv_dir, "check", &p->check, &p->check_sec, 0755, o, i, TR_NONE);
 	if (p->control_t.len > 0) {
 		/* runsv runs control/t instead of sending TERM, for stop and restart. */
 		char path[PATH_MAX];
 		if (join(path, sizeof path, p->sv_dir, "control") == -1)
 			return -1;
 		tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0);
-		rc |= add_file(t, path, "t", &p->control_t, 0755, o, i, TR_NONE);
+		rc |= add_file(t, path, "t", &p->control_t, &p->control_t_sec, 0755, o, i, TR_NONE);
 	}
 	/* What start/stop order by (svsel.h): no config is parsed there. */
-	rc |= add_file(t, p->sv_dir, "after", &p->after, 0644, o, i, TR_NONE);
+	rc |= add_file(t, p->sv_dir, "after", &p->after, NULL, 0644, o, i, TR_NONE);
 	tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->log_sv, "run", &p->logrun, 0755, o, i, TR_LOG_RUN);
+	rc |= add_file(t, p->log_sv, "run", &p->logrun, &p->logrun_sec, 0755, o, i, TR_LOG_RUN);
 	return rc ? -1 : 0;
 }
 
@@ -461,7 +554,8 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 * file. The service writes only to svlogd's pipe. Home is the service user's.
 	 */
 	tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0);
-	if (add_file(t, s->log_dir, "config", &p->logconf, 0644, o, i, TR_LOG_CONFIG) == -1)
+	if (add_file(t, s->log_dir, "config", &p->logconf, &p->logconf_sec, 0644, o, i,
+	             TR_LOG_CONFIG) == -1)
 		return -1;
 	/*
 	 * 0750 keeps other service accounts out; a catalog says 0755 where
@@ -476,8 +570,11 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 		if (x->is_dir)
 			tree_add_dir(t, x->dest, x->mode, u, g, i, TR_NONE, 0);
 		else
-			tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u, g, i,
-			              x->def->hup ? TR_CONFIG_HUP : TR_CONFIG, 0);
+			tree_set_spans(t,
+			               tree_add_file(t, x->dest, x->body.p, x->body.len, x->mode, u,
+			                             g, i, x->def->hup ? TR_CONFIG_HUP : TR_CONFIG,
+			                             0),
+			               &x->sec);
 	}
 	return 0;
 }
@@ -522,7 +619,7 @@ static void add_data_secrets(struct tree *t, const struct yval *v)
 		add_data_secrets(t, v->items[i]);
 }
 
-/* Below the root nothing is followed; secret settings never show in a diff. */
+/* Below the root nothing is followed; a secret value outside its spans hides the file's diff. */
 static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 {
 	struct tree *t = &ps->t;
@@ -537,11 +634,14 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 		(void)tree_set_aside(t, aside); /* else each is moved beside its file */
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct svc *s = ps->p[k].svc;
+		for (size_t j = 0; j < s->secret_vars.n; j++)
+			tree_add_secret(t, svc_var(s, s->secret_vars.v[j].name));
+		for (size_t j = 0; j < s->env.n; j++)
+			if (svc_env_secret(s, s->env.v[j].name) != SECRET_NONE)
+				tree_add_secret(t, s->env.v[j].value);
 		for (size_t j = 0; j < s->def->nsettings; j++)
 			if (s->def->settings[j].secret && s->def->settings[j].type == ST_YAML)
 				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
-			else if (s->def->settings[j].secret)
-				tree_add_secret(t, svc_var(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
 		warnx("path too long");

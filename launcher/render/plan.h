@@ -28,6 +28,7 @@ struct plan_extra {
 	const struct cat_template *def;
 	char *dest;
 	struct buf body;
+	struct tpl_spans sec; /* where secret values landed in body */
 	mode_t mode;
 	bool service_owned;
 	bool is_dir;               /* a directory (a template without src), no body */
@@ -39,7 +40,10 @@ struct plan_extra {
 struct plan_step {
 	const struct cat_step *def;
 	char *creates;
-	char **argv; /* NULL-terminated */
+	char
+	    *staging; /* staged: where the command builds `creates`, a name root picked at random */
+	char **argv;  /* NULL-terminated */
+	char **verify; /* NULL-terminated, or NULL */
 };
 
 /* One enabled service as it should be. */
@@ -53,6 +57,7 @@ struct plan {
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX]; /* service/<svc> */
 	struct buf run, logrun, logconf, check, control_t;
+	struct tpl_spans run_sec, logrun_sec, logconf_sec, check_sec, control_t_sec;
 	bool has_check;
 	struct plan_extra *extra;
 	size_t nextra;

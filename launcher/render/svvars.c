@@ -85,6 +85,23 @@ static char *const *rlist(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? c->svc->argv : NULL;
 }
 
+/* How secret a value is (template.h): a setting built from a secret, or an argv element. */
+static int rsecret(void *arg, const char *name, size_t elem)
+{
+	const struct svvars *c = arg;
+	const struct svc *s = c->svc;
+	if (strcmp(name, "argv") != 0)
+		return (int)attrs_var_secret(c->a, s, name);
+	if (s->argv_secret == NULL)
+		return 0;
+	if (elem != (size_t)-1)
+		return elem < s->argc ? s->argv_secret[elem] : 0;
+	int most = 0; /* the list as a whole */
+	for (size_t i = 0; i < s->argc; i++)
+		most = s->argv_secret[i] > most ? s->argv_secret[i] : most;
+	return most;
+}
+
 /* "file:line:col" read from the right (a file name may hold ':'). */
 static bool parse_where(const char *w, struct tpl_origin *o)
 {
@@ -154,6 +171,10 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	v->svc = s;
 	if (s->listen_port > 0)
 		snprintf(v->port, sizeof v->port, "%d", s->listen_port);
-	return (struct tpl_vars){
-	    .get = rget, .get_list = rlist, .arg = v, .origin = rorigin, .put_data = rdata};
+	return (struct tpl_vars){.get = rget,
+	                         .get_list = rlist,
+	                         .arg = v,
+	                         .origin = rorigin,
+	                         .put_data = rdata,
+	                         .secret = rsecret};
 }

@@ -252,33 +252,48 @@ static void put_data(struct render *r, const char *nm, bool items, bool on)
 	buf_free(&scratch);
 }
 
-/* Emit one substitution (the value is looked up even in inactive blocks, to catch typos). */
-static void substitute(struct render *r, enum tag_kind kind, int filter, const char *nm)
+void tpl_spans_free(struct tpl_spans *s)
 {
-	bool on = r->active[r->depth];
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
 
-	if (kind == TAG_SHLIST) {
-		char *const *list = r->vars->get_list ? r->vars->get_list(r->vars->arg, nm) : NULL;
-		if (list == NULL) {
-			rerr(r, "unknown list placeholder '%s'", nm);
-			return;
-		}
-		for (size_t i = 0; on && list[i]; i++) {
-			if (i > 0)
-				buf_addc(r->out, ' ');
-			tpl_sh_quote(r->out, list[i]);
-		}
+/* Record out[from, now) as secret when value `nm` (element elem) is one. */
+static void note_secret(struct render *r, const char *nm, size_t elem, size_t from)
+{
+	struct tpl_spans *sp = r->vars->spans;
+	if (sp == NULL || r->vars->secret == NULL)
+		return;
+	int sec = r->vars->secret(r->vars->arg, nm, elem);
+	if (sec == 0)
+		return;
+	sp->may = true;
+	if (sec != TPL_SECRET_HOLDS || r->out->len <= from)
+		return;
+	grow(&sp->v, &sp->cap, sp->n + 1, sizeof *sp->v, 8);
+	sp->v[sp->n++] = (struct tpl_span){from, r->out->len - from};
+}
+
+static void substitute_list(struct render *r, const char *nm, bool on)
+{
+	char *const *list = r->vars->get_list ? r->vars->get_list(r->vars->arg, nm) : NULL;
+	if (list == NULL) {
+		rerr(r, "unknown list placeholder '%s'", nm);
 		return;
 	}
-	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
-		put_data(r, nm, kind == TAG_YAMLITEMS, on);
-		return;
+	for (size_t i = 0; on && list[i]; i++) {
+		if (i > 0)
+			buf_addc(r->out, ' ');
+		size_t from = r->out->len;
+		tpl_sh_quote(r->out, list[i]);
+		note_secret(r, nm, i, from);
 	}
-	const char *v = r->vars->get(r->vars->arg, nm);
-	if (v == NULL) {
-		rerr(r, "unknown placeholder '%s'", nm);
-		return;
-	}
+}
+
+/* Emit one scalar substitution, or open a block. */
+static void emit(struct render *r, enum tag_kind kind, int filter, const char *nm, const char *v,
+                 bool on)
+{
 	switch (kind) {
 	case TAG_IF:
 	case TAG_UNLESS:
@@ -316,6 +331,38 @@ static void substitute(struct render *r, enum tag_kind kind, int filter, const c
 			buf_adds(r->out, v);
 		return;
 	}
+}
+
+/*
+ * Emit one substitution (the value is looked up even in inactive blocks, to
+ * catch typos, and so that a file whose template names a secret is known as
+ * one however its blocks fall). Whatever a filter's quoting made of a secret
+ * value, its output bytes are recorded as a span.
+ */
+static void substitute(struct render *r, enum tag_kind kind, int filter, const char *nm)
+{
+	bool on = r->active[r->depth];
+	size_t from = r->out->len;
+
+	if (kind == TAG_SHLIST) {
+		substitute_list(r, nm, on);
+		if (r->vars->spans != NULL && r->vars->secret != NULL &&
+		    r->vars->secret(r->vars->arg, nm, (size_t)-1) != 0)
+			r->vars->spans->may = true;
+		return;
+	}
+	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
+		put_data(r, nm, kind == TAG_YAMLITEMS, on);
+		note_secret(r, nm, 0, from);
+		return;
+	}
+	const char *v = r->vars->get(r->vars->arg, nm);
+	if (v == NULL) {
+		rerr(r, "unknown placeholder '%s'", nm);
+		return;
+	}
+	emit(r, kind, filter, nm, v, on);
+	note_secret(r, nm, 0, from);
 }
 
 /*

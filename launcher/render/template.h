@@ -44,6 +44,23 @@ void tpl_sh_quote(struct buf *b, const char *s);
 /* Append s as a YAML double-quoted scalar, quotes included. */
 void tpl_yaml_quote(struct buf *b, const char *s);
 
+/* The output bytes [off, off + len) came from a secret value (quoting included). */
+struct tpl_span {
+	size_t off, len;
+};
+
+/* Where secret values landed in one rendering. */
+struct tpl_spans {
+	struct tpl_span *v;
+	size_t n, cap;
+	bool may; /* a name that is or may be built from a secret was looked up */
+};
+
+void tpl_spans_free(struct tpl_spans *s);
+
+#define TPL_SECRET_MAY   1 /* built from a secret setting that is empty now */
+#define TPL_SECRET_HOLDS 2 /* holds a secret now */
+
 /* Where a value was set, for a refusal: file:line:col and the name as written there. */
 struct tpl_origin {
 	char file[PATH_MAX];
@@ -54,6 +71,10 @@ struct tpl_origin {
 /*
  * Where values come from: a scalar (NULL: unknown), a list (NULL: unknown)
  * and where a scalar was set (false: a default; the template line is blamed).
+ * When secret and spans are set, every substitution of a value secret says
+ * TPL_SECRET_HOLDS of (elem: the list element, 0 for a scalar) records the
+ * output bytes its escaping produced in spans, so that what is printed can be
+ * redacted whatever the quoting did to the value.
  */
 struct tpl_vars {
 	const char *(*get)(void *arg, const char *name);
@@ -63,6 +84,8 @@ struct tpl_vars {
 	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
 	 * indented `indent`; -1: unknown. May be NULL. */
 	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
+	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
+	struct tpl_spans *spans;                                 /* may be NULL */
 };
 
 /*

@@ -12,12 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/readfile.h"
 #include "lib/spawn.h"
 #include "render/tree.h"
+#include "render/redact.h"
 
 #define TREE_MAX_COMPARE (16u * 1024u * 1024u) /* larger files on disk just differ */
 
@@ -84,6 +86,7 @@ void tree_free(struct tree *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].path);
 		free(t->v[i].data);
+		free(t->v[i].spans);
 	}
 	dirs_close(t);
 	if (t->aside_fd >= 0)
@@ -145,6 +148,19 @@ void tree_add_secret(struct tree *t, const char *value)
 		return;
 	t->secrets = xreallocarray(t->secrets, t->nsecrets + 1, sizeof *t->secrets);
 	t->secrets[t->nsecrets++] = xstrdup(value);
+}
+
+void tree_set_spans(struct tree *t, int node, const struct tpl_spans *sp)
+{
+	struct tnode *n = &t->v[node];
+	if (sp == NULL || (!sp->may && sp->n == 0))
+		return;
+	n->flags |= TN_MAY_SECRET;
+	free(n->spans);
+	n->spans = xcalloc(sp->n + 1, sizeof *n->spans);
+	if (sp->n > 0)
+		memcpy(n->spans, sp->v, sp->n * sizeof *n->spans);
+	n->nspans = sp->n;
 }
 
 static int add(struct tree *t, enum tnode_kind kind, const char *path, const char *data, size_t len,
@@ -730,21 +746,6 @@ int tree_diff(struct tree *t)
 
 /* ---- apply -------------------------------------------------------------------------------- */
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void mark_parent_dirty(struct tree *t, const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -884,7 +885,7 @@ static int move_aside(struct tree *t, struct tchange *c, int dfd, const char *ba
 
 static int fill_temp(int fd, const struct tnode *n)
 {
-	if (write_all(fd, n->data, n->len) == -1)
+	if (fdio_write_all(fd, n->data, n->len) == -1)
 		return -1;
 	if ((n->uid != TREE_NO_OWNER || n->gid != (gid_t)TREE_NO_OWNER) &&
 	    fchown(fd, n->uid, n->gid) == -1)
@@ -1355,7 +1356,7 @@ static int memfile(const char *p, size_t len)
 	int fd = memfd_create("gitlab-ctl-diff", 0);
 	if (fd == -1)
 		return -1;
-	if (write_all(fd, p, len) == -1) {
+	if (fdio_write_all(fd, p, len) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -1376,12 +1377,54 @@ static void run_diff(int a, int b, const char *label, FILE *fp)
 	(void)spawn_wait("diff", argv, &sp); /* 1 means "differ"; a failure shows no diff */
 }
 
-static bool holds_secret(const struct tree *t, const char *p, size_t len)
+/* Does p hold a known secret value outside the spans (none: anywhere)? */
+static bool holds_secret(const struct tree *t, const char *p, size_t len,
+                         const struct tpl_span *spans, size_t nspans)
 {
-	for (size_t i = 0; p != NULL && i < t->nsecrets; i++)
-		if (memmem(p, len, t->secrets[i], strlen(t->secrets[i])) != NULL)
-			return true;
+	for (size_t i = 0; p != NULL && i < t->nsecrets; i++) {
+		size_t sl = strlen(t->secrets[i]);
+		for (const char *at = p;
+		     (at = memmem(at, len - (size_t)(at - p), t->secrets[i], sl)) != NULL; at++) {
+			size_t off = (size_t)(at - p);
+			bool inside = false;
+			for (size_t k = 0; k < nspans && !inside; k++)
+				inside =
+				    off >= spans[k].off && off + sl <= spans[k].off + spans[k].len;
+			if (!inside)
+				return true;
+		}
+	}
 	return false;
+}
+
+static void diff_bufs(const char *a, size_t alen, const char *b, size_t blen, const char *label,
+                      FILE *fp)
+{
+	int fa = memfile(a, alen);
+	int fb = memfile(b, blen);
+	if (fa != -1 && fb != -1)
+		run_diff(fa, fb, label, fp);
+	if (fa != -1)
+		close(fa);
+	if (fb != -1)
+		close(fb);
+}
+
+/* Both sides as redact.h allows: nothing of a secret, old or new, is printed. */
+static void print_redacted(const struct tnode *n, const struct tchange *c, FILE *fp)
+{
+	struct buf a, b;
+	buf_init(&a);
+	buf_init(&b);
+	if (c->old != NULL)
+		redact_old(c->old, c->old_len, n->data, n->len, n->spans, n->nspans, &a);
+	redact_new(n->data, n->len, n->spans, n->nspans, &b);
+	if (c->old != NULL && a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0))
+		fprintf(fp, "    (secret changed)\n"); /* only redacted bytes differ */
+	else
+		diff_bufs(a.p ? a.p : "", a.len, b.p ? b.p : "", b.len, n->path, fp);
+	buf_free(&a);
+	buf_free(&b);
 }
 
 void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)
@@ -1391,9 +1434,10 @@ void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)
 	if (c->kind == TC_DELETE || n->kind != TN_FILE ||
 	    (c->kind == TC_UPDATE && !(c->what & (TC_CONTENT | TC_REPLACE))))
 		return;
-	if ((n->flags & TN_SECRET) || holds_secret(t, n->data, n->len) ||
-	    holds_secret(t, c->old, c->old_len)) {
-		fprintf(fp, "    (content hidden: secret)\n");
+	if ((n->flags & TN_SECRET) || holds_secret(t, n->data, n->len, n->spans, n->nspans)) {
+		fprintf(fp, "    (%s)\n",
+		        c->kind == TC_CREATE || c->old == NULL ? "content hidden: secret"
+		                                               : "secret changed");
 		return;
 	}
 	if (memchr(n->data, '\0', n->len) != NULL ||
@@ -1406,13 +1450,10 @@ void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp)
 		fprintf(fp, "    (old content too large to compare)\n");
 		return;
 	}
+	if ((n->flags & TN_MAY_SECRET) || holds_secret(t, c->old, c->old_len, NULL, 0)) {
+		print_redacted(n, c, fp);
+		return;
+	}
 	/* Old side: the bytes read through the checked fd (nothing for a replaced entry). */
-	int a = memfile(c->old ? c->old : "", c->old ? c->old_len : 0);
-	int b = memfile(n->data, n->len);
-	if (a != -1 && b != -1)
-		run_diff(a, b, n->path, fp);
-	if (a != -1)
-		close(a);
-	if (b != -1)
-		close(b);
+	diff_bufs(c->old ? c->old : "", c->old ? c->old_len : 0, n->data, n->len, n->path, fp);
 }

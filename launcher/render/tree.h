@@ -57,6 +57,7 @@
 #include <sys/types.h>
 
 #include "lib/buf.h"
+#include "render/template.h"
 
 enum tnode_kind { TN_DIR, TN_FILE, TN_LINK };
 
@@ -75,6 +76,7 @@ enum tnode_role {
 #define TN_EXCLUSIVE  0x1u /* dir: entries the tree does not list are deleted (envdir) */
 #define TN_IF_MISSING 0x2u /* created when nothing is there, never updated */
 #define TN_SECRET     0x4u /* file: never show its content in a diff */
+#define TN_MAY_SECRET 0x8u /* file: holds or held a secret: shown redacted (render/redact.h) */
 
 #define TREE_NO_OWNER ((uid_t)-1) /* uid/gid not managed (not running as root) */
 
@@ -89,6 +91,8 @@ struct tnode {
 	int svc; /* caller's service index, -1 for none */
 	enum tnode_role role;
 	unsigned flags;
+	struct tpl_span *spans; /* file: the bytes of data that came from a secret */
+	size_t nspans;
 };
 
 enum tchange_kind { TC_CREATE, TC_UPDATE, TC_DELETE };
@@ -179,8 +183,14 @@ int tree_set_anchor(struct tree *t, const char *dir);
 int tree_set_aside(struct tree *t, const char *dir);
 #define TREE_ASIDE_DIR "moved-aside" /* its name in the install's var/ */
 
-/* A file whose old or new content holds value gets no diff. */
+/* A file whose content holds value outside its secret spans gets no diff. */
 void tree_add_secret(struct tree *t, const char *value);
+
+/*
+ * Where secret values landed in file node `node` (sp: its rendering); a
+ * file rendered from a template naming a secret (sp->may) is TN_MAY_SECRET.
+ */
+void tree_set_spans(struct tree *t, int node, const struct tpl_spans *sp);
 
 /*
  * Add a node (strings are copied). Returns its index (never fails: out of
@@ -220,7 +230,9 @@ void tree_describe(const struct tree *t, const struct tchange *c, FILE *fp);
 /*
  * A unified diff of a text file change (`diff -u` on two unlinked temp files:
  * the old side is the bytes tree_diff read through its checked fd, never the
- * path); secrets and binaries summarized.
+ * path); binaries summarized. A TN_SECRET file shows no content at all; a
+ * TN_MAY_SECRET one (or one whose old side holds a known secret) is diffed
+ * redacted (render/redact.h).
  */
 void tree_print_diff(const struct tree *t, const struct tchange *c, FILE *fp);
 

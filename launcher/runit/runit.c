@@ -60,6 +60,12 @@ bool sv_status_since(const struct sv_status *st, const struct timespec *t)
 	return st->nsec >= (uint32_t)t->tv_nsec;
 }
 
+bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
+{
+	const struct timespec t = {now->tv_sec - 1, now->tv_nsec};
+	return st->state == SV_RUN && st->pid != 0 && !sv_status_since(st, &t);
+}
+
 /* dir + "/" + file without snprintf: status builds several of these per service. */
 static int subpath(char *out, size_t len, const char *dir, const char *file)
 {
@@ -297,6 +303,12 @@ const char *sv_strerror(int errnum)
 int sv_check(const char *dir, bool quiet)
 {
 	return sv_check_until(dir, quiet ? SPAWN_NULL : SPAWN_INHERIT, 0);
+}
+
+bool sv_has_check(const char *dir)
+{
+	char path[PATH_MAX];
+	return subpath(path, sizeof path, dir, "check") == 0 && access(path, X_OK) == 0;
 }
 
 int sv_check_until(const char *dir, int errfd, long deadline)

@@ -68,6 +68,17 @@ int sv_control_str(const char *dir, const char *cmds);
 bool sv_status_since(const struct sv_status *st, const struct timespec *t);
 
 /*
+ * Has it run the same pid for at least a second before now (CLOCK_REALTIME)?
+ * runsv stamps the status when the process starts, and starts a run script
+ * at most once a second: a service without a check that stayed up past that
+ * is up, one that exits at once never is.
+ */
+bool sv_up_settled(const struct sv_status *st, const struct timespec *now);
+
+/* Does dir have an executable check script (what sv -w runs)? */
+bool sv_has_check(const char *dir);
+
+/*
  * Format sv's status text for one directory, without newline:
  * "run: NAME: (pid 123) 45s, normally down, want down" or "down: NAME: 5s, normally up".
  * normally_up: no "down" file. Returns the length snprintf would have written.

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/safetext.h"
@@ -39,18 +40,9 @@ struct tail {
 	bool escape;              /* stdout is a terminal: the services' bytes are escaped */
 };
 
-static int write_all(const char *buf, size_t len)
+static int put_stdout(const char *buf, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(STDOUT_FILENO, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return fdio_write_all(STDOUT_FILENO, buf, len);
 }
 
 static int header(struct tail *t, const struct tfile *f)
@@ -60,18 +52,18 @@ static int header(struct tail *t, const struct tfile *f)
 		return 0;
 	int n = snprintf(line, sizeof line, "%s==> %s <==\n", t->last ? "\n" : "", f->path);
 	t->last = f;
-	return write_all(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	return put_stdout(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
 /* A terminal gets the logs escaped (an account wrote them); a pipe or file, byte for byte. */
 static int put(const struct tail *t, const char *p, size_t n)
 {
 	if (!t->escape)
-		return write_all(p, n);
+		return put_stdout(p, n);
 	struct buf b;
 	buf_init(&b);
 	safetext_add(&b, p, n, SAFETEXT_NL);
-	int rc = write_all(b.p, b.len);
+	int rc = put_stdout(b.p, b.len);
 	buf_free(&b);
 	return rc;
 }

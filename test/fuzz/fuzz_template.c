@@ -131,7 +131,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "process_pattern", "gitlab-exporter web");
 	set(&v, "postgresql.enable", "1");
 	set(&v, "redis.enable", "1");
-	set(&v, "tuple_stats_all_columns", "");
+	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
+	set(&v, "gitlab_exporter.probe_elasticsearch", "");
+	set(&v, "elasticsearch_url", "");
+	set(&v, "elasticsearch_authorization", "");
 	struct buf out;
 	if (render(T_YAML, &v, &out) != 0)
 		abort();
@@ -321,7 +324,10 @@ static void fuzz_lines(char **f, size_t nf)
 	}
 	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
 	set(&v, "redis.enable", "1");
-	set(&v, "tuple_stats_all_columns", "");
+	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
+	set(&v, "gitlab_exporter.probe_elasticsearch", "");
+	set(&v, "elasticsearch_url", "");
+	set(&v, "elasticsearch_authorization", "");
 	struct buf out;
 	if (render(T_LOGCONF, &v, &out) == 0) {
 		/* one directive per set value, nothing else */

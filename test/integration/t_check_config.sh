@@ -43,7 +43,7 @@ bad port "2:34: error: gitlab_exporter['listen_port'] must be an integer or nume
 external_url 'https://gitlab.example.com'
 gitlab_exporter['listen_port'] = [9168]
 EOF
-bad opaque "3:35: error: gitlab_exporter['env'] uses Ruby that gitlab-ctl cannot evaluate" <<'EOF'
+bad opaque "3:35: error: gitlab_exporter['env'] uses Ruby that gitlab-ctl cannot evaluate: write a literal value (a string, number, true/false, array or hash)" <<'EOF'
 # Ruby under a managed setting cannot be evaluated
 gitlab_rails['env'] = { 'X' => ENV['Y'] }
 gitlab_exporter['env'] = { 'X' => ENV['Y'] }

@@ -1,7 +1,7 @@
 # reconfigure's less travelled paths, with a light catalog (sh sleeping; no Ruby):
 # setup steps (before_start again once `creates` is gone: the service is stopped first and
-# started after; a failing step's output shown; a step still running at SVWAIT killed and
-# named; after_ready output counted as an update, -v says when it had nothing to do), a
+# started after; a failing step's output shown; a step still running at its own timeout
+# killed and named; after_ready output counted as an update, -v says when it had nothing to do), a
 # restart runsv does not carry out (runsv stopped) named at SVWAIT,
 # a dependency that never gets ready holds its dependents back, a service stopped on
 # purpose keeps its change for its next start, a log/run change restarts only svlogd,
@@ -35,7 +35,7 @@ base_env = { PATH = "/usr/bin:/bin"; };
 command = [ "/bin/sh", "-c", "exec sleep 100000" ];
 check_command = [ "/bin/{{ready}}" ];
 setup = (
-  { name = "mkmade"; when = "before_start"; creates = "{{home}}/made";
+  { name = "mkmade"; when = "before_start"; creates = "{{home}}/made"; timeout = 3;
     command = [ "/bin/sh", "-c", "[ ! -e {{home}}/slow ] || exec sleep 30; echo step output here; /bin/{{step_ok}} && touch {{home}}/made" ]; },
   { name = "greet"; when = "after_ready";
     command = [ "/bin/sh", "-c", "[ -e {{home}}/greeted ] || { touch {{home}}/greeted; echo greeted; }" ]; }
@@ -104,11 +104,11 @@ sed -i '/step_ok/d' "$RB"
 expect_rc 0 ctl reconfigure
 [ -e "$HOME_A/made" ] || fail "step did not run once fixed"
 
-note "a before_start step still running at the SVWAIT deadline: killed and named"
+note "a before_start step still running at its own timeout (not SVWAIT's): killed and named"
 rm "$HOME_A/made"
 : >"$HOME_A/slow"
-SVWAIT=2 expect_rc 1 ctl reconfigure
-has "$ERR" "alpha: setup step mkmade: not finished within SVWAIT"
+SVWAIT=1 expect_rc 1 ctl reconfigure
+has "$ERR" "alpha: setup step mkmade: not finished within its timeout (3 s)"
 [ -e "$HOME_A/made" ] && fail "made exists after a killed step"
 rm "$HOME_A/slow"
 expect_rc 0 ctl reconfigure

@@ -36,7 +36,7 @@ note "reconfigure: the wrapper's status and last line, and where its log is"
 rc=0
 ctl reconfigure >"$T_ROOT/out" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "reconfigure exit $rc: $(cat "$T_ROOT/out")"
-grep -q "runsvdir did not start (exit status 78): gitlab-ctl: runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit); see $LOG" \
+grep -q "runsvdir did not start (exit status 78): gitlab-ctl runsvdir: runsvdir not found in PATH, /usr/bin or /usr/sbin (install runit); see $LOG" \
 	"$T_ROOT/out" || fail "said: $(cat "$T_ROOT/out")"
 
 note "a runsvdir that exits 3: logged, and the wrapper exits 3"

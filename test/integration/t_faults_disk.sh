@@ -44,6 +44,9 @@ fault() {
 		fail "$1: reconfigure succeeded despite the fault: $out"
 	printf '%s\n' "$out" | grep -q 'gitlab Reconfigured!' && fail "$1: a failed run said Reconfigured: $out"
 	printf '%s\n' "$out" | grep -q "$3" || fail "$1: the error does not say $3: $out"
+	# The env file's temp was written, but nothing of the batch was published.
+	printf '%s\n' "$out" | grep -Eq '^0/[0-9]+ resources updated' ||
+		fail "$1: the summary counts what was not published: $out"
 	note "$1: $(printf '%s\n' "$out" | grep -E 'cannot|resources' | tr '\n' ' ')"
 	[ "$(cat "$ENVDIR/FOO")" = "gen$((GEN - 1))" ] ||
 		fail "$1: the failed run published its env file: FOO=$(cat "$ENVDIR/FOO")"

@@ -91,7 +91,7 @@ out=$(ctl reconfigure 2>&1) || fail "reconfigure: $out"
 [ "$(mode_of "$YML")" = "600 git:git 1 regular file" ] || fail "yml: $(mode_of "$YML")"
 runuser -u nobody -- cat "$YML" >/dev/null 2>&1 && fail "another account can read the yml"
 
-note "item 7: a secret setting is redacted by show-config and hidden in --diff"
+note "item 7: a secret setting is redacted by show-config and --diff"
 SECRET='Bearer s3cr3t-value-7f1'
 echo "gitlab_exporter['elasticsearch_authorization'] = '$SECRET'" >>"$RB"
 out=$(ctl show-config 2>&1) || fail "show-config: $out"
@@ -99,12 +99,12 @@ printf '%s\n' "$out" | grep -q 'elasticsearch_authorization = "\[REDACTED\]";' |
 printf '%s\n' "$out" | grep -q "s3cr3t" && fail "show-config printed the secret"
 ctl show-config --show-secrets | grep -q "$SECRET" || fail "--show-secrets hides it"
 DD=$T_ROOT/datadir
-mkdir -p "$DD" && cp -r "$SRCDIR/sv" "$SRCDIR/templates" "$DD/"
+mkdir -p "$DD" && cp -r "$SRCDIR/sv" "$SRCDIR/templates" "$SRCDIR/exporter" "$DD/"
 printf 'elasticsearch:\n  authorization: {{yaml elasticsearch_authorization}}\n' \
 	>>"$DD/templates/gitlab-exporter.yml"
 out=$(GITLAB_CTL_DATADIR=$DD ctl reconfigure --dry-run 2>&1) || fail "dry run: $out"
 printf '%s\n' "$out" | grep -q "s3cr3t" && fail "--dry-run printed the secret: $out"
-printf '%s\n' "$out" | grep -q "(content hidden: secret)" || fail "no hidden-content note: $out"
+printf '%s\n' "$out" | grep -q "^+  authorization: \[REDACTED\]$" || fail "not shown redacted: $out"
 good_rb
 echo "gitlab_exporter['elasticsearch_authorization'] = { 'h' => '$SECRET' }" >>"$RB"
 out=$(ctl check-config 2>&1) && fail "check-config accepted a hash for a string"

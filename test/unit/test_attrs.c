@@ -281,7 +281,9 @@ static void test_types(void **state)
 static void test_opaque(void **state)
 {
 	(void)state;
-	const char *msg = "gitlab_exporter['env'] uses Ruby that gitlab-ctl cannot evaluate";
+	/* the whole message: what is wrong and what to write instead */
+	const char *msg = "gitlab_exporter['env'] uses Ruby that gitlab-ctl cannot evaluate: write "
+	                  "a literal value (a string, number, true/false, array or hash)";
 	expect_at("gitlab_exporter['env'] = { 'X' => ENV['Y'] }\n", msg, 1, 35);
 	expect_at("# comment\ngitlab_exporter['env'] = {\n  'A' => 'b',\n  'X' => "
 	          "\"#{node['fqdn']}\"\n}\n",
@@ -568,7 +570,10 @@ static void test_scrape_jobs(void **state)
 	diags_free(&d);
 	expect_at("prometheus['scrape_configs'] = [ { 'static_configs' => [] } ]\n",
 	          "needs a string 'job_name'", 1, 34);
-	expect_at("prometheus['scrape_configs'] = [ { 1 => 2 } ]\n", "cannot evaluate", 1, 34);
+	expect_at("prometheus['scrape_configs'] = [ { 1 => 2 } ]\n",
+	          "cannot evaluate: write a literal value (a string, number, true/false, array or "
+	          "hash)",
+	          1, 34);
 }
 
 /* An argument execve would refuse is reported where the flag was written, not at the catalog. */

@@ -145,12 +145,15 @@ static void test_shipped_payload(void **state)
 	assert_int_equal(ge->home_mode, 0750);
 	assert_string_equal(pg->stop_signal, "INT");
 	assert_null(ge->stop_signal);
-	assert_int_equal(pg->nsetup, 2);
+	assert_int_equal(pg->nsetup, 3);
 	assert_string_equal(pg->setup[0].name, "initdb");
 	assert_int_equal(pg->setup[0].when, STEP_BEFORE_START);
-	assert_string_equal(pg->setup[0].creates, "{{data_dir}}/PG_VERSION");
+	assert_string_equal(pg->setup[0].creates, "{{data_dir}}");
+	assert_true(pg->setup[0].staged); /* built beside data_dir, renamed once initdb exited 0 */
+	assert_non_null(pg->setup[0].verify);
 	assert_int_equal(pg->setup[1].when, STEP_AFTER_READY);
 	assert_null(pg->setup[1].creates);
+	assert_string_equal(pg->setup[2].name, "reachable"); /* ready: gitlab's database answers */
 	assert_null(pg->check);
 	assert_true(pg->ncheck_command > 0);
 	assert_string_equal(rd->check, "unix:{{unixsocket}}");
@@ -257,6 +260,10 @@ static void test_malformed(void **state)
 {
 	(void)state;
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "unknown key 'colour'");
+	/* the list of keys comes from the loader table: first to last, none left out */
+	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
+	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
+	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", roles, off_switch)");
 	expect_error(HEAD SETTINGS COMMAND "jemalloc = \"yes\";\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "enable_default = 1;\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "description = 5;\n", 10, "must be a string");
@@ -595,8 +602,23 @@ static void test_setup_steps(void **state)
 	assert_int_equal(c.v[0].setup[0].line, 11);
 	assert_int_equal(c.v[0].setup[0].argc, 2);
 	assert_string_equal(c.v[0].setup[0].argv[1], "{{home}}");
+	assert_int_equal(c.v[0].setup[0].timeout, STEP_TIMEOUT_DEFAULT);
+	assert_false(c.v[0].setup[0].staged);
 	catalog_free(&c);
 	diags_free(&d);
+
+	expect_error(STEP("name = \"i\"; when = \"before_start\"; creates = \"/x\"; timeout = 0; "
+	                  "command = [ \"/bin/true\" ];"),
+	             11, "number of seconds");
+	expect_error(STEP("name = \"i\"; when = \"before_start\"; creates = \"/x\"; staged = true; "
+	                  "command = [ \"/bin/true\" ];"),
+	             11, "never names {{staging_dir}}");
+	expect_error(STEP("name = \"i\"; when = \"before_start\"; creates = \"/x\"; "
+	                  "command = [ \"/bin/true\", \"{{staging_dir}}\" ];"),
+	             11, "only for a staged step");
+	expect_error(STEP("name = \"i\"; when = \"after_ready\"; verify = [ \"/bin/true\" ]; "
+	                  "command = [ \"/bin/true\" ];"),
+	             11, "only for before_start");
 
 	expect_error(STEP("name = \"i\"; when = \"before_start\"; command = [ \"/bin/true\" ];"),
 	             11, "needs 'creates'");

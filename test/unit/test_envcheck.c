@@ -14,7 +14,7 @@
 #include "config/envcheck.h"
 #include "lib/names.h"
 
-static struct src test_src = {"gitlab.rb", NULL, 0};
+static struct src test_src = {"gitlab.rb", NULL, 0, NULL, 0};
 static const struct loc L = {&test_src, 7, 3};
 
 /* Check one variable; returns the number of errors and, via warns, warnings. */
@@ -399,7 +399,7 @@ static void test_diag_window(void **state)
 	memset(text, 'a', len);
 	text[len] = '\0';
 	text[3000000] = 'Z';
-	struct src src = {"huge.rb", text, len};
+	struct src src = {"huge.rb", text, len, NULL, 0};
 	struct loc at = {&src, 1, 3000001};
 	struct diags d;
 	diags_init(&d);

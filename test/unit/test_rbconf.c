@@ -539,7 +539,7 @@ static const struct bad {
 	int line, col;
 	const char *msg;
 } bad_cases[] = {
-    {"x = [1, 2\ny = 3\n", 2, 1, "expected ',' or ']' to close '[' at 1:5, found 'y'"},
+    {"x = [1, 2\ny = 3\n", 1, 10, "expected ',' or ']' after the array element at 1:9, found 'y'"},
     {"x = [1, 2\n", 2, 1, "expected ']' to close '[' at 1:5"},
     {"x = [1, 2}\n", 1, 10, "expected ']' to close '[' at 1:5"},
     {"x = {'a' => 1\n", 2, 1, "expected '}' to close '{' at 1:5"},
@@ -548,10 +548,10 @@ static const struct bad {
     {"x = foo(]\n", 1, 9, "expected ')' to close '(' at 1:8"},
     {"x = ]\n", 1, 5, "expected a value, found ']'"},
     {"x = 1)\n", 1, 6, "unexpected ')'"},
-    {"a = 1\nx = 'abc\n", 2, 5, "unterminated string started here"},
-    {"x = \"abc\n\n", 1, 5, "unterminated string started here"},
-    {"x = \"a#{b\n", 1, 5, "unterminated string started here"},
-    {"x = `ls\n", 1, 5, "unterminated string started here"},
+    {"a = 1\nx = 'abc\n", 2, 5, "unterminated string opened here"},
+    {"x = \"abc\n\n", 1, 5, "unterminated string opened here"},
+    {"x = \"a#{b\n", 1, 5, "unterminated string opened here"},
+    {"x = `ls\n", 1, 5, "unterminated string opened here"},
     {"x = %w[a b\n", 1, 5, "unterminated %-literal"},
     {"y = 1\nx = YAML.load <<-'EOS'\n  a\n", 2, 15, "unterminated heredoc"},
     {"x = <<EOS\n  EOS\n", 1, 5, "unterminated heredoc: no line 'EOS'"},
@@ -579,9 +579,9 @@ static const struct bad {
     {"x = 'a' foo\n", 1, 9, "unexpected 'foo' after value"},
     {"x = [1] 2\n", 1, 9, "unexpected '2' after value"},
     {"x = foo(1) 'a'\n", 1, 12, "unexpected \"'\" after value"},
-    {"x = [1 2]\n", 1, 8, "expected ',' or ']' to close '[' at 1:5, found '2'"},
+    {"x = [1 2]\n", 1, 8, "expected ',' or ']' after the array element at 1:6, found '2'"},
     {"x = { 'a' 1 }\n", 1, 11, "expected '=>' after hash key"},
-    {"x = {'a' => 1 'b' => 2}\n", 1, 15, "expected ',' or '}' to close '{' at 1:5"},
+    {"x = {'a' => 1 'b' => 2}\n", 1, 15, "expected ',' or '}' after the hash entry at 1:6"},
     {"x = [1, , 2]\n", 1, 9, "expected a value, found ','"},
     {"x = 1 +\n", 2, 1, "expected a value, found end of file"},
     {"x = [1 +]\n", 1, 9, "expected a value, found ']'"},
@@ -614,7 +614,7 @@ static const struct bad {
     {"x = 1__0\n", 1, 6, "misplaced '_'"},
     {"x = 0x\n", 1, 7, "malformed number"},
     {"x = 08\n", 1, 6, "malformed number"},
-    {"x = 12abc\n", 1, 7, "malformed number"},
+    {"x = 12abc\n", 1, 5, "12abc is not a number: quote it: '12abc'"},
     {"x = \"\\xZZ\"\n", 1, 6, "invalid hex escape"},
     {"x = \"ab\\u12\"\n", 1, 8, "invalid Unicode escape"},
     {"x = \"\\u{110000}\"\n", 1, 6, "invalid Unicode escape"},
@@ -628,7 +628,7 @@ static const struct bad {
     {"x = 1; y = ; z = 2\n", 1, 12, "missing value after '='"},
     /* fuzz_attrs: a NUL in a subscript silently named another setting */
     {"x[\"MALLOC_CONF\\0y\"] = 1\n", 1, 3, "a subscript key cannot contain a NUL byte"},
-    {"x = 1.5abc\n", 1, 8, "malformed number"},
+    {"x = 1.5abc\n", 1, 5, "1.5abc is not a number: quote it: '1.5abc'"},
     {"x = 1 'a'\n", 1, 7, "unexpected \"'\" after value"},
 };
 
@@ -666,6 +666,97 @@ static void test_malformed(void **state)
 		check_bad(&bad_cases[i]);
 }
 
+/* Operators' common mistakes: the whole message, golden, says what to write instead. */
+static const struct bad golden_cases[] = {
+    {"redis['port'] = \xe2\x80\x98"
+     "6379\xe2\x80\x99\n",
+     1, 17, "typographic quote U+2018 LEFT SINGLE QUOTATION MARK: use '"},
+    {"x = ['a', \xe2\x80\x99"
+     "b']\n",
+     1, 11, "typographic quote U+2019 RIGHT SINGLE QUOTATION MARK: use '"},
+    {"x = {'a' => \xe2\x80\x9c"
+     "b\xe2\x80\x9d}\n",
+     1, 13, "typographic quote U+201C LEFT DOUBLE QUOTATION MARK: use \""},
+    {"x = ENV[\xe2\x80\x9d"
+     "a\xe2\x80\x9d]\n",
+     1, 9, "typographic quote U+201D RIGHT DOUBLE QUOTATION MARK: use \""},
+    {"redis[\xe2\x80\x98port\xe2\x80\x99] = 1\n", 1, 7,
+     "typographic quote U+2018 LEFT SINGLE QUOTATION MARK: use '"},
+    {"gitlab_exporter['enable'] => true\n", 1, 27, "use '=' to assign; '=>' is for hash entries"},
+    {"external_url => 'x'\n", 1, 14, "use '=' to assign; '=>' is for hash entries"},
+    {"redis['maxmemory'] = 512mb\n", 1, 22, "512mb is not a number: quote it: '512mb'"},
+    {"x = [-1GB]\n", 1, 6, "-1GB is not a number: quote it: '-1GB'"},
+    {"external_url 'http://x\ngitlab_rails['time_zone'] = 'UTC'\n", 1, 14,
+     "unterminated string opened here: the quote at 2:14 closes it, and what follows does not "
+     "parse"},
+    {"x = \"a\ny = \"b\"\n", 1, 5,
+     "unterminated string opened here: the quote at 2:5 closes it, and what follows does not "
+     "parse"},
+    {"x = ENV['a\ny = 'b']\n", 1, 9,
+     "unterminated string opened here: the quote at 2:5 closes it, and what follows does not "
+     "parse"},
+    {"x = 'a\n", 1, 5, "unterminated string opened here"},
+    {"x = '9168\xe2\x80\x99\n", 1, 5,
+     "unterminated string opened here: U+2019 RIGHT SINGLE QUOTATION MARK at 1:10 does not "
+     "close it: use '"},
+    {"x = '9168\xe2\x80\x99\ny = 'a'\n", 1, 5,
+     "unterminated string opened here: U+2019 RIGHT SINGLE QUOTATION MARK at 1:10 does not "
+     "close it: use '"},
+    {"x = \"a\xe2\x80\x9d\n", 1, 5,
+     "unterminated string opened here: U+201D RIGHT DOUBLE QUOTATION MARK at 1:7 does not "
+     "close it: use \""},
+    {"x = {'a' => 'b'\n  'c' => 'd'}\n", 1, 16,
+     "expected ',' or '}' after the hash entry at 1:6, found \"'\""},
+    {"x = {'a' => 'b' 'c' => 'd'}\n", 1, 17,
+     "expected ',' or '}' after the hash entry at 1:6, found \"'\""},
+    {"x = {'a' => 'b'\ny = 1\n", 1, 16,
+     "expected ',' or '}' after the hash entry at 1:6, found 'y'"},
+    {"x = {'a' => [1, 2]\n  'b' => 1}\n", 1, 19,
+     "expected ',' or '}' after the hash entry at 1:6, found \"'\""},
+    {"x = ['a'\n  'b']\n", 1, 9, "expected ',' or ']' after the array element at 1:6, found \"'\""},
+    {"x = ['a' => 1\n  'b' => 2]\n", 1, 14,
+     "expected ',' or ']' after the hash entry at 1:6, found \"'\""},
+};
+
+/* Conditions are not evaluated, even around settings gitlab-ctl does not manage. */
+static const struct bad golden_conditions[] = {
+    {"if node['fqdn'] == 'a'\n  gitlab_rails['x'] = 1\nend\n", 1, 1,
+     "'if' is not supported in gitlab.rb: conditions are not evaluated; write the settings "
+     "this host needs as plain assignments"},
+    {"gitlab_rails['x'] = 1 unless ENV['Y']\n", 1, 23,
+     "'unless' modifiers are not supported in gitlab.rb: conditions are not evaluated; write "
+     "the setting this host needs without it"},
+};
+
+static void check_golden(const struct bad *b)
+{
+	struct rb_file f;
+	struct diags d;
+	diags_init(&d);
+	int rc = rb_parse("bad.rb", b->src, strlen(b->src), &f, &d);
+	if (rc != -1 || d.nerr != 1 || strcmp(d.v[0].msg, b->msg) != 0) {
+		fprintf(stderr, "input: %s\nexpected %d:%d %s, got:\n", b->src, b->line, b->col,
+		        b->msg);
+		diags_print(&d, stderr);
+	}
+	assert_int_equal(rc, -1);
+	assert_int_equal(d.nerr, 1);
+	assert_string_equal(d.v[0].msg, b->msg);
+	assert_int_equal(d.v[0].line, b->line);
+	assert_int_equal(d.v[0].col, b->col);
+	rb_free(&f);
+	diags_free(&d);
+}
+
+static void test_operator_mistakes(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof golden_cases / sizeof *golden_cases; i++)
+		check_golden(&golden_cases[i]);
+	for (size_t i = 0; i < sizeof golden_conditions / sizeof *golden_conditions; i++)
+		check_golden(&golden_conditions[i]);
+}
+
 static void test_nul_byte_inside(void **state)
 {
 	(void)state;
@@ -697,8 +788,8 @@ static void test_diag_caret(void **state)
 	assert_non_null(fp);
 	diags_print(&d, fp);
 	fclose(fp);
-	assert_string_equal(out, "etc/gitlab.rb:3:5: error: expected ',' or ']' to close '[' at "
-	                         "2:22, found '3'\n"
+	assert_string_equal(out, "etc/gitlab.rb:3:5: error: expected ',' or ']' after the array "
+	                         "element at 3:3, found '3'\n"
 	                         "    2 3]\n"
 	                         "      ^\n");
 	free(out);
@@ -712,7 +803,7 @@ static void test_diag_caret(void **state)
 	fp = open_memstream(&out, &len);
 	diags_print(&d, fp);
 	fclose(fp);
-	assert_string_equal(out, "g.rb:1:6: error: unterminated string started here\n"
+	assert_string_equal(out, "g.rb:1:6: error: unterminated string opened here\n"
 	                         "  \tx = 'open\n"
 	                         "  \t    ^\n");
 	free(out);
@@ -903,7 +994,7 @@ static const struct bad eof_cases[] = {
     {"x = %q(\\", 1, 5, "unterminated %-literal"},
     {"x = `a", 1, 5, "unterminated string"},
     {"x = 1.", 1, 7, "expected a value, found end of file"},
-    {"x = 1e", 1, 6, "malformed number"},
+    {"x = 1e", 1, 5, "1e is not a number: quote it: '1e'"},
     {"x = 0b", 1, 7, "malformed number"},
     {"x = -", 1, 6, "expected a value, found end of file"},
     {"x = {a:", 1, 8, "expected a value, found end of file"},
@@ -965,6 +1056,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_opaque_inside_literals, teardown),
 	    cmocka_unit_test_teardown(test_heredocs, teardown),
 	    cmocka_unit_test(test_malformed),
+	    cmocka_unit_test(test_operator_mistakes),
 	    cmocka_unit_test(test_nul_byte_inside),
 	    cmocka_unit_test(test_diag_caret),
 	    cmocka_unit_test_teardown(test_depth_limit, teardown),

@@ -170,6 +170,25 @@ static void test_pid_little_endian(void **state)
 	assert_false(sv_status_since(&st, &t));
 }
 
+/* Up without a check: the same pid for a second since runsv's stamp, never less. */
+static void test_up_settled(void **state)
+{
+	(void)state;
+	unsigned char buf[SV_STATUS_LEN] = {0x40, 0, 0, 0, 0, 0, 0, 10 + 100};
+	struct sv_status st;
+	buf[12] = 7;
+	buf[19] = SV_RUN;
+	assert_int_equal(sv_status_decode(buf, &st), 0); /* started at Unix time 100.0 */
+	struct timespec now = {100, 999999999};
+	assert_false(sv_up_settled(&st, &now));
+	now = (struct timespec){101, 1};
+	assert_true(sv_up_settled(&st, &now));
+	buf[19] = SV_DOWN; /* down since then: never up */
+	buf[12] = 0;
+	assert_int_equal(sv_status_decode(buf, &st), 0);
+	assert_false(sv_up_settled(&st, &now));
+}
+
 static void test_format_flags(void **state)
 {
 	(void)state;
@@ -378,6 +397,7 @@ int main(void)
 	    cmocka_unit_test(test_specific_states),
 	    cmocka_unit_test(test_decode_rejects),
 	    cmocka_unit_test(test_pid_little_endian),
+	    cmocka_unit_test(test_up_settled),
 	    cmocka_unit_test(test_format_numbers),
 	    cmocka_unit_test(test_format_truncates),
 	    cmocka_unit_test(test_path_too_long),

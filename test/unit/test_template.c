@@ -387,11 +387,20 @@ static void test_yaml_template(void **state)
 	const char *conn = "dbname=g user=gitlab host=/v/\"x # port=5432";
 	const char *url = "unix:/v/redis: \"s\".socket";
 	const char *pat = "gitlab-exporter web -c /v/\"x\" # y.yml";
-	const char *const on[][2] = {{"server_name", "webrick"},  {"listen_address", addr},
-	                             {"listen_port", "9168"},     {"memory_threshold", "1024"},
-	                             {"postgresql.enable", "1"},  {"redis.enable", "1"},
-	                             {"connection_string", conn}, {"redis_url", url},
-	                             {"process_pattern", pat},    {"tuple_stats_all_columns", ""}};
+	const char *auth = "Bearer a\"b\\c\n# d";
+	const char *const on[][2] = {{"server_name", "webrick"},
+	                             {"listen_address", addr},
+	                             {"listen_port", "9168"},
+	                             {"memory_threshold", "1024"},
+	                             {"postgresql.enable", "1"},
+	                             {"redis.enable", "1"},
+	                             {"connection_string", conn},
+	                             {"redis_url", url},
+	                             {"process_pattern", pat},
+	                             {"gitlab_exporter.probe_elasticsearch", "1"},
+	                             {"gitlab_exporter.tuple_stats_all_columns", ""},
+	                             {"elasticsearch_url", "http://e:9200"},
+	                             {"elasticsearch_authorization", auth}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
 	char out[2048];
 	yaml_fields(
@@ -403,23 +412,33 @@ static void test_yaml_template(void **state)
 	    "m[\"rows_count\"][\"opts\"][\"connection_string\"], "
 	    "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
 	    "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
-	    "c[\"probes\"][\"ruby\"][\"methods\"][0]",
+	    "c[\"probes\"][\"ruby\"][\"methods\"][0], "
+	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][\"options\"][\"headers\"]["
+	    "\"Authorization\"]",
 	    out, sizeof out);
 	const char *want[] = {
-	    "webrick", addr,
-	    "9168",    "1024",
-	    "true",    "gitlab_exporter",
-	    pat,       "Database::RowCountProber",
-	    conn,      "probe_db",
-	    url,       "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
-	    "probe_gc"};
+	    "webrick",  addr,
+	    "9168",     "1024",
+	    "true",     "gitlab_exporter",
+	    pat,        "Database::RowCountProber",
+	    conn,       "probe_db",
+	    url,        "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "probe_gc", auth};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
-	const char *const off[][2] = {{"server_name", "webrick"},  {"listen_address", "localhost"},
-	                              {"listen_port", "9168"},     {"memory_threshold", "1024"},
-	                              {"postgresql.enable", ""},   {"redis.enable", ""},
-	                              {"connection_string", conn}, {"redis_url", url},
-	                              {"process_pattern", pat},    {"tuple_stats_all_columns", ""}};
+	const char *const off[][2] = {{"server_name", "webrick"},
+	                              {"listen_address", "localhost"},
+	                              {"listen_port", "9168"},
+	                              {"memory_threshold", "1024"},
+	                              {"postgresql.enable", ""},
+	                              {"redis.enable", ""},
+	                              {"connection_string", conn},
+	                              {"redis_url", url},
+	                              {"process_pattern", pat},
+	                              {"gitlab_exporter.probe_elasticsearch", ""},
+	                              {"elasticsearch_url", ""},
+	                              {"elasticsearch_authorization", ""},
+	                              {"gitlab_exporter.tuple_stats_all_columns", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
 	yaml_fields(&k2,
 	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "

@@ -333,7 +333,10 @@ static void test_replace_non_regular(void **state)
 	tree_free(&t);
 }
 
-/* --diff shows the bytes read through the checked fd; a secret value hides the file. */
+/*
+ * --diff shows the bytes read through the checked fd; an old side holding a
+ * secret value shows redacted, a new side holding one outside its spans hides the file.
+ */
 static void test_print_diff(void **state)
 {
 	(void)state;
@@ -350,7 +353,14 @@ static void test_print_diff(void **state)
 	one_file(&t, "pd/conf", "token: new\n", 0600);
 	tree_add_secret(&t, "old-hunter2"); /* in the old content only */
 	assert_int_equal(tree_diff(&t), 0);
-	assert_string_equal(out_of(&t, tree_print_diff), "    (content hidden: secret)\n");
+	diff = out_of(&t, tree_print_diff);
+	assert_null(strstr(diff, "hunter2"));
+	assert_non_null(strstr(diff, "\n-[REDACTED]\n+token: new\n"));
+	tree_free(&t);
+	one_file(&t, "pd/conf", "token: new-hunter3\n", 0600);
+	tree_add_secret(&t, "new-hunter3");
+	assert_int_equal(tree_diff(&t), 0);
+	assert_string_equal(out_of(&t, tree_print_diff), "    (secret changed)\n");
 	tree_free(&t);
 }
 
