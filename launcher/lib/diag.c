@@ -228,11 +228,12 @@ static const char *const hint_markers[] = {
     "chown ",
 };
 
-/* Where a fix clause starts: right after a clause separator, never mid-phrase. */
+/* Where a fix clause starts: the message's start or right after a separator, not mid-phrase. */
 static bool clause_start(const char *msg, const char *p)
 {
-	return p - msg >= 2 && (strncmp(p - 2, "; ", 2) == 0 || strncmp(p - 2, ": ", 2) == 0 ||
-	                        strncmp(p - 2, " (", 2) == 0);
+	return p == msg ||
+	       (p - msg >= 2 && (strncmp(p - 2, "; ", 2) == 0 || strncmp(p - 2, ": ", 2) == 0 ||
+	                         strncmp(p - 2, " (", 2) == 0));
 }
 
 const char *diag_hint(const char *msg, size_t *len)
@@ -249,7 +250,7 @@ const char *diag_hint(const char *msg, size_t *len)
 	if (best == NULL)
 		return NULL;
 	size_t n = strlen(best);
-	if (best[-1] == '(' && n > 0 && best[n - 1] == ')')
+	if (best > msg && best[-1] == '(' && n > 0 && best[n - 1] == ')')
 		n--;
 	*len = n;
 	return best;

@@ -83,8 +83,8 @@ void diags_sort(struct diags *d);
 /*
  * The fix a message carries, by this project's phrasing: the clause from its first "did you
  * mean", "install the Debian package", "quote it", "write a literal", "use '", "set ",
- * "run gitlab-ctl", "chmod " or "chown " (after "; ", ": " or " ("), a closing ")" of the
- * clause left out. *len gets its length; NULL when the message names no fix.
+ * "run gitlab-ctl", "chmod " or "chown " (at the start or after "; ", ": ", " ("), a closing ")" of
+ * the clause left out. *len gets its length; NULL when the message names no fix.
  */
 const char *diag_hint(const char *msg, size_t *len);
 /*
