@@ -73,6 +73,9 @@ expect_rc 0 ctl check-config
 [ "$(grep -c 'warning:' "$ERR")" = 2 ] || fail "check-config warnings: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" = 4 ] || fail "check-config: $(wc -l <"$ERR") lines: $(cat "$ERR")"
 has "$OUT" "2 warnings)"
+# show-config does not repeat them: one line pointing at check-config
+expect_rc 0 ctl show-config
+same "$ERR" "gitlab-ctl show-config: 2 config warnings: run gitlab-ctl check-config"
 expect_rc 0 ctl reconfigure --dry-run
 [ "$(grep -c 'warning:' "$ERR")" = 2 ] || fail "dry-run warnings: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" = 4 ] || fail "dry-run: $(wc -l <"$ERR") lines: $(cat "$ERR")"
