@@ -165,10 +165,11 @@ static int backup_tar(const struct ctl *ctl, const char *dir, int fd)
 	                  top,
 	                  "--numeric-owner",
 	                  "--format=gnu",
+	                  "--one-file-system",
 	                  "--exclude=supervise",
 	                  rel ? excl : "--exclude=supervise"};
-	size_t n = backup_members(ctl, argv, 9, store);
-	if (n == 9) {
+	size_t n = backup_members(ctl, argv, 10, store);
+	if (n == 10) {
 		fprintf(stderr, "gitlab-ctl backup-etc: nothing to back up below %s\n", top);
 		return -1;
 	}
