@@ -47,7 +47,7 @@ static void unload(struct loaded *l)
 
 static size_t count_warnings(const struct diags *d)
 {
-	return d->n - d->nerr;
+	return d->n - d->nerr - d->nnote;
 }
 
 /* -c FILE after the command, as in `gitlab-ctl check-config -c FILE`. */
@@ -85,7 +85,7 @@ static int parse_opts(int argc, char **argv, struct ctl *c, bool *show_secrets, 
 	return 0;
 usage:
 	fprintf(stderr, "usage: gitlab-ctl %s [-c FILE]%s\n", argv[0],
-	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : "");
+	        show_secrets ? " [--show-secrets] [--json] [SERVICE...]" : " [--strict] [--json]");
 	return -1;
 }
 
@@ -124,22 +124,37 @@ static int render_all(const struct ctl *ctl, struct loaded *l)
 
 static int check_usage(void)
 {
-	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict]\n");
+	fprintf(stderr, "usage: gitlab-ctl check-config [-c FILE] [--strict] [--json]\n");
 	return 2;
+}
+
+static void jstr(FILE *fp, const char *s);
+
+/* check-config --json: {"ok", "config", "errors", "warnings", "strict", "diagnostics"}. */
+static void check_json(FILE *fp, const char *config, bool ok, bool strict, struct diags *d)
+{
+	diags_sort(d);
+	fprintf(fp, "{\"ok\": %s, \"config\": ", ok ? "true" : "false");
+	jstr(fp, config);
+	fprintf(fp,
+	        ", \"errors\": %zu, \"warnings\": %zu, \"strict\": %s, \"diagnostics\": ", d->nerr,
+	        count_warnings(d), strict ? "true" : "false");
+	diags_print_json(d, fp);
+	fputs("}\n", fp);
 }
 
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
 	struct loaded l;
-	bool strict = false;
+	bool strict = false, json = false;
 	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
 		if (strcmp(argv[i], "--strict") == 0) {
 			strict = true;
 			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
 			argc--, i--;
 		}
-	if (parse_opts(argc, argv, &c, NULL, NULL) == -1)
+	if (parse_opts(argc, argv, &c, NULL, &json) == -1)
 		return 2;
 	if (optind + 1 == argc && strspn(argv[optind], "0123456789.") == strlen(argv[optind])) {
 		/* Omnibus' `check-config -v VERSION`: main took the -v, the version is left */
@@ -164,7 +179,13 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		rc = -1; /* what reconfigure would refuse before writing anything */
 	diags_print(&l.d, stderr);
 	size_t nwarn = count_warnings(&l.d);
-	if (rc == -1 || l.d.nerr > 0 || (strict && nwarn > 0)) {
+	bool ok = rc == 0 && l.d.nerr == 0 && !(strict && nwarn > 0);
+	if (json) {
+		check_json(stdout, c.config, ok, strict, &l.d);
+		unload(&l);
+		return ok ? 0 : 1;
+	}
+	if (!ok) {
 		fprintf(stderr, "%s: %zu error%s, %zu warning%s%s\n", c.config, l.d.nerr,
 		        l.d.nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		        strict && nwarn > 0 ? " (--strict: warnings are errors)" : "");
@@ -424,22 +445,6 @@ static void jstr(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void json_diags(FILE *fp, const struct diags *d)
-{
-	fputs("[", fp);
-	for (size_t i = 0; d != NULL && i < d->n; i++) {
-		const struct diag *g = &d->v[i];
-		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", fp);
-		jstr(fp, g->file);
-		fprintf(fp,
-		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
-		        g->col, g->sev == DIAG_ERR ? "error" : "warning");
-		jstr(fp, g->msg);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-}
-
 /* {"ok": false, "error": "WHAT: ERROR", "diagnostics": [...]}: the messages stderr has. */
 static void json_error_diags(FILE *fp, const char *what, const char *error, const struct diags *d)
 {
@@ -448,7 +453,7 @@ static void json_error_diags(FILE *fp, const char *what, const char *error, cons
 	snprintf(msg, sizeof msg, "%s: %s", what, error);
 	jstr(fp, msg);
 	fputs(", \"diagnostics\": ", fp);
-	json_diags(fp, d);
+	diags_print_json(d, fp);
 	fputs("}\n", fp);
 }
 
@@ -591,7 +596,7 @@ int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	int rc = load_config(&c, &l);
-	diags_print(&l.d, stderr);
+	diags_print_quiet(&l.d, argv[0], stderr); /* check-config shows the warnings in full */
 	if (rc == -1) {
 		if (json) {
 			diags_sort(&l.d);

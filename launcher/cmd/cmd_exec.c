@@ -186,7 +186,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	struct diags d;
 	diags_init(&d);
 	int rc = attrs_load_all(ctl, cat, a, &d);
-	diags_print(&d, stderr);
+	diags_print_quiet(&d, "exec", stderr); /* a run script's every start: warnings once */
 	diags_free(&d);
 	if (rc == -1)
 		return -1;

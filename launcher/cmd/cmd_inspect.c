@@ -461,22 +461,25 @@ static void print_json(const struct report *r, bool first)
 	printf("}");
 }
 
-static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
+/* d: its diagnostics (warnings summed up on stderr: check-config shows them); freed by the caller.
+ */
+static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a, struct diags *d)
 {
-	struct diags d;
+	diags_init(d);
 	if (!ctl_catalog_found(ctl)) {
 		ctl_catalog_hint(ctl, stderr);
 		return -1;
 	}
-	diags_init(&d);
-	int r = attrs_load_all(ctl, cat, a, &d);
-	diags_print(&d, stderr);
-	diags_free(&d);
+	int r = attrs_load_all(ctl, cat, a, d);
+	diags_print_quiet(d, "inspect", stderr);
 	return r;
 }
 
-/* --json always prints one document: a failure is an object saying what went wrong. */
-static int json_failure(const char *name, const char *where, const char *error)
+/*
+ * --json always prints one document: a failure is an object saying what went wrong, with the
+ * configuration's diagnostics when it did not load (d may be NULL).
+ */
+static int json_failure(const char *name, const char *where, const char *error, struct diags *d)
 {
 	char msg[PATH_MAX + 128];
 	snprintf(msg, sizeof msg, "%s: %s", where, error);
@@ -487,6 +490,11 @@ static int json_failure(const char *name, const char *where, const char *error)
 		printf("null");
 	printf(", \"ok\": false, \"error\": ");
 	json_str(msg);
+	if (d != NULL) {
+		diags_sort(d);
+		printf(", \"diagnostics\": ");
+		diags_print_json(d, stdout);
+	}
 	printf("}\n]\n");
 	return 1;
 }
@@ -497,16 +505,23 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 	struct catalog cat;
 	struct attrs a;
 	struct svsel all;
-	bool have = load_config(ctl, &cat, &a) == 0;
+	struct diags d;
+	bool have = load_config(ctl, &cat, &a, &d) == 0;
 	bool known = have && catalog_find(&cat, name) != NULL;
 	bool have_all = svsel_load(ctl, NULL, &all) == 0;
 	if (json) {
 		printf("[\n  {\"service\": ");
 		json_str(name);
-		printf(
-		    ", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s}\n]\n",
-		    known ? "true" : "false");
+		printf(", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s",
+		       known ? "true" : "false");
+		if (!have) { /* known is a guess then: say why */
+			diags_sort(&d);
+			printf(", \"diagnostics\": ");
+			diags_print_json(&d, stdout);
+		}
+		printf("}\n]\n");
 	}
+	diags_free(&d);
 	if (known)
 		fprintf(stderr,
 		        "gitlab-ctl inspect: %s is not enabled: set %s['enable'] = true and run "
@@ -546,15 +561,20 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 		int e = errno;
 		if (name == NULL || e != ENOENT) {
 			warn("%s", sel.dir);
-			return json ? json_failure(name, sel.dir, strerror(e)) : 1;
+			return json ? json_failure(name, sel.dir, strerror(e), NULL) : 1;
 		}
 		return not_enabled(ctl, name, json);
 	}
-	if (load_config(ctl, &cat, &a) == -1) {
+	struct diags d;
+	if (load_config(ctl, &cat, &a, &d) == -1) {
 		svsel_free(&sel);
-		return json ? json_failure(name, ctl->config, "the configuration does not load")
-		            : 1;
+		int rc =
+		    json ? json_failure(name, ctl->config, "the configuration does not load", &d)
+		         : 1;
+		diags_free(&d);
+		return rc;
 	}
+	diags_free(&d);
 	int problems = 0;
 	if (json)
 		printf("[");

@@ -5,7 +5,7 @@
  *   cleanse [--yes]  uninstall, then remove what reconfigure generated, the logs and
  *                    the service data; gitlab.rb stays
  *   remove-accounts  delete the service accounts reconfigure created
- *   diff-config      diff -u of the shipped gitlab.rb template and the operator's
+ *   diff-config      diff -u of the operator's gitlab.rb and the shipped template
  *   upgrade          reconfigure, then restart the running services whose program
  *                    changed on disk since they started
  * Each takes the reconfigure lock of the root, so no reconfigure runs in between.
@@ -373,8 +373,11 @@ int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
 		return 2;
 	}
 	fflush(stdout);
-	/* diff(1)'s own exit status: 0 the same, 1 different, 2 trouble. */
-	char *dargv[] = {"diff", "-u", tpl, (char *)ctl->config, NULL};
+	/*
+	 * Omnibus' direction (git diff gitlab.rb template): the operator's lines are the "-" side,
+	 * the template's the "+" side. diff(1)'s own exit status: 0 same, 1 different, 2 trouble.
+	 */
+	char *dargv[] = {"diff", "-u", (char *)ctl->config, tpl, NULL};
 	const struct spawn sp = {.out = SPAWN_INHERIT, .err = SPAWN_INHERIT};
 	int rc = spawn_wait("/usr/bin/diff", dargv, &sp);
 	if (rc == 127 || rc < 0) {

@@ -20,17 +20,19 @@ const struct command commands[] = {
      "changes (secrets hidden)\n"
      "exit: 0 converged; 1 an error (pre-flight, config, a service not ready): a pre-flight\n"
      "  failure changes nothing\nexample: gitlab-ctl reconfigure --dry-run --diff"},
-    {"check-config", cmd_check_config, "[-c FILE] [--strict] [-v VERSION]",
+    {"check-config", cmd_check_config, "[-c FILE] [--strict] [--json] [-v VERSION]",
      "validate gitlab.rb and the catalog; exit 1 on errors",
      "options:\n  -c FILE   check FILE instead of gitlab.rb\n  --strict  warnings and unknown keys "
      "are errors (CI)\n"
+     "  --json    one JSON document: ok, config, errors, warnings, strict, diagnostics (file,\n"
+     "            line, col, severity, message, hint: the fix the message names, or null)\n"
      "  -v VERSION  accepted for Omnibus' sake: no version checks are done here\n"
      "exit: 0 valid; 1 errors (or warnings under --strict); 2 usage\nexample: gitlab-ctl "
      "check-config --strict"},
     {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
      "print the effective settings and env of every enabled service",
      "options:\n  --show-secrets  do not redact\n  --json          one JSON document; on errors "
-     "their file, line, col, severity and message\n"
+     "their file, line, col, severity, message and hint\n"
      "exit: 0; 1 the configuration has errors\nexample: gitlab-ctl show-config gitlab-exporter"},
     {"start", cmd_control, "[SERVICE]", "start services and wait until they run", NULL},
     {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down", NULL},
@@ -69,8 +71,23 @@ const struct command commands[] = {
      "run a service in the foreground with its computed env (run scripts, containers)", NULL},
     {"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground", NULL},
     {"upgrade", cmd_upgrade, "", "reconfigure, then restart services whose program changed", NULL},
-    {"diff-config", cmd_diff_config, "", "diff -u of the shipped gitlab.rb template and yours",
-     NULL},
+    {"diff-config", cmd_diff_config, "",
+     "diff -u of your gitlab.rb against the shipped template (as Omnibus: yours is '-')",
+     "compares as Omnibus' diff-config does: your lines are the '-' side, the template's the '+'\n"
+     "  side (a line you added or changed shows as '-', the template's default as '+')\n"
+     "exit: diff's: 0 the same; 1 different; 2 a file is missing or diff failed\n"
+     "example: gitlab-ctl diff-config | grep '^-[^-]'   # what you changed"},
+    {"backup-etc", cmd_backup_etc, "[-p DIR] [--delete-old-backups [-k N]]",
+     "archive gitlab.rb and the generated service tree (0600, in a 0700 directory)",
+     "options:\n  -p DIR  the backup directory (default <root>/etc/gitlab/config_backup, made "
+     "0700);\n"
+     "          it must be root's and closed to others: the archive holds secrets\n"
+     "  --delete-old-backups  then keep only the newest N archives\n"
+     "  -k N    how many --delete-old-backups keeps (default 7)\n"
+     "writes gitlab_config_<epoch>_<YYYY_MM_DD>.tar holding etc/gitlab, <install>/sv (without\n"
+     "  supervise/) and <install>/etc; links are stored as links, never followed\n"
+     "exit: 0 written; 1 refused or failed (nothing half written); 2 usage\n"
+     "example: gitlab-ctl backup-etc --delete-old-backups -k 14"},
     {"uninstall", cmd_uninstall, "", "stop every service and runsvdir; keep config, data, logs",
      NULL},
     {"cleanse", cmd_cleanse, "[--yes | yes]",

@@ -859,11 +859,11 @@ static void report_unknown(struct walk *b, const struct rb_file *f)
 	if (b->ctl && b->ctl->verbose)
 		for (size_t i = 0; i < b->as->unknown.n; i++)
 			if (!strict || catalog_omnibus_name(b->cat, b->as->unknown.v[i].name))
-				diag_at(b->d, DIAG_WARN, b->unknown_locs[i],
+				diag_at(b->d, DIAG_NOTE, b->unknown_locs[i],
 				        "ignoring %s: not managed by this build",
 				        b->as->unknown.v[i].name);
 	for (size_t i = 0; b->ctl && b->ctl->verbose && i < b->nokeys; i++)
-		diag_at(b->d, DIAG_WARN, b->okey_locs[i], "ignoring %s: not managed by this build",
+		diag_at(b->d, DIAG_NOTE, b->okey_locs[i], "ignoring %s: not managed by this build",
 		        b->okeys[i]);
 }
 

@@ -27,12 +27,18 @@ void diags_free(struct diags *d)
 	diags_init(d);
 }
 
+static const char *diag_sev_name(enum diag_sev sev)
+{
+	return sev == DIAG_ERR ? "error" : sev == DIAG_NOTE ? "note" : "warning";
+}
+
 static struct diag *push(struct diags *d, enum diag_sev sev)
 {
 	grow(&d->v, &d->cap, d->n + 1, sizeof *d->v, 8);
 	struct diag *g = &d->v[d->n++];
 	memset(g, 0, sizeof *g);
 	g->sev = sev;
+	d->nnote += sev == DIAG_NOTE;
 	if (sev == DIAG_ERR)
 		d->nerr++;
 	return g;
@@ -176,12 +182,14 @@ void diags_sort(struct diags *d)
 	d->v = v;
 }
 
-void diags_print(const struct diags *d, FILE *fp)
+static void print_some(const struct diags *d, FILE *fp, bool errors_only)
 {
 	struct ord *o = in_order(d);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = o[i].g;
-		const char *kind = g->sev == DIAG_ERR ? "error" : "warning";
+		if (errors_only && g->sev != DIAG_ERR)
+			continue;
+		const char *kind = diag_sev_name(g->sev);
 		if (g->file && g->line > 0 && g->col > 0)
 			fprintf(fp, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->msg);
 		else if (g->file && g->line > 0)
@@ -196,4 +204,95 @@ void diags_print(const struct diags *d, FILE *fp)
 			fputs("  (line not shown: it may hold a secret)\n", fp);
 	}
 	free(o);
+}
+
+void diags_print(const struct diags *d, FILE *fp)
+{
+	print_some(d, fp, false);
+}
+
+void diags_print_quiet(const struct diags *d, const char *verb, FILE *fp)
+{
+	print_some(d, fp, true);
+	size_t nwarn = d->n - d->nerr - d->nnote;
+	if (nwarn > 0)
+		fprintf(fp, "gitlab-ctl %s: %zu config warning%s: run gitlab-ctl check-config\n",
+		        verb, nwarn, nwarn == 1 ? "" : "s");
+}
+
+static const char *const hint_markers[] = {
+    "did you mean",   "install the Debian package",
+    "quote it",       "write a literal",
+    "use '",          "set ",
+    "run gitlab-ctl", "chmod ",
+    "chown ",
+};
+
+/* Where a fix clause starts: the message's start or right after a separator, not mid-phrase. */
+static bool clause_start(const char *msg, const char *p)
+{
+	return p == msg ||
+	       (p - msg >= 2 && (strncmp(p - 2, "; ", 2) == 0 || strncmp(p - 2, ": ", 2) == 0 ||
+	                         strncmp(p - 2, " (", 2) == 0));
+}
+
+const char *diag_hint(const char *msg, size_t *len)
+{
+	const char *best = NULL;
+	for (size_t i = 0; msg != NULL && i < sizeof hint_markers / sizeof hint_markers[0]; i++)
+		for (const char *p = strstr(msg, hint_markers[i]); p != NULL;
+		     p = strstr(p + 1, hint_markers[i]))
+			if (clause_start(msg, p)) {
+				if (best == NULL || p < best)
+					best = p;
+				break;
+			}
+	if (best == NULL)
+		return NULL;
+	size_t n = strlen(best);
+	if (best > msg && best[-1] == '(' && n > 0 && best[n - 1] == ')')
+		n--;
+	*len = n;
+	return best;
+}
+
+static void json_string(FILE *fp, const char *s, size_t n)
+{
+	fputc('"', fp);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+void diags_print_json(const struct diags *d, FILE *fp)
+{
+	fputs("[", fp);
+	for (size_t i = 0; d != NULL && i < d->n; i++) {
+		const struct diag *g = &d->v[i];
+		size_t hl = 0;
+		const char *hint = diag_hint(g->msg, &hl);
+		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", fp);
+		if (g->file != NULL)
+			json_string(fp, g->file, strlen(g->file));
+		else
+			fputs("null", fp);
+		fprintf(fp,
+		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
+		        g->col, diag_sev_name(g->sev));
+		json_string(fp, g->msg, strlen(g->msg));
+		fputs(", \"hint\": ", fp);
+		if (hint != NULL)
+			json_string(fp, hint, hl);
+		else
+			fputs("null", fp);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
 }

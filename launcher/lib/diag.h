@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum diag_sev { DIAG_WARN, DIAG_ERR };
+/* A note is a detail of another record (what -v adds): not counted as a warning. */
+enum diag_sev { DIAG_WARN, DIAG_ERR, DIAG_NOTE };
 
 /* A long source line is shown this many bytes either side of the column. */
 #define DIAG_WINDOW 80
@@ -50,6 +51,7 @@ struct diags {
 	struct diag *v;
 	size_t n, cap;
 	size_t nerr;
+	size_t nnote;
 };
 
 void diags_init(struct diags *d);
@@ -70,7 +72,25 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
  * line and column within one, file-level messages after the located ones.
  */
 void diags_print(const struct diags *d, FILE *fp);
+/*
+ * For the commands that only read the configuration (show-config, inspect, exec, tail): the
+ * errors as diags_print has them, the warnings as one line, "gitlab-ctl VERB: N config
+ * warnings: run gitlab-ctl check-config": check-config and reconfigure show them in full.
+ */
+void diags_print_quiet(const struct diags *d, const char *verb, FILE *fp);
 /* Reorder d's records into diags_print's position order (for JSON output). */
 void diags_sort(struct diags *d);
+/*
+ * The fix a message carries, by this project's phrasing: the clause from its first "did you
+ * mean", "install the Debian package", "quote it", "write a literal", "use '", "set ",
+ * "run gitlab-ctl", "chmod " or "chown " (at the start or after "; ", ": ", " ("), a closing ")" of
+ * the clause left out. *len gets its length; NULL when the message names no fix.
+ */
+const char *diag_hint(const char *msg, size_t *len);
+/*
+ * d's records as a JSON array, in position order of d as it stands: each {"file", "line",
+ * "col", "severity", "message", "hint"} (file and hint null when unknown / none).
+ */
+void diags_print_json(const struct diags *d, FILE *fp);
 
 #endif

@@ -75,8 +75,8 @@ has "$ERR" "ghost: command no-such-program-anywhere not found"
 : >"$RB"
 expect_rc 2 ctl check-config extra
 has "$ERR" "usage: gitlab-ctl check-config [-c FILE] [--strict]"
-expect_rc 2 ctl check-config --json
-has "$ERR" "usage: gitlab-ctl check-config [-c FILE]"
+expect_rc 2 ctl check-config --show-secrets --json
+has "$ERR" "usage: gitlab-ctl check-config [-c FILE] [--strict] [--json]"
 expect_rc 2 ctl check-config --show-secrets
 expect_rc 2 ctl show-config --bogus
 has "$ERR" "usage: gitlab-ctl show-config [-c FILE] [--show-secrets] [--json] [SERVICE...]"

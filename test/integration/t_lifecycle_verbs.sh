@@ -18,14 +18,15 @@ pid() { status_pid "$SVC/supervise/status"; }
 # Running, not a zombie: an exited detached wrapper waits for this machine's pid 1 to reap it.
 live() { alive "$1" && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
-note "diff-config: the shipped template against the operator's file"
+note "diff-config: the operator's file (-) against the shipped template (+), as Omnibus"
 set +e
 ctl diff-config >"$T_ROOT/out" 2>&1
 rc=$?
 set -e
 [ "$rc" = 1 ] || { cat "$T_ROOT/out"; fail "diff-config exit $rc, want 1 (files differ)"; }
-grep -q "^+gitlab_exporter\['listen_port'\] = $port" "$T_ROOT/out" || fail "no + line for our port"
-grep -q "^--- ${GITLAB_CTL_DATADIR:-$SRCDIR}/etc/gitlab.rb" "$T_ROOT/out" || fail "template is not the --- side"
+grep -q "^-gitlab_exporter\['listen_port'\] = $port" "$T_ROOT/out" || fail "no - line for our port"
+grep -q "^--- $T_ROOT/etc/gitlab/gitlab.rb" "$T_ROOT/out" || fail "gitlab.rb is not the --- side"
+grep -q "^+++ ${GITLAB_CTL_DATADIR:-$SRCDIR}/etc/gitlab.rb" "$T_ROOT/out" || fail "template is not the +++ side"
 cp "$SRCDIR/etc/gitlab.rb" "$T_ROOT/same.rb"
 ctl -c "$T_ROOT/same.rb" diff-config >"$T_ROOT/out" 2>&1 || fail "identical files: exit $?"
 [ -s "$T_ROOT/out" ] && fail "identical files printed a diff"

@@ -30,16 +30,33 @@ $RB: warning: ignoring 2 Omnibus settings this build does not manage: nginx, pos
 $RB: 1 error, 2 warnings"
 expect_rc 1 ctl show-config --json
 same "$OUT" "{\"ok\": false, \"error\": \"$RB: the configuration has errors\", \"diagnostics\": [
-  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\"},
-  {\"file\": \"$RB\", \"line\": 4, \"col\": 17, \"severity\": \"warning\", \"message\": \"gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)\"},
-  {\"file\": \"$RB\", \"line\": 0, \"col\": 0, \"severity\": \"warning\", \"message\": \"ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)\"}]}"
+  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\", \"hint\": \"did you mean 'postgresql'?\"},
+  {\"file\": \"$RB\", \"line\": 4, \"col\": 17, \"severity\": \"warning\", \"message\": \"gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)\", \"hint\": \"did you mean 'listen_port'?\"},
+  {\"file\": \"$RB\", \"line\": 0, \"col\": 0, \"severity\": \"warning\", \"message\": \"ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)\", \"hint\": null}]}"
+# show-config repeats no warning: the errors, then one line pointing at check-config
+same "$ERR" "$RB:2:1: error: postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?
+  postgres['enable'] = true
+  ^
+gitlab-ctl show-config: 2 config warnings: run gitlab-ctl check-config"
+# check-config --json: the same diagnostics, with the counts
+expect_rc 1 ctl check-config --json
+same "$OUT" "{\"ok\": false, \"config\": \"$RB\", \"errors\": 1, \"warnings\": 2, \"strict\": false, \"diagnostics\": [
+  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\", \"hint\": \"did you mean 'postgresql'?\"},
+  {\"file\": \"$RB\", \"line\": 4, \"col\": 17, \"severity\": \"warning\", \"message\": \"gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)\", \"hint\": \"did you mean 'listen_port'?\"},
+  {\"file\": \"$RB\", \"line\": 0, \"col\": 0, \"severity\": \"warning\", \"message\": \"ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)\", \"hint\": null}]}"
+# inspect --json on a configuration that does not load: the diagnostics too
+expect_rc 1 ctl inspect --json gitlab-exporter
+has "$OUT" "\"known\": false, \"diagnostics\": ["
+has "$OUT" "  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\", \"hint\": \"did you mean 'postgresql'?\"},"
 # Omnibus' check-config -v VERSION: a clear word, then the usual check
 expect_rc 1 ctl check-config -v 17.0
 has "$ERR" "gitlab-ctl check-config: version 17.0: no version checks here (gitlab-ctl installs no GitLab); checking $RB only"
 expect_rc 1 ctl -v check-config
-has "$ERR" "$RB:1:1: warning: ignoring nginx: not managed by this build"
-has "$ERR" "$RB:3:12: warning: ignoring postgresql['wal_level']: not managed by this build"
+has "$ERR" "$RB:1:1: note: ignoring nginx: not managed by this build"
+has "$ERR" "$RB:3:12: note: ignoring postgresql['wal_level']: not managed by this build"
 [ "$(grep -c 'ignoring 2 Omnibus settings' "$ERR")" = 1 ] || fail "summary not once: $(cat "$ERR")"
+# -v details the summary; it does not count its settings a second time
+has "$ERR" "$RB: 1 error, 2 warnings"
 
 # exec --from-config in a fresh root: the message names the setting to change
 R2=$T_ROOT/fresh
@@ -56,6 +73,9 @@ expect_rc 0 ctl check-config
 [ "$(grep -c 'warning:' "$ERR")" = 2 ] || fail "check-config warnings: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" = 4 ] || fail "check-config: $(wc -l <"$ERR") lines: $(cat "$ERR")"
 has "$OUT" "2 warnings)"
+# show-config does not repeat them: one line pointing at check-config
+expect_rc 0 ctl show-config
+same "$ERR" "gitlab-ctl show-config: 2 config warnings: run gitlab-ctl check-config"
 expect_rc 0 ctl reconfigure --dry-run
 [ "$(grep -c 'warning:' "$ERR")" = 2 ] || fail "dry-run warnings: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" = 4 ] || fail "dry-run: $(wc -l <"$ERR") lines: $(cat "$ERR")"
