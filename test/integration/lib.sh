@@ -125,6 +125,28 @@ until_true() {
 }
 
 # Free TCP port on loopback for this test (bound by nobody right now).
+# pg_home_pids HOME: processes working in a private root's PostgreSQL home (initdb,
+# its postgres children), named there on their command line or working there. HOME
+# must be an absolute path of a test root: an empty one would name every process.
+pg_home_pids() {
+	case $1 in /tmp/*/?*) ;; *) echo "pg_home_pids: refusing home '$1'" >&2; return 1 ;; esac
+	for _d in /proc/[0-9]*; do
+		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") || continue
+		_w=$(readlink "$_d/cwd" 2>/dev/null) || _w=
+		case "$_c $_w/" in *"$1/"*) echo "${_d#/proc/}" ;; esac
+	done
+	return 0
+}
+
+# stop_pg_home HOME: SIGKILL what pg_home_pids finds (a step or server a test left half-way).
+stop_pg_home() {
+	_ph=$(pg_home_pids "$1") || return 0
+	for _p in $_ph; do kill -KILL "$_p" 2>/dev/null || true; done
+}
+
+# child_of PID: the first child of a process (the setup step a reconfigure runs).
+child_of() { cat "/proc/$1/task/$1/children" 2>/dev/null | awk '{ print $1 }'; }
+
 free_port() {
 	ruby -rsocket -e 's = TCPServer.new("127.0.0.1", 0); puts s.addr[1]; s.close'
 }

@@ -18,19 +18,8 @@ mkdir -p "$R/etc/gitlab"
 printf "%s\n" "postgresql['enable'] = true" "gitlab_exporter['enable'] = false" \
 	>"$R/etc/gitlab/gitlab.rb"
 
-# Processes working in this private root's PostgreSQL home (initdb, its postgres children):
-# named there on their command line or working there.
-pg_pids() {
-	for _d in /proc/[0-9]*; do
-		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") || continue
-		_w=$(readlink "$_d/cwd" 2>/dev/null) || _w=
-		case "$_c $_w/" in *"$PGHOME/"*) echo "${_d#/proc/}" ;; esac
-	done
-	return 0
-}
-# The setup step reconfigure $1 runs: its child (gitlab-ctl exec, then initdb in place).
-step_of() { cat "/proc/$1/task/$1/children" 2>/dev/null | awk '{ print $1 }'; }
-stop_leftovers() { for _p in $(pg_pids); do kill -KILL "$_p" 2>/dev/null || true; done; }
+# Whatever is left working in this root's PostgreSQL home is stopped on exit (lib.sh).
+stop_leftovers() { stop_pg_home "$PGHOME"; }
 trap 'stop_leftovers; t_cleanup' EXIT
 pg_version_written() { find "$PGHOME" -maxdepth 2 -name PG_VERSION 2>/dev/null | grep -q .; }
 db_answers() {
@@ -49,7 +38,7 @@ while [ "$n" -le "$TRIALS" ]; do
 	ctlpid=$!
 	track_pid "$ctlpid"
 	until_true 1200 pg_version_written || { cat "$R/out0"; fail "initdb never wrote PG_VERSION"; }
-	step=$(step_of "$ctlpid")
+	step=$(child_of "$ctlpid")
 	kill -KILL "$ctlpid" 2>/dev/null || true
 	wait "$ctlpid" 2>/dev/null || true
 	[ -n "$step" ] && alive "$step" || note "(initdb had already finished: no orphan)"
