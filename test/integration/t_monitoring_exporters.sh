@@ -31,7 +31,9 @@ has "$OUT" "service/node-exporter"
 lacks "$OUT" "service/redis-exporter"
 lacks "$OUT" "service/postgres-exporter"
 
-write_rb <<EOF
+# The data services and their exporters on free ports: every gitlab.rb below starts with these.
+exporters_rb() {
+	cat <<EOF
 postgresql['enable'] = true
 redis['enable'] = true
 redis['password'] = 'pw-Secret-77'
@@ -42,6 +44,8 @@ redis_exporter['listen_address'] = 'localhost:$REDIS_X'
 postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
 postgres_exporter['per_table_stats'] = true
 EOF
+}
+exporters_rb | write_rb
 expect_rc 0 ctl reconfigure --dry-run
 has "$OUT" "service/redis-exporter"
 has "$OUT" "service/postgres-exporter"
@@ -102,16 +106,9 @@ PROM=$(free_port) AM=$(free_port)
 "$GITLAB_CTL" --root "$T_ROOT" exec postgresql -- psql -X -q -v ON_ERROR_STOP=1 -h "$T_ROOT/var/opt/gitlab/postgresql" \
 	-d gitlabhq_production -c 'SET ROLE gitlab' -c 'CREATE TABLE IF NOT EXISTS projects (id int)' \
 	-c 'INSERT INTO projects VALUES (1), (2)' -c 'ANALYZE projects' >"$OUT" 2>"$ERR" || { cat "$ERR"; fail "seeding projects"; }
-write_rb <<EOF2
-postgresql['enable'] = true
-redis['enable'] = true
-redis['password'] = 'pw-Secret-77'
-gitlab_exporter['listen_port'] = $GE
-node_exporter['enable'] = true
-node_exporter['listen_address'] = 'localhost:$NODE'
-redis_exporter['listen_address'] = 'localhost:$REDIS_X'
-postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
-postgres_exporter['per_table_stats'] = true
+{
+	exporters_rb
+	cat <<EOF2
 prometheus['enable'] = true
 prometheus['listen_address'] = 'localhost:$PROM'
 prometheus['scrape_interval'] = 1
@@ -119,6 +116,7 @@ prometheus['scrape_timeout'] = 1
 alertmanager['enable'] = true
 alertmanager['listen_address'] = 'localhost:$AM'
 EOF2
+} | write_rb
 SVWAIT=60 expect_rc 0 ctl reconfigure
 has "$T_ROOT/var/opt/gitlab/prometheus/prometheus.yml" "job_name: \"redis\""
 # query PROMQL: Prometheus' answer (JSON) in $OUT; true when it holds a sample.
