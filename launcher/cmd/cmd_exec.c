@@ -44,6 +44,7 @@
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/diag.h"
@@ -180,16 +181,13 @@ static void env_add_list(struct envv *env, const struct kvlist *l)
  * --from-config, else from the service's envdir. The attrs stay loaded: the
  * target points into them until the execve.
  */
-static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct catalog *cat,
-                              struct attrs *a, struct target *t)
+static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct loaded *l,
+                              struct target *t)
 {
-	struct diags d;
-	diags_init(&d);
-	int rc = attrs_load_all(ctl, cat, a, &d);
-	diags_print_quiet(&d, "exec", stderr); /* a run script's every start: warnings once */
-	diags_free(&d);
-	if (rc == -1)
+	/* a run script's every start: warnings once */
+	if (cmd_load(ctl, l, CMD_REPORT_QUIET, "exec", stderr) == -1)
 		return -1;
+	const struct attrs *a = &l->a;
 	const struct svc *s = attrs_svc(a, o->service);
 	if (s == NULL) {
 		warnx("exec: unknown service '%s'", o->service);
@@ -632,8 +630,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 {
 	struct exec_opts o;
 	struct target t;
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	bool loaded = false;
 	int rc = parse_opts(argc, argv, &o);
 
@@ -641,8 +638,6 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 		return rc;
 	memset(&t, 0, sizeof t);
 	envv_init(&t.env);
-	memset(&cat, 0, sizeof cat);
-	memset(&a, 0, sizeof a);
 	if (o.envdir == NULL) {
 		struct ctl local = *ctl;
 		if (o.config != NULL &&
@@ -651,7 +646,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 			return 2;
 		}
 		loaded = true;
-		rc = target_from_config(&local, &o, &cat, &a, &t) == 0 ? 0 : 1;
+		rc = target_from_config(&local, &o, &l, &t) == 0 ? 0 : 1;
 	} else {
 		t.user = o.user;
 		t.group = o.group;
@@ -664,9 +659,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	if (rc == 0)
 		rc = run(&t); /* returns only on failure */
 	envv_free(&t.env);
-	if (loaded) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	if (loaded)
+		cmd_unload(&l);
 	return rc;
 }

@@ -32,6 +32,7 @@
 #include "lib/clock.h"
 #include "lib/proctree.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "lib/rmtree.h"
 #include "lib/rootlock.h"
 #include "runit/runit.h"
@@ -288,31 +289,6 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-/* The configuration a verb needs, loaded and freed as one (errors printed by loaded_open). */
-struct loaded {
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
-};
-
-static int loaded_open(const struct ctl *ctl, struct loaded *l)
-{
-	diags_init(&l->d);
-	if (attrs_load_all(ctl, &l->cat, &l->a, &l->d) == -1) {
-		diags_print(&l->d, stderr);
-		diags_free(&l->d);
-		return -1;
-	}
-	return 0;
-}
-
-static void loaded_close(struct loaded *l)
-{
-	attrs_free(&l->a);
-	catalog_free(&l->cat);
-	diags_free(&l->d);
-}
-
 /* ---- remove-accounts ----------------------------------------------------------------- */
 
 int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
@@ -330,8 +306,10 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	struct loaded l;
-	if (loaded_open(ctl, &l) == -1)
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, argv[0], stderr) == -1) {
+		cmd_unload(&l);
 		return 1;
+	}
 	const struct attrs *a = &l.a;
 	int rc = 0, removed = 0;
 	for (size_t i = 0; i < a->nsvcs; i++) {
@@ -348,7 +326,7 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 			rc = 1;
 	}
 	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");
-	loaded_close(&l);
+	cmd_unload(&l);
 	return rc;
 }
 
@@ -473,8 +451,10 @@ static struct before *snapshot(const struct ctl *ctl, size_t *n)
 static int restart_changed(const struct ctl *ctl, const struct before *b, size_t n)
 {
 	struct loaded l;
-	if (loaded_open(ctl, &l) == -1)
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "upgrade", stderr) == -1) {
+		cmd_unload(&l);
 		return -1;
+	}
 	const struct attrs *a = &l.a;
 	int rc = 0, restarted = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -499,7 +479,7 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 	}
 	if (restarted == 0)
 		printf("upgrade: no running service has a changed program\n");
-	loaded_close(&l);
+	cmd_unload(&l);
 	return rc;
 }
 

@@ -11,8 +11,8 @@
  * published and cleared once the service runs its new files, so a run killed
  * in between is finished by the next one.
  *
- * It lives in cmd/ because it is where the stages meet: the plan (render/),
- * readiness and setup steps (proc/), and runsv's protocol (runit/).
+ * It is the engine/ stage because it needs the plan (render/), readiness and
+ * setup steps (proc/) and runsv's protocol (runit/) at once.
  */
 #ifndef GITLAB_CTL_CONVERGE_H
 #define GITLAB_CTL_CONVERGE_H

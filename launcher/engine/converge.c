@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/converge.h"
+#include "engine/converge.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/safetext.h"
