@@ -51,6 +51,7 @@
 #include "lib/envdir.h"
 #include "lib/gcovflush.h"
 #include "lib/ptyrelay.h"
+#include "lib/pathjoin.h"
 #include "render/svfiles.h"
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
@@ -462,8 +463,8 @@ static int resolve(const char *cmd, const struct envv *env, char *out, size_t ou
 		int dlen = (int)(end - p);
 		struct stat st;
 		/* An empty element means the current directory, as in execvp. */
-		int n = snprintf(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd);
-		if (n > 0 && (size_t)n < outlen && stat(out, &st) == 0) {
+		if (path_fmt(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd) == 0 &&
+		    stat(out, &st) == 0) {
 			if (S_ISREG(st.st_mode) && access(out, X_OK) == 0)
 				return 0;
 			denied = true;

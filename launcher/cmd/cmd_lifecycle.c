@@ -38,6 +38,7 @@
 #include "runit/runit.h"
 #include "runit/sdunit.h"
 #include "lib/spawn.h"
+#include "lib/pathjoin.h"
 #include "runit/svdir.h"
 #include "runit/svsel.h"
 
@@ -149,9 +150,8 @@ static int stop_orphans(const struct ctl *ctl)
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		char dir[PATH_MAX], log[PATH_MAX];
-		if (de->d_name[0] == '.' ||
-		    (size_t)snprintf(dir, sizeof dir, "%s/%s", sv, de->d_name) >= sizeof dir ||
-		    (size_t)snprintf(log, sizeof log, "%s/log", dir) >= sizeof log)
+		if (de->d_name[0] == '.' || path_join(dir, sizeof dir, sv, de->d_name) == -1 ||
+		    path_join(log, sizeof log, dir, "log") == -1)
 			continue;
 		if (stop_runsv(dir, de->d_name) == -1 || stop_runsv(log, de->d_name) == -1)
 			rc = -1;
@@ -231,8 +231,7 @@ static void remove_embedded(const struct ctl *ctl)
 	char link[PATH_MAX], target[PATH_MAX], bundled[PATH_MAX], dir[PATH_MAX];
 	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
 	             (char *)NULL) == -1 ||
-	    (size_t)snprintf(bundled, sizeof bundled, "%s/exporter/gitlab-exporter",
-	                     ctl->datadir) >= sizeof bundled)
+	    path_join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
 		return;
 	ssize_t len = readlink(link, target, sizeof target - 1);
 	if (len > 0) {
@@ -338,7 +337,7 @@ int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
 	if (parse_yes(argc, argv, false, &yes) == -1)
 		return usage(argv[0], "");
 	char tpl[PATH_MAX];
-	if ((size_t)snprintf(tpl, sizeof tpl, "%s/etc/gitlab.rb", ctl->datadir) >= sizeof tpl) {
+	if (path_join(tpl, sizeof tpl, ctl->datadir, "etc/gitlab.rb") == -1) {
 		warnx("path too long");
 		return 2;
 	}

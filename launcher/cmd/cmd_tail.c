@@ -23,6 +23,7 @@
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "lib/alloc.h"
+#include "lib/pathjoin.h"
 #include "runit/runit.h"
 #include "runit/svsel.h"
 #include "runit/svtail.h"
@@ -33,9 +34,7 @@ static int log_dir(const struct ctl *ctl, const struct attrs *a, const char *svc
 {
 	const struct svc *s = a ? attrs_svc(a, svc) : NULL;
 	if (s != NULL && s->log_dir != NULL) {
-		if (snprintf(out, len, "%s/current", s->log_dir) >= (int)len)
-			return -1;
-		return 0;
+		return path_join(out, len, s->log_dir, "current");
 	}
 	return ctl_path(ctl, out, len, GITLAB_CTL_LOG_DIR, svc, "current", (char *)NULL);
 }
@@ -161,9 +160,9 @@ static int tail_one_file(const struct ctl *ctl, const char *arg, long lines)
 		warnx("%s: log path too long", svc);
 		goto out;
 	}
-	char *slash = strrchr(p, '/'); /* log_dir() names <dir>/current */
-	if ((size_t)snprintf(slash + 1, sizeof p - (size_t)(slash + 1 - p), "%s", file) >=
-	    sizeof p - (size_t)(slash + 1 - p)) {
+	*strrchr(p, '/') = '\0'; /* log_dir() names <dir>/current */
+	char dir[PATH_MAX];
+	if (strlcpy(dir, p, sizeof dir) >= sizeof dir || path_join(p, sizeof p, dir, file) == -1) {
 		warnx("%s: log path too long", arg);
 		goto out;
 	}
