@@ -157,7 +157,7 @@ static int backup_tar(const struct ctl *ctl, const char *dir, int fd)
 	/* the backup directory's name inside the archive, when it lies below the root */
 	const char *rel =
 	    strlen(dir) > rl + 1 && pathsafe_below(dir, rl ? ctl->root : "/") ? dir + rl + 1 : NULL;
-	if (rel != NULL && (size_t)snprintf(excl, sizeof excl, "--exclude=%s", rel) >= sizeof excl)
+	if (rel != NULL && path_fmt(excl, sizeof excl, "--exclude=%s", rel) == -1)
 		return -1;
 	char *argv[16] = {"tar",
 	                  "--create",
