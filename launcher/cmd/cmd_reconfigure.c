@@ -229,6 +229,7 @@ static int apply(struct recon *r)
 		converge_dry_run(&cv);
 	else
 		rc = converge_run(&cv) == -1 ? 1 : 0;
+	diags_print(&cv.d, stderr);
 	summary(r, rc, cv.updated);
 	converge_free(&cv);
 	return rc;
