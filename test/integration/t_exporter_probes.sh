@@ -108,6 +108,14 @@ probes:
     <<: *ruby
   process:
     <<: *process
+  process_q:
+    class_name: ProcessProber
+    methods:
+      - probe_stat
+    opts:
+      - pid_or_pattern: "gitlab-exporter web -c $1"
+        name: gitlab_exporter
+        quantiles: true
   tuples_all:
     class_name: Database::TuplesProber
     methods:
@@ -253,6 +261,11 @@ m2=$(major)
 grep -q '^ruby_gc_stat_compact_count [1-9]' "$M" || fail "no GC.compact at start-up"
 scrape /process
 has 'process_count{name="gitlab_exporter"} 1' /process
+# quantiles: no pid label, GitLab's quantile values (50th, 90th, 99th)
+scrape /process_q
+grep -q '^process_resident_memory_bytes{name="gitlab_exporter",quantile="99th"} [1-9]' "$M" ||
+	fail "no 99th quantile: $(grep resident "$M")"
+lacks 'pid=' /process_q
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")
 [ "$code" = 404 ] || fail "unknown route answered $code"
 
