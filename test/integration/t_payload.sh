@@ -22,6 +22,8 @@ postgresql['enable'] = true
 redis['enable'] = true
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+redis_exporter['listen_address'] = 'localhost:$(free_port)'
+postgres_exporter['listen_address'] = 'localhost:$(free_port)'
 EOF
 
 pid_of() { status_pid "$SV_DIR/$1/supervise/status"; }
