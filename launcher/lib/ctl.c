@@ -77,6 +77,20 @@ toolong:
 }
 
 /*
+ * The build tree's data link, resolved: its absolute target as CMake wrote it (one
+ * readlink, not realpath's one per component of both paths), else realpath.
+ */
+static int resolve_link(const char *link, char *out, size_t outlen)
+{
+	ssize_t n = readlink(link, out, outlen);
+	if (n > 0 && (size_t)n < outlen && out[0] == '/') {
+		out[n] = '\0';
+		return 0;
+	}
+	return realpath(link, out) != NULL ? 0 : -1;
+}
+
+/*
  * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
  * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree (resolved);
  * else the compiled-in path, which then names the catalog in the error.
@@ -94,7 +108,7 @@ static int find_datadir(struct ctl *ctl)
 		    has_catalog(cand))
 			return copy(ctl->datadir, sizeof ctl->datadir, cand);
 		if (join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 && has_catalog(cand) &&
-		    realpath(cand, real) != NULL)
+		    resolve_link(cand, real, sizeof real) == 0)
 			return copy(ctl->datadir, sizeof ctl->datadir, real);
 	}
 	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
