@@ -2,16 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/gcovflush.h"
+#include "lib/reap.h"
 #include "proc/svrun.h"
 
 #define OUT_MAX (64 * 1024)
@@ -130,21 +129,6 @@ static int open_gate(pid_t pid, int gate[2], svrun_started_fn started, void *ctx
 	return rc;
 }
 
-/* Reap pid; kill its session's group first when late. The exit status, or -1. */
-static int reap(pid_t pid, bool late)
-{
-	if (late) {
-		/* The child leads its own session and group: take the command's children too. */
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* Pipes for stdout, stderr (when err is wanted) and the gate (when started is given). */
 static int make_pipes(int po[2], int pe[2], int gate[2], bool err, bool gated)
 {
@@ -190,20 +174,16 @@ int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, l
 		close(po[0]);
 		if (pe[0] != -1)
 			close(pe[0]);
-		reap(pid, true);
+		(void)reap_until(pid, mono_ms(), 0);
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
+	/* Past the deadline, reap_until stops the child's session's group (setsid above). */
+	(void)drain(po[0], pe[0], deadline, out, err);
 	close(po[0]);
 	if (pe[0] != -1)
 		close(pe[0]);
-	int rc = reap(pid, late);
-	if (late) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return rc;
+	return reap_until(pid, deadline, REAP_GRACE_MS);
 }
 
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,

@@ -4,15 +4,14 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/gcovflush.h"
+#include "lib/reap.h"
 #include "proc/validate.h"
 
 static char *const run_env[] = {"PATH=/usr/bin:/bin", "HOME=/", "LANG=C.UTF-8", NULL};
@@ -148,19 +147,7 @@ int validate_run(char *const *argv, const char *data, size_t len, const char *us
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(fds[0], deadline, out) == -1;
+	(void)drain(fds[0], deadline, out); /* its own session: reap_until stops all of it */
 	close(fds[0]);
-	if (late) {
-		kill(-pid, SIGKILL); /* its own session: whatever it started goes too */
-		kill(pid, SIGKILL);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	if (late) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return reap_until(pid, deadline, REAP_GRACE_MS);
 }
