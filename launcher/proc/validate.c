@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/fdio.h"
 #include "lib/gcovflush.h"
 #include "lib/reap.h"
 #include "proc/validate.h"
@@ -49,17 +50,8 @@ static int memfile(const char *data, size_t len)
 	int fd = memfd_create("gitlab-ctl-validate", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd == -1)
 		return -1;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) ==
+	if (fdio_write_all(fd, data, len) == -1 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) ==
 	        -1 ||
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
@@ -100,18 +92,9 @@ static int drain(int fd, long deadline, struct buf *out)
 {
 	char buf[4096];
 	for (;;) {
-		long left = deadline - mono_ms();
-		if (left <= 0)
+		if (ms_until(deadline) == 0 || poll_until(fd, POLLIN, deadline) != 1)
 			return -1;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r == -1 && errno != EINTR)
-			return -1;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
+		ssize_t n = fdio_read(fd, buf, sizeof buf);
 		if (n <= 0)
 			return 0;
 		add_filtered(out, buf, (size_t)n);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/fdio.h"
 #include "runit/runit.h"
 #include "lib/spawn.h"
 
@@ -114,14 +115,11 @@ int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 	if (fd == -1)
 		return -1;
 	/*
-	 * One read, not lib/readfile's read_full: runsv renames the whole file into
+	 * One read, not fdio_read_all: runsv renames the whole file into
 	 * place, so a short read already means "not runsv's", and waiting for EOF
 	 * would cost status a second read per service.
 	 */
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof buf);
-	while (n == -1 && errno == EINTR);
+	ssize_t n = fdio_read(fd, buf, sizeof buf);
 	int saved = errno;
 	close(fd);
 	if (n == -1) {
@@ -151,21 +149,12 @@ int sv_control_str(const char *dir, const char *cmds)
 	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	ssize_t n;
-	do
-		n = write(fd, cmds, len);
-	while (n == -1 && errno == EINTR);
+	/* Fewer than PIPE_BUF bytes to a fifo go in whole or not at all (EAGAIN when full). */
+	int rc = fdio_write_all(fd, cmds, len);
 	int saved = errno;
 	close(fd);
-	if (n == -1) {
-		errno = saved;
-		return -1;
-	}
-	if ((size_t)n != len) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return 0;
+	errno = saved;
+	return rc;
 }
 
 int sv_control(const char *dir, char cmd)

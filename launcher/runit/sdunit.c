@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/clock.h"
 #include "runit/sdunit.h"
 #include "lib/readfile.h"
@@ -57,7 +58,7 @@ static int read_unit(char *buf, size_t len)
 		if (fd == -1)
 			continue;
 		/* Not readfile: systemd follows links in its unit directories, so we do too. */
-		ssize_t n = read_full(fd, buf, len - 1);
+		ssize_t n = fdio_read_all(fd, buf, len - 1);
 		close(fd);
 		if (n < 0)
 			return -1;
