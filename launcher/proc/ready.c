@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 #include "lib/connhost.h"
 #include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
 #include "lib/safetext.h"
@@ -104,8 +105,7 @@ static bool holds(pid_t pid, const struct inodes *in)
 	bool found = false;
 	struct dirent *de;
 	while (!found && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    (size_t)snprintf(link, sizeof link, "%s/%s", dir, de->d_name) >= sizeof link)
+		if (de->d_name[0] == '.' || path_join(link, sizeof link, dir, de->d_name) == -1)
 			continue;
 		ssize_t n = readlink(link, target, sizeof target - 1);
 		if (n <= 0)

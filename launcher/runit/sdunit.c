@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "lib/clock.h"
 #include "runit/sdunit.h"
 #include "lib/readfile.h"
@@ -53,8 +54,9 @@ static int read_unit(char *buf, size_t len)
 	                                   "/usr/lib/systemd/system", "/lib/systemd/system", NULL};
 	for (const char *const *d = dirs; *d; d++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%s", *d, SDUNIT_NAME);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = path_join(path, sizeof path, *d, SDUNIT_NAME) == -1
+		             ? -1
+		             : open(path, O_RDONLY | O_CLOEXEC);
 		if (fd == -1)
 			continue;
 		/* Not readfile: systemd follows links in its unit directories, so we do too. */

@@ -12,6 +12,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
+#include "lib/pathjoin.h"
 #include "lib/readfile.h"
 #include "runit/svsel.h"
 
@@ -135,12 +136,7 @@ void svsel_free(struct svsel *sel)
 
 int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, size_t len)
 {
-	int n = snprintf(out, len, "%s/%s%s", sel->dir, name, log ? "/log" : "");
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+	return path_fmt(out, len, "%s/%s%s", sel->dir, name, log ? "/log" : "");
 }
 
 /* memcpy, not snprintf: status calls this for every service. */
@@ -175,7 +171,7 @@ static int read_deps(const struct svsel *sel, bool *deps)
 	int rc = 0;
 	for (size_t i = 0; i < sel->n && rc == 0; i++) {
 		buf_reset(&b);
-		if ((size_t)snprintf(path, sizeof path, "%s/after", sel->names[i]) >= sizeof path)
+		if (path_join(path, sizeof path, sel->names[i], "after") == -1)
 			continue;
 		if (readfile_at(sel->fd, path, &b, AFTER_MAX) == -1) {
 			rc = errno == ENOENT ? 0 : -1;
