@@ -49,15 +49,6 @@ static bool is_service(int dfd, const char *name, unsigned char type)
 	       (S_ISLNK(sb.st_mode) || S_ISDIR(sb.st_mode));
 }
 
-/* The kernel's directory record (getdents64(2)): glibc's struct dirent has the same head. */
-struct dent64 {
-	unsigned long long ino;
-	long long off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
 /*
  * getdents64 on sel->fd itself, into a stack buffer: opendir would dup the fd, fstat and
  * fcntl it and allocate 32 KiB, all of it start-up cost of every `status`. The *at calls
@@ -74,10 +65,11 @@ static int load_all(struct svsel *sel)
 		if (n == 0)
 			break;
 		for (long off = 0; off < n;) {
-			const struct dent64 *de = (const struct dent64 *)(void *)(buf + off);
-			if (is_service(sel->fd, de->name, de->type))
-				push(sel, &cap, de->name);
-			off += de->reclen;
+			/* glibc's 64-bit struct dirent is the kernel's linux_dirent64 */
+			const struct dirent *de = (const struct dirent *)(void *)(buf + off);
+			if (is_service(sel->fd, de->d_name, de->d_type))
+				push(sel, &cap, de->d_name);
+			off += de->d_reclen;
 		}
 	}
 	if (sel->n > 1)
