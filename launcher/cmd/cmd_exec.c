@@ -49,6 +49,7 @@
 #include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/envdir.h"
+#include "lib/fdio.h"
 #include "lib/gcovflush.h"
 #include "lib/ptyrelay.h"
 #include "lib/pathjoin.h"
@@ -491,10 +492,7 @@ static int ignored_signals(unsigned long long *mask)
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof buf - 1);
-	while (n == -1 && errno == EINTR);
+	ssize_t n = fdio_read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
