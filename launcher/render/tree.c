@@ -98,6 +98,7 @@ void tree_free(struct tree *t)
 		free(t->secrets[i]);
 	free(t->secrets);
 	free(t->byname);
+	free(t->scanned);
 	buf_free(&t->rbuf);
 	free(t->v);
 	free(t->c);
@@ -429,13 +430,29 @@ static int open_checked(int dfd, const char *name, const struct stat *st, int fl
 }
 
 /*
- * All of fd into the tree's read buffer (kept between files: a no-op run reads every file);
- * *too_large when it holds more than max. 0 or -1.
+ * All of fd (of size bytes when opened) into the tree's read buffer (kept between files: a
+ * no-op run reads every file); *too_large when it holds more than max. One read(2) asks for a
+ * byte more than the size: a shorter answer is the end of a regular file, so an unchanged
+ * file costs one call; a file that grew since is read on. 0 or -1.
  */
-static int read_fd(struct tree *t, int fd, size_t max, bool *too_large)
+static int read_fd(struct tree *t, int fd, off_t size, size_t max, bool *too_large)
 {
 	buf_reset(&t->rbuf);
-	*too_large = readfile_fd(fd, &t->rbuf, max) == -1;
+	*too_large = false;
+	if (size >= 0 && (size_t)size < max) {
+		size_t want = (size_t)size + 1;
+		ssize_t n;
+		do
+			n = read(fd, buf_room(&t->rbuf, want), want);
+		while (n == -1 && errno == EINTR);
+		if (n == -1)
+			return -1;
+		buf_commit(&t->rbuf, (size_t)n);
+		if ((size_t)n == (size_t)size)
+			return 0;
+	}
+	size_t have = t->rbuf.len; /* at most max */
+	*too_large = readfile_fd(fd, &t->rbuf, max - have) == -1;
 	return *too_large && errno != EFBIG ? -1 : 0;
 }
 
@@ -484,6 +501,8 @@ static int build_index(struct tree *t)
 {
 	free(t->byname);
 	t->byname = xcalloc(t->n + 1, sizeof *t->byname);
+	free(t->scanned);
+	t->scanned = xcalloc(t->n + 1, sizeof *t->scanned);
 	for (size_t i = 0; i < t->n; i++)
 		t->byname[i] = i;
 	qsort_r(t->byname, t->n, sizeof *t->byname, byname_cmp, t);
@@ -563,7 +582,11 @@ static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, co
 	                "files; move it away or choose another env_directory)");
 }
 
-/* Entries of a directory that the tree does not list: strays and stale temps. */
+/*
+ * Entries of a directory that the tree does not list: strays and stale temps. Read with
+ * getdents64 from the kept fd itself, rewound (no *at call depends on its offset): no second
+ * open and no DIR of its own per directory.
+ */
 static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 {
 	if (t->missing[0] != '\0' && below(dir, t->missing))
@@ -571,33 +594,29 @@ static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 	int dfd = open_dir(t, dir, false);
 	if (dfd == -1)
 		return errno == ENOENT ? 0 : -1;
-	int fd = openat_shed(t, dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0); /* own offset */
-	if (fd == -1)
+	if (lseek(dfd, 0, SEEK_SET) == -1)
 		return fail_at(t, dir, errno);
-	DIR *d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return fail_at(t, dir, errno);
-	}
-	int rc = 0;
-	while (rc == 0) {
-		errno = 0;
-		const struct dirent *de = readdir(d);
-		if (de == NULL) {
-			if (errno != 0)
-				rc = fail_at(t, dir, errno);
-			break;
+	char ents[8192] __attribute__((aligned(8)));
+	for (;;) {
+		ssize_t n = getdents64(dfd, ents, sizeof ents);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return fail_at(t, dir, errno);
+		if (n == 0)
+			return 0;
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(ents + off);
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+			    diff_entry(t, dnode, dir, dfd, de->d_name) == -1)
+				return -1;
 		}
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			rc = diff_entry(t, dnode, dir, dirfd(d), de->d_name);
 	}
-	int e = errno;
-	closedir(d);
-	errno = e;
-	return rc;
 }
 
-static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct stat *st)
+/* Something other than a regular file where a file belongs. */
+static int diff_not_regular(struct tree *t, size_t i, int dfd, const struct stat *st)
 {
 	const struct tnode *n = &t->v[i];
 	if (S_ISDIR(st->st_mode)) {
@@ -606,21 +625,18 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 		struct stat ds;
 		if (fstat(dfd, &ds) == -1)
 			return fail_at(t, n->path, errno);
-		if (ds.st_uid == geteuid())
+		if (ds.st_uid == t->euid)
 			return fail_why(t, n->path, EISDIR, WHY_OURDIR);
-		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
 	}
-	if (!S_ISREG(st->st_mode))
-		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
+	return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
+}
+
+/* A regular file, open as fd (st: its fstat), compared with node i. Closes fd. */
+static int diff_regular(struct tree *t, size_t i, int fd, const struct stat *st)
+{
+	const struct tnode *n = &t->v[i];
 	bool too_large = false;
-	int fd = open_checked(dfd, base, st, O_RDONLY);
-	if (fd == -1 && shed(t, dfd))
-		fd = open_checked(dfd, base, st, O_RDONLY);
-	if (fd == -1 && (errno == EMFILE || errno == ENFILE))
-		return fail_at(t, n->path, errno);
-	if (fd == -1) /* swapped since the fstatat: replace whatever it is now */
-		return push(t, TC_UPDATE, TC_REPLACE, i, NULL, st);
-	int r = fstat(fd, st) == -1 ? -1 : read_fd(t, fd, TREE_MAX_COMPARE, &too_large);
+	int r = read_fd(t, fd, st->st_size, TREE_MAX_COMPARE, &too_large);
 	size_t len = too_large ? 0 : t->rbuf.len;
 	int e = errno;
 	close(fd);
@@ -642,10 +658,42 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base, struct
 	return 0;
 }
 
+/*
+ * A file node: opened first, O_NOFOLLOW | O_NONBLOCK (a link fails, a fifo cannot block), and
+ * compared through that fd when its fstat shows a regular file, the common case; anything
+ * else is closed at once and looked at with fstatat, never read.
+ */
+static int diff_file(struct tree *t, size_t i, int dfd, const char *base)
+{
+	const struct tnode *n = &t->v[i];
+	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	struct stat st;
+	int fd = openat_shed(t, dfd, base, flags, 0);
+	if (fd == -1 && errno == ENOENT)
+		return push(t, TC_CREATE, 0, i, NULL, NULL);
+	if (fd == -1 && (errno == EMFILE || errno == ENFILE))
+		return fail_at(t, n->path, errno);
+	if (fd != -1 && fstat(fd, &st) == -1) {
+		int e = errno;
+		close(fd);
+		return fail_at(t, n->path, e);
+	}
+	if (fd != -1 && S_ISREG(st.st_mode))
+		return diff_regular(t, i, fd, &st);
+	if (fd != -1)
+		close(fd);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? push(t, TC_CREATE, 0, i, NULL, NULL)
+		                       : fail_at(t, n->path, errno);
+	return diff_not_regular(t, i, dfd, &st);
+}
+
 static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
 {
 	const struct tnode *n = &t->v[i];
 	struct stat st;
+	if (n->kind == TN_FILE && !(n->flags & TN_IF_MISSING))
+		return diff_file(t, i, dfd, base);
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
 			return fail_at(t, n->path, errno);
@@ -663,7 +711,7 @@ static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
 			return push(t, TC_UPDATE, meta_diff(n, &st), i, NULL, &st);
 		return 0;
 	case TN_FILE:
-		return diff_file(t, i, dfd, base, &st);
+		return 0; /* TN_IF_MISSING, and there */
 	case TN_LINK: {
 		if (S_ISDIR(st.st_mode))
 			return fail_at(t, n->path, EISDIR);
@@ -681,6 +729,20 @@ static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
 	return 0;
 }
 
+/*
+ * The stale temps of a directory holding a managed file or link, looked for while its fd is
+ * the one at hand (a second pass would open every directory again). Directories the tree
+ * does not list, and exclusive ones (scanned whole), are left to diff_temps and diff_all.
+ */
+static int scan_once(struct tree *t, const char *dir)
+{
+	long d = find_node(t, dir);
+	if (d < 0 || t->v[d].kind != TN_DIR || (t->v[d].flags & TN_EXCLUSIVE) || t->scanned[d])
+		return 0;
+	t->scanned[d] = true;
+	return diff_dir_entries(t, (size_t)d, dir);
+}
+
 /* Nodes of one directory come in a row (an env dir): one walk for all of them. */
 static int diff_node(struct tree *t, size_t i)
 {
@@ -695,7 +757,9 @@ static int diff_node(struct tree *t, size_t i)
 		strlcpy(t->missing, t->errpath, sizeof t->missing);
 		return push(t, TC_CREATE, 0, i, NULL, NULL);
 	}
-	return dfd == -1 ? -1 : diff_at(t, i, dfd, base);
+	if (dfd == -1 || diff_at(t, i, dfd, base) == -1)
+		return -1;
+	return t->v[i].kind == TN_DIR ? 0 : scan_once(t, dir);
 }
 
 /* Directories holding a managed file or link: where temps of killed runs may lie. */
@@ -709,8 +773,9 @@ static int diff_temps(struct tree *t)
 		    strcmp(dir, prev) == 0)
 			continue; /* sorted: the files of a directory come in a row */
 		long d = find_node(t, dir);
-		if (d >= 0 && t->v[d].kind == TN_DIR && (t->v[d].flags & TN_EXCLUSIVE))
-			continue; /* scanned with the exclusive directory */
+		if (d >= 0 && t->v[d].kind == TN_DIR &&
+		    ((t->v[d].flags & TN_EXCLUSIVE) || t->scanned[d]))
+			continue; /* scanned with the exclusive directory, or by diff_node */
 		strlcpy(prev, dir, sizeof prev);
 		if (diff_dir_entries(t, d >= 0 ? (size_t)d : t->byname[k], dir) == -1)
 			return -1;
