@@ -118,6 +118,8 @@ static void keep(struct dirtrust *c, const char *path, size_t len, int fd, const
 	                           .len = len,
 	                           .dev = st->st_dev,
 	                           .ino = st->st_ino,
+	                           .mode = st->st_mode,
+	                           .uid = st->st_uid,
 	                           .loose = loose,
 	                           .used = ++c->clock};
 }
