@@ -121,7 +121,7 @@ void tree_add_secret(struct tree *t, const char *value)
 {
 	if (value == NULL || value[0] == '\0')
 		return;
-	t->secrets = xreallocarray(t->secrets, t->nsecrets + 1, sizeof *t->secrets);
+	grow(&t->secrets, &t->secretcap, t->nsecrets + 1, sizeof *t->secrets, 8);
 	t->secrets[t->nsecrets++] = xstrdup(value);
 }
 

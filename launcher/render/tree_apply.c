@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pathjoin.h"
 #include "lib/alloc.h"
 #include "lib/fdio.h"
 #include "lib/grow.h"
@@ -54,10 +55,8 @@ static int make_temp(int dfd, const char *base, char *tmp, size_t len)
 	for (int tries = 0; tries < 100; tries++) {
 		char sfx[7];
 		random_suffix(sfx);
-		if ((size_t)snprintf(tmp, len, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >= len) {
-			errno = ENAMETOOLONG;
+		if (path_fmt(tmp, len, ".%s" NAME_TEMP_MARK ".%s", base, sfx) == -1)
 			return -1;
-		}
 		int fd =
 		    openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd != -1 || errno != EEXIST)
@@ -340,8 +339,7 @@ static int write_link(struct tree *t, struct tchange *c, const struct tnode *n, 
 	for (int tries = 0;; tries++) {
 		char sfx[7];
 		random_suffix(sfx);
-		if ((size_t)snprintf(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%s", base, sfx) >=
-		    sizeof tmp)
+		if (path_fmt(tmp, sizeof tmp, ".%s" NAME_TEMP_MARK ".%s", base, sfx) == -1)
 			return tr_fail_at(t, n->path, ENAMETOOLONG);
 		if (symlinkat(n->data, dfd, tmp) == 0)
 			break;

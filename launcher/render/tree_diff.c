@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 
+#include "lib/pathjoin.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
@@ -135,9 +136,8 @@ static long temp_of(const struct tree *t, const char *dir, const char *name)
 	if (!name_temp(name, &baselen))
 		return -1;
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)baselen,
-	                 name + 1);
-	if (n < 0 || (size_t)n >= sizeof path)
+	if (path_fmt(path, sizeof path, "%s/%.*s", strcmp(dir, "/") ? dir : "", (int)baselen,
+	             name + 1) == -1)
 		return -1;
 	long k = tr_find_node(t, path);
 	return k >= 0 && t->v[k].kind != TN_DIR ? k : -1;
@@ -150,7 +150,7 @@ static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, co
 	if (!exclusive && name[0] != '.')
 		return 0; /* neither a temp of ours nor ours to delete */
 	char path[PATH_MAX];
-	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+	if (path_join(path, sizeof path, dir, name) == -1)
 		return tr_fail_at(t, dir, ENAMETOOLONG);
 	if (tr_find_node(t, path) >= 0)
 		return 0;
