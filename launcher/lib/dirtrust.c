@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,11 @@ void dirtrust_init(struct dirtrust *c, const char *root)
 	memset(c, 0, sizeof *c);
 	c->root = root;
 	c->euid = geteuid();
+	struct rlimit rl; /* one fd in eight of the soft limit: `ulimit -n 10` still runs */
+	c->max = DIRTRUST_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < DIRTRUST_FDS)
+		c->max = rl.rlim_cur / 8 < 2 ? 2 : (size_t)(rl.rlim_cur / 8);
 	for (size_t i = 0; i < DIRTRUST_FDS; i++)
 		c->v[i].fd = -1;
 }
@@ -104,7 +110,7 @@ static void keep(struct dirtrust *c, const char *path, size_t len, int fd, const
                  bool loose)
 {
 	struct dirtrust_dir *v = &c->v[0];
-	for (size_t i = 0; i < DIRTRUST_FDS; i++) {
+	for (size_t i = 0; i < c->max; i++) {
 		if (c->v[i].fd == -1) {
 			v = &c->v[i];
 			break;
@@ -150,6 +156,19 @@ static int missing(struct step *s, char *bad, size_t badlen, const char **why)
 	return refuse(s->loose, strlen(s->loose), bad, badlen, why, WHY_LOOSE);
 }
 
+/* openat O_PATH; out of descriptors, once more after the kept ones but dfd are closed. */
+static int open_below(struct dirtrust *c, int dfd, const char *name, bool follow)
+{
+	const int flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	int fd = openat(dfd, name, flags);
+	if (fd != -1 || (errno != EMFILE && errno != ENFILE))
+		return fd;
+	for (size_t i = 0; i < DIRTRUST_FDS; i++)
+		if (c->v[i].fd != dfd)
+			forget(&c->v[i]);
+	return openat(dfd, name, flags);
+}
+
 #define WALK_END    (-2) /* the walk ends here, trusted (the last component, or a missing one) */
 #define WALK_NOTDIR (-3) /* a file where the walk must go on: the next component is refused */
 
@@ -170,7 +189,7 @@ static int visit(struct dirtrust *c, int dfd, size_t off, struct step *s, char *
 	struct stat st;
 	int fd = -1;
 	int r = s->last ? fstatat(dfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW)
-	                : (fd = openat(dfd, name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)));
+	                : (fd = open_below(c, dfd, name, follow));
 	if (r != -1 && fd != -1 && fstat(fd, &st) == -1) {
 		close(fd);
 		r = -1;

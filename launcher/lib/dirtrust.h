@@ -35,6 +35,7 @@ struct dirtrust {
 		unsigned long used;
 	} v[DIRTRUST_FDS];
 	unsigned long clock;
+	size_t max; /* fds kept: a share of RLIMIT_NOFILE, at least 2 (the walk's own two) */
 	uid_t euid;
 };
 
