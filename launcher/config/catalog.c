@@ -7,33 +7,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <libconfig.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <time.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build_config.h"
-#include "config/catalog_cache.h"
+#include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
-#include "lib/ctl.h"
 #include "lib/grow.h"
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
-
-#define OMNIBUS_NAMES "omnibus-names.list"
-
-/* A listing's cache key, while it is made. */
-struct keyed {
-	struct buf key;
-	const struct catalog_cache *cc;
-	bool racy;
-};
 
 static void free_argv(char **v, size_t n)
 {
@@ -122,49 +107,7 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/*
- * What decides a file's parse, as the cache key records it. ctime too: a
- * rewrite that restores size and mtime still moves it. A file changed in the
- * last seconds could change again within the same timestamp: racy, not cached.
- */
-static int key_file(struct buf *key, int dfd, const char *name, time_t now, bool *racy)
-{
-	struct stat st;
-	if (fstatat(dfd, name, &st, 0) == -1) {
-		if (errno != ENOENT || strcmp(name, OMNIBUS_NAMES) != 0)
-			return -1;
-		buf_addf(key, "%s absent\n", name); /* an optional file may come later */
-		return 0;
-	}
-	int64_t v[] = {(int64_t)st.st_dev,          (int64_t)st.st_ino,
-	               (int64_t)st.st_size,         (int64_t)st.st_mtim.tv_sec,
-	               (int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ctim.tv_sec,
-	               (int64_t)st.st_ctim.tv_nsec, (int64_t)st.st_mode};
-	buf_adds(key, name);
-	buf_add(key, "", 1);
-	buf_add(key, v, sizeof v);
-	*racy |= st.st_ctim.tv_sec >= now - 2 || st.st_mtim.tv_sec >= now - 2;
-	return 0;
-}
-
-/* The key of a catalog: this build, the directory, and each file (-1: no cache this run). */
-static int key_files(struct buf *key, int dfd, char **files, size_t n,
-                     const struct catalog_cache *cc, const char *dir, bool *racy)
-{
-	buf_addf(key, "gitlab-ctl %s libconfig %d.%d.%d\n%s\n%s\n", GITLAB_CTL_VERSION,
-	         LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR, LIBCONFIG_VER_REVISION,
-	         cc->build ? cc->build : "", dir);
-	for (size_t i = 0; i < n; i++)
-		if (key_file(key, dfd, files[i], cc->now, racy) == -1)
-			return -1;
-	return key_file(key, dfd, OMNIBUS_NAMES, cc->now, racy);
-}
-
-/*
- * Names of the *.conf files in dir, sorted, so that load order is reproducible.
- * With key: their cache key too (key->p NULL when one could not be made).
- */
-static char **list_confs(const char *dir, size_t *n, struct diags *d, struct keyed *k)
+char **catalog_list(const char *dir, size_t *n, struct diags *d, int *dfd)
 {
 	DIR *dp = opendir(dir);
 	if (dp == NULL) {
@@ -185,8 +128,8 @@ static char **list_confs(const char *dir, size_t *n, struct diags *d, struct key
 	if (v == NULL)
 		v = xcalloc(1, sizeof *v);
 	qsort(v, *n, sizeof *v, cmpstr);
-	if (k && key_files(&k->key, dirfd(dp), v, *n, k->cc, dir, &k->racy) == -1)
-		buf_free(&k->key);
+	if (dfd)
+		*dfd = fcntl(dirfd(dp), F_DUPFD_CLOEXEC, 0);
 	closedir(dp);
 	return v;
 }
@@ -259,9 +202,8 @@ static void load_files(const char *dir, char **files, size_t nfiles, struct cata
 		diag_file(d, DIAG_ERR, dir, 0, "no service definitions (*.conf) in the catalog");
 }
 
-/* Parse dir's files (their names already listed), then check them as a whole. */
-static int load_parsed(const char *dir, char **files, size_t nfiles, struct catalog *out,
-                       struct diags *d)
+int catalog_parse(const char *dir, char **files, size_t nfiles, struct catalog *out,
+                  struct diags *d)
 {
 	size_t nerr = d->nerr;
 	load_files(dir, files, nfiles, out, d);
@@ -279,78 +221,13 @@ static int load_parsed(const char *dir, char **files, size_t nfiles, struct cata
 
 int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 {
-	struct catalog_cache none = {.path = NULL};
-	return catalog_load_cached(dir, &none, out, d);
-}
-
-/*
- * A cached catalog passes the checks across files again (cheap): the checksum
- * guards against damage, this against a cache that would break their promises.
- */
-static int from_cache(const char *dir, const struct keyed *k, struct catalog *out)
-{
-	struct diags scratch;
-	if (catcache_read(k->cc->path, &k->key, out) == -1)
-		return -1;
-	out->dir = xstrdup(dir);
-	diags_init(&scratch);
-	catalog_check_unique(out, &scratch);
-	catalog_check_deps(out, &scratch);
-	int rc = scratch.n == 0 ? 0 : -1;
-	diags_free(&scratch);
-	if (rc == -1)
-		catalog_free(out);
-	return rc;
-}
-
-int catalog_load_cached(const char *dir, struct catalog_cache *cc, struct catalog *out,
-                        struct diags *d)
-{
-	struct keyed k = {.cc = cc};
-	size_t nfiles, ndiag = d->n;
-	buf_init(&k.key);
-	cc->hit = false;
+	size_t nfiles;
 	memset(out, 0, sizeof *out);
-	char **files = list_confs(dir, &nfiles, d, cc->path ? &k : NULL);
+	char **files = catalog_list(dir, &nfiles, d, NULL);
 	if (files == NULL)
 		return -1;
-	if (k.key.p && from_cache(dir, &k, out) == 0) {
-		for (size_t i = 0; i < nfiles; i++)
-			free(files[i]);
-		free(files);
-		buf_free(&k.key);
-		cc->hit = true;
-		return 0;
-	}
 	out->dir = xstrdup(dir);
-	int rc = load_parsed(dir, files, nfiles, out, d);
-	/* Only a clean parse is kept: a cache hit could not repeat its diagnostics. */
-	if (rc == 0 && d->n == ndiag && k.key.p && !k.racy)
-		(void)catcache_write(cc->path, &k.key, out);
-	buf_free(&k.key);
-	return rc;
-}
-
-int catalog_load_ctl(const struct ctl *ctl, struct catalog *out, struct diags *d)
-{
-	char dir[PATH_MAX], cache[PATH_MAX], build[PATH_MAX + 128];
-	struct catalog_cache cc = {.path = cache, .build = build, .now = time(NULL)};
-	struct stat st;
-	memset(out, 0, sizeof *out);
-	if (path_join(dir, sizeof dir, ctl->datadir, "sv") == -1) {
-		diag_file(d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
-		return -1;
-	}
-	/* Another binary (a rebuild, an upgrade) may read the catalog otherwise. */
-	if (ctl->self[0] == '\0' || stat(ctl->self, &st) == -1 ||
-	    ctl_var_dir(ctl, cache, sizeof cache) == -1 ||
-	    path_join(cache, sizeof cache, cache, "catalog.cache") == -1)
-		cc.path = NULL;
-	else
-		snprintf(build, sizeof build, "%s %jd %jd %jd %jd.%09ld", ctl->self,
-		         (intmax_t)st.st_dev, (intmax_t)st.st_ino, (intmax_t)st.st_size,
-		         (intmax_t)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
-	return catalog_load_cached(dir, &cc, out, d);
+	return catalog_parse(dir, files, nfiles, out, d);
 }
 
 void catalog_free(struct catalog *c)

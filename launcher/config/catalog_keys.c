@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"

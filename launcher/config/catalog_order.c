@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"

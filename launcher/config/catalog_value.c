@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "config/placeholder.h"
 #include "lib/alloc.h"
