@@ -6,6 +6,7 @@
 #include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/names.h"
 
 static const char *const stype_names[] = {
@@ -150,71 +151,112 @@ static int load_yaml_default(struct ld *l, const config_setting_t *st, struct ca
 	return 0;
 }
 
+/* A setting being read: its default waits for its type. */
+struct sld {
+	struct cat_setting *cs;
+	const config_setting_t *defst;
+	bool have_type;
+};
+
+static int set_name(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	const char *s = ld_string(l, m, "setting name");
+	if (s == NULL)
+		return -1;
+	if (!ld_name_ok(s, false) || !(s[0] >= 'a' && s[0] <= 'z')) {
+		ld_err(l, m, "setting name '%s' must match [a-z][a-z0-9_]*", s);
+		return -1;
+	}
+	x->cs->name = xstrdup(s);
+	return 0;
+}
+
+static int set_type(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	const char *s = ld_string(l, m, "setting type");
+	if (s == NULL)
+		return -1;
+	if (parse_stype(s, &x->cs->type) == -1) {
+		ld_err(l, m,
+		       "unknown setting type '%s' (bool, int, string, path, port, address, env, "
+		       "flags, yaml)",
+		       s);
+		return -1;
+	}
+	x->have_type = true;
+	return 0;
+}
+
+static int set_default(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	(void)l;
+	x->defst = m;
+	return 0;
+}
+
+static int set_secret(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_bool(l, m, "secret", &x->cs->secret);
+}
+
+static int set_host(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_bool(l, m, "host", &x->cs->host);
+}
+
+static int set_refuse(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_argv(l, m, "refuse", &x->cs->refuse, &x->cs->nrefuse);
+}
+
+static int set_refuse_because(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_text(l, m, &x->cs->refuse_because);
+}
+
+/* Every key a setting may have: the one list, the unknown-key message included. */
+static const struct {
+	const char *key;
+	int (*load)(struct ld *l, const config_setting_t *m, struct sld *x);
+} setting_keys[] = {
+    {"name", set_name},
+    {"type", set_type},
+    {"default", set_default},
+    {"secret", set_secret},
+    {"host", set_host},
+    {"refuse", set_refuse},
+    {"refuse_because", set_refuse_because},
+};
+
+static int load_setting_key(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	const char *key = config_setting_name(m);
+	size_t n = sizeof setting_keys / sizeof setting_keys[0];
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(key, setting_keys[i].key) == 0)
+			return setting_keys[i].load(l, m, x);
+	struct buf known;
+	buf_init(&known);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&known, "%s%s", i ? ", " : "", setting_keys[i].key);
+	ld_err(l, m, "unknown key '%s' in a setting (%s)", key, buf_str(&known));
+	buf_free(&known);
+	return -1;
+}
+
 static int load_setting(struct ld *l, const config_setting_t *g, struct cat_setting *cs)
 {
+	struct sld x = {.cs = cs};
 	cs->line = (int)config_setting_source_line(g);
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
 		ld_err(l, g, "each entry of settings must be a group { name = ...; type = ...; }");
 		return -1;
 	}
-	const config_setting_t *defst = NULL;
-	bool have_type = false;
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-		const char *key = config_setting_name(m);
-		if (strcmp(key, "name") == 0) {
-			const char *s = ld_string(l, m, "setting name");
-			if (s == NULL)
-				return -1;
-			if (!ld_name_ok(s, false) || !(s[0] >= 'a' && s[0] <= 'z')) {
-				ld_err(l, m, "setting name '%s' must match [a-z][a-z0-9_]*", s);
-				return -1;
-			}
-			cs->name = xstrdup(s);
-		} else if (strcmp(key, "type") == 0) {
-			const char *s = ld_string(l, m, "setting type");
-			if (s == NULL)
-				return -1;
-			if (parse_stype(s, &cs->type) == -1) {
-				ld_err(l, m,
-				       "unknown setting type '%s' (bool, int, string, path, port, "
-				       "address, env, flags, yaml)",
-				       s);
-				return -1;
-			}
-			have_type = true;
-		} else if (strcmp(key, "default") == 0) {
-			defst = m;
-		} else if (strcmp(key, "secret") == 0) {
-			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
-				ld_err(l, m, "secret must be true or false");
-				return -1;
-			}
-			cs->secret = config_setting_get_bool(m) != 0;
-		} else if (strcmp(key, "host") == 0) {
-			if (config_setting_type(m) != CONFIG_TYPE_BOOL) {
-				ld_err(l, m, "host must be true or false");
-				return -1;
-			}
-			cs->host = config_setting_get_bool(m) != 0;
-		} else if (strcmp(key, "refuse") == 0) {
-			if (ld_argv(l, m, "refuse", &cs->refuse, &cs->nrefuse) == -1)
-				return -1;
-		} else if (strcmp(key, "refuse_because") == 0) {
-			const char *s = ld_string(l, m, "refuse_because");
-			if (s == NULL)
-				return -1;
-			cs->refuse_because = xstrdup(s);
-		} else {
-			ld_err(l, m,
-			       "unknown key '%s' in a setting (name, type, default, secret, host, "
-			       "refuse, "
-			       "refuse_because)",
-			       key);
+	for (int i = 0; i < config_setting_length(g); i++)
+		if (load_setting_key(l, config_setting_get_elem(g, (unsigned)i), &x) == -1)
 			return -1;
-		}
-	}
-	if (cs->name == NULL || !have_type) {
+	const config_setting_t *defst = x.defst;
+	if (cs->name == NULL || !x.have_type) {
 		ld_err(l, g, "a setting needs a name and a type");
 		return -1;
 	}
