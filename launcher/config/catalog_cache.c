@@ -4,6 +4,7 @@
  * it choose every service's command), and it is replaced by rename, so a
  * reader sees the old file or the new one, never half of one.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -122,6 +123,28 @@ static int write_tmp(int fd, const struct buf *b)
 	return fdio_write_all(fd, b->p, b->len) == 0 && fsync(fd) == 0 ? 0 : -1;
 }
 
+/*
+ * Temp files a killed writer left beside path ("<name>.XXXXXX"). A concurrent
+ * writer's temp may go too: its rename then fails, and it only skips caching.
+ */
+static void sweep_temps(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL || path_fmt(dir, sizeof dir, "%.*s", (int)(slash - path), path) == -1)
+		return;
+	DIR *dp = opendir(dir[0] ? dir : "/");
+	if (dp == NULL)
+		return;
+	size_t n = strlen(slash + 1);
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL)
+		if (strncmp(de->d_name, slash + 1, n) == 0 && de->d_name[n] == '.' &&
+		    strlen(de->d_name + n + 1) == 6)
+			(void)unlinkat(dirfd(dp), de->d_name, 0);
+	closedir(dp);
+}
+
 int catcache_write(const char *path, const struct buf *key, const struct catalog *c)
 {
 	char tmp[PATH_MAX];
@@ -144,8 +167,10 @@ int catcache_write(const char *path, const struct buf *key, const struct catalog
 	int rc = write_tmp(fd, &b);
 	rc = close(fd) == 0 ? rc : -1;
 	buf_free(&b);
-	if (rc == 0 && rename(tmp, path) == 0)
+	if (rc == 0 && rename(tmp, path) == 0) {
+		sweep_temps(path);
 		return 0;
+	}
 	int e = errno;
 	(void)unlink(tmp);
 	errno = e;

@@ -169,6 +169,18 @@ static void test_hit_then_miss_on_change(void **state)
 	assert_true(load_free("t") == false);
 	assert_true(load_free("t"));
 
+	/* a temp file a killed writer left: swept by the next write */
+	char stale[256];
+	snprintf(stale, sizeof stale, "%s.Ab12Cd", cache);
+	write_at(tmpdir, "var/catalog.cache.Ab12Cd", "half");
+	write_at(tmpdir, "var/catalog.cache.keep", "not a temp");
+	ts[1].tv_sec -= 100;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_false(load_free("t"));
+	assert_int_equal(access(stale, F_OK), -1);
+	snprintf(stale, sizeof stale, "%s.keep", cache);
+	assert_int_equal(access(stale, F_OK), 0);
+
 	/* another build */
 	assert_false(load_free("t2"));
 	assert_true(load_free("t2"));
