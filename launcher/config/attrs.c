@@ -25,7 +25,6 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
-#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 
 /* ---- computing a service ------------------------------------------------- */
