@@ -260,6 +260,10 @@ static void test_malformed(void **state)
 {
 	(void)state;
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "unknown key 'colour'");
+	/* the known keys listed come from the loaders' table, all of them */
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
+	             "(one of: name, config_name, description,");
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "roles, off_switch)");
 	/* the list of keys comes from the loader table: first to last, none left out */
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
@@ -285,7 +289,9 @@ static void test_malformed(void **state)
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
-	    4, "unknown key 'colour'");
+	    4,
+	    "unknown key 'colour' in a setting (name, type, default, secret, host, refuse, "
+	    "refuse_because)");
 	expect_error(HEAD
 	             "settings = (\n  { name = \"enable\"; type = \"port\"; default = 70000; }\n"
 	             ");\n" COMMAND,
