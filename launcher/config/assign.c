@@ -202,7 +202,16 @@ static int string_setting(struct walk *b, enum stype type, const char *path,
 			        v->u.s.ptr);
 			return -1;
 		}
+		/* Go's listeners (every address setting's program) take ":PORT", not "*:PORT". */
+		bool star = strcmp(host, "*") == 0;
 		free(host);
+		if (star) {
+			diag_at(b->d, DIAG_ERR, v->loc,
+			        "%s: host '*' cannot be listened on: write \":%lld\" for every "
+			        "interface",
+			        path, port);
+			return -1;
+		}
 	}
 	*out = xstrdup(v->u.s.ptr);
 	return 0;

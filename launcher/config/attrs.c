@@ -52,6 +52,7 @@ struct var {
 	bool own_secret;     /* a catalog setting marked secret */
 	bool in_root;        /* a path setting not marked host: kept inside --root */
 	enum secrecy secret; /* when V_DONE: own, or taken from the vars it was built from */
+	struct loc from;     /* the gitlab.rb position of the value or of one it was built from */
 };
 
 struct comp {
@@ -62,6 +63,8 @@ struct comp {
 	size_t n, cap;
 	bool failed;
 	enum secrecy taint; /* the most secret var the expansion under way looked up */
+	struct loc from;    /* the first gitlab.rb-set value it looked up, for messages */
+	struct src nosrc;   /* gitlab.rb without its text, for a position holding a secret */
 };
 
 static struct var *var_find(struct comp *c, const char *name, size_t len)
@@ -76,7 +79,7 @@ static void var_add(struct comp *c, const char *name, char *raw, bool expand, in
 {
 	grow(&c->v, &c->cap, c->n + 1, sizeof *c->v, 32);
 	c->v[c->n++] =
-	    (struct var){name, raw, expand, line, NULL, V_TODO, false, false, SECRET_NONE};
+	    (struct var){name, raw, expand, line, NULL, V_TODO, false, false, SECRET_NONE, {0}};
 }
 
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line);
@@ -108,10 +111,15 @@ static const char *var_resolve(struct comp *c, struct var *v)
 	}
 	v->state = V_BUSY;
 	enum secrecy outer = c->taint;
+	struct loc outer_from = c->from;
 	c->taint = SECRET_NONE;
+	c->from = (struct loc){0};
 	char *val = v->expand ? ph_expand(v->raw, comp_lookup, c, v->line) : xstrdup(v->raw);
 	enum secrecy inner = c->taint;
+	if (v->from.src == NULL)
+		v->from = c->from;
 	c->taint = outer;
+	c->from = outer_from;
 	if (val == NULL) {
 		v->state = V_TODO;
 		return NULL;
@@ -155,6 +163,10 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 			enum secrecy sec = svc_var_secret(&b->out->svcs[j], key);
 			if (sec > c->taint)
 				c->taint = sec;
+			const struct cat_setting *cs = cat_setting_find(o, key);
+			if (c->from.src == NULL && cs != NULL &&
+			    b->w[j].val[cs - o->settings] != NULL)
+				c->from = b->w[j].vloc[cs - o->settings];
 			return v;
 		}
 		why = b->cstate[j] == C_FAILED ? "that service has errors" : "no such setting";
@@ -183,6 +195,8 @@ static const char *comp_lookup(void *ctx, const char *name, size_t len, int line
 	const char *val = var_resolve(c, v);
 	if (val != NULL && v->secret > c->taint)
 		c->taint = v->secret;
+	if (val != NULL && c->from.src == NULL)
+		c->from = v->from;
 	return val;
 }
 
@@ -480,6 +494,7 @@ static void add_settings(struct comp *c)
 			flags_free(&l);
 		} else if (c->w->val[i] != NULL) {
 			var_add(c, cs->name, xstrdup(c->w->val[i]), false, cs->line);
+			c->v[c->n - 1].from = c->w->vloc[i];
 		} else {
 			var_add(c, cs->name, xstrdup(cs->def ? cs->def : ""), cs->def != NULL,
 			        cs->line);
@@ -647,6 +662,18 @@ static void env_sort(struct envb *e)
 		}
 }
 
+/*
+ * Where a catalog env value is blamed: the gitlab.rb line of a setting it was
+ * built from ({{postgresql.port}}), else its catalog line. A value built from
+ * a secret is blamed without echoing that line.
+ */
+static struct loc env_default_loc(struct comp *c, int line)
+{
+	if (c->from.src == NULL)
+		return cat_loc(c->def, line);
+	return c->taint != SECRET_NONE ? secret_loc(c->from, &c->nosrc) : c->from;
+}
+
 /* Catalog env, then the user's env settings merged over it; validated at the source. */
 static void compute_env(struct comp *c, struct svc *out)
 {
@@ -659,12 +686,13 @@ static void compute_env(struct comp *c, struct svc *out)
 	                 xcalloc(cap, sizeof *e.sec), 0};
 	for (size_t i = 0; i < def->nenv; i++) {
 		c->taint = SECRET_NONE;
+		c->from = (struct loc){0};
 		char *val = comp_expand(c, def->env[i].value, def->env[i].line);
 		if (val == NULL)
 			continue;
 		e.v[e.n] = (struct kv){xstrdup(def->env[i].name), val};
 		e.sec[e.n] = c->taint;
-		e.locs[e.n++] = cat_loc(def, def->env[i].line);
+		e.locs[e.n++] = env_default_loc(c, def->env[i].line);
 	}
 	for (size_t si = 0; si < def->nsettings; si++)
 		for (size_t i = 0; def->settings[si].type == ST_ENV && i < c->w->hash[si].n; i++)

@@ -405,6 +405,12 @@ static int check_execve_size(const struct kvlist *env, envcheck_locfn where, voi
 	return 0;
 }
 
+/* A catalog default's position (a line, no column), not one gitlab.rb wrote. */
+static bool is_default(struct loc l)
+{
+	return l.col == 0;
+}
+
 int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, struct diags *d)
 {
 	double min = GC_MIN_RATIO_DEFAULT, max = GC_MAX_RATIO_DEFAULT, goal;
@@ -413,7 +419,14 @@ int envcheck_env_at(const struct kvlist *env, envcheck_locfn where, void *ctx, s
 	int rc = check_execve_size(env, where, ctx, d);
 
 	/* Ruby reads MAX with MIN as its exclusive lower bound, GOAL within (MIN, MAX]. */
-	if (have_max && max <= min) {
+	if (have_max && have_min && max <= min && is_default(where(MAX_RATIO, ctx)) &&
+	    !is_default(where(MIN_RATIO, ctx))) {
+		diag_at(d, DIAG_ERR, where(MIN_RATIO, ctx),
+		        "%s=%s must be less than %s, which is %s here by default: set both",
+		        MIN_RATIO, kv_get(env, MIN_RATIO), MAX_RATIO, kv_get(env, MAX_RATIO));
+		max = GC_MAX_RATIO_DEFAULT;
+		rc = -1;
+	} else if (have_max && max <= min) {
 		diag_at(d, DIAG_ERR, where(MAX_RATIO, ctx),
 		        "%s=%s must be greater than %s (%g); Ruby would ignore it", MAX_RATIO,
 		        kv_get(env, MAX_RATIO), MIN_RATIO, min);

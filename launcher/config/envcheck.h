@@ -40,7 +40,9 @@ int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
 /*
  * The same, reporting each problem at the location where(name, ctx) gives
  * for the variable at fault (attrs knows which gitlab.rb line or catalog
- * default each value came from).
+ * default each value came from). A location without a column is a default's:
+ * when two variables conflict and only one was written in gitlab.rb, that one
+ * is blamed.
  */
 typedef struct loc (*envcheck_locfn)(const char *name, void *ctx);
 

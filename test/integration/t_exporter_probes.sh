@@ -74,6 +74,9 @@ probes:
     tuple_stats:
       class_name: Database::TuplesProber
       <<: *db_common
+    ci_builds:
+      class_name: Database::CiBuildsProber
+      <<: *db_common
     ruby: &ruby
       methods:
         - probe_gc
@@ -105,6 +108,14 @@ probes:
     <<: *ruby
   process:
     <<: *process
+  process_q:
+    class_name: ProcessProber
+    methods:
+      - probe_stat
+    opts:
+      - pid_or_pattern: "gitlab-exporter web -c $1"
+        name: gitlab_exporter
+        quantiles: true
   tuples_all:
     class_name: Database::TuplesProber
     methods:
@@ -150,7 +161,15 @@ has 'gitlab_database_rows{query_name="namespaces",type="Group",visibility_level=
 # Tables the seed lacks count 0, as GitLab's exporter answers (not an absent series).
 has 'gitlab_database_rows{query_name="container_repositories"} 0.0'
 has 'gitlab_database_rows{query_name="container_repositories_cleanup_staled"} 0.0'
-has 'gitlab_database_rows{query_name="mirrors_scheduled"} 0.0'
+# The EE mirror queries run only where `plans` exists, as in GitLab's exporter.
+lacks 'query_name="mirrors_'
+has 'ci_pending_builds{namespace="1",shared_runners="yes"} 12.0'
+has 'ci_pending_builds{namespace="",shared_runners="yes"} 2.0'
+has 'ci_created_builds{namespace="",shared_runners="yes"} 1.0'
+has 'ci_running_builds{namespace="",runner="1",runner_type="1",scheduled="no",triggered="no"} 1.0'
+has 'ci_repeated_commands_builds{namespace="1",project="1",shared_runners="yes",status="pending"} 12.0'
+has 'ci_stale_builds 1.0'
+has 'ci_unarchived_traces 1.0'
 has 'sidekiq_jobs_processed_total 42'
 has 'sidekiq_jobs_failed_total 5'
 has 'sidekiq_jobs_enqueued_size 5'
@@ -178,21 +197,44 @@ grep -q "^process_smaps_pss_bytes{name=\"gitlab_exporter\",pid=\"$EXPORTER_PID\"
 grep -q "^process_resident_memory_bytes{name=\"gitlab_exporter\",pid=\"$EXPORTER_PID\"} [1-9]" "$M" ||
 	fail "no RSS for the exporter's own pid"
 grep -q '^ruby_gc_stat_major_gc_count [1-9]' "$M" || fail "no ruby GC stats in /metrics"
-for p in rows_count tuple_stats ruby sidekiq process; do
+for p in rows_count tuple_stats ci_builds ruby sidekiq process; do
 	has "gitlab_exporter_probe_error{probe=\"$p\"} 0"
 done
 # pg_stat_user_tables is fed by the stats collector a little after the inserts.
-n_live() { scrape && grep -qxF 'gitlab_database_stat_table_n_live_tup{table_name="uploads"} 7.0' "$M"; }
-until_true 200 n_live || fail "tuple stats: $(grep 'table_name="uploads"' "$M" | head -3)"
+n_ins() { scrape && grep -qxF 'gitlab_database_stat_table_n_tup_ins{table_name="uploads"} 7.0' "$M"; }
+until_true 200 n_ins || fail "tuple stats: $(grep 'table_name="uploads"' "$M" | head -3)"
 has 'gitlab_database_stat_table_n_tup_ins{table_name="projects"} 5.0'
 # GitLab's eight columns by default, one series each per table; all_columns adds seven.
 tuple_cols() { grep -o '^gitlab_database_stat_table_[a-z_]*{table_name="uploads"}' "$M" | sort -u | wc -l; }
 [ "$(tuple_cols)" = 8 ] || fail "tuple_stats: $(tuple_cols) columns by default, want GitLab's 8"
-lacks '^gitlab_database_stat_table_seq_scan' /metrics
+lacks '^gitlab_database_stat_table_n_live_tup' /metrics
 scrape /tuples_all
 [ "$(tuple_cols)" = 15 ] || fail "tuple_stats all_columns: $(tuple_cols) columns, want 15"
-grep -q '^gitlab_database_stat_table_seq_scan{table_name="uploads"} [0-9]' "$M" || fail "/tuples_all has no seq_scan"
+grep -q '^gitlab_database_stat_table_n_live_tup{table_name="uploads"} 7.0' "$M" || fail "/tuples_all has no n_live_tup"
 scrape
+
+# The series set (names, types, label names) is GitLab's, from its README and
+# probe sources (test/fixtures/exporter/gitlab-series.txt), plus our own
+# gitlab_exporter_probe_error.
+series_set() {
+	awk '/^# TYPE / { type[$3] = $4; next } /^#/ { next }
+	{
+		name = $1; labels = ""
+		if (i = index(name, "{")) { labels = substr(name, i + 1); name = substr(name, 1, i - 1) }
+		sub(/}$/, "", labels); gsub(/="([^"\\]|\\.)*"/, "", labels)
+		n = split(labels, k, ","); for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++)
+			if (k[b] < k[a]) { t = k[a]; k[a] = k[b]; k[b] = t }
+		l = n ? k[1] : "-"; for (a = 2; a <= n; a++) l = l "," k[a]
+		if (name ~ /^ruby_gc_stat_/) name = "ruby_gc_stat_<key>"
+		if (name != "gitlab_exporter_probe_error") seen[name " " l] = name
+	}
+	END { for (s in seen) print seen[s], (seen[s] in type ? type[seen[s]] : "untyped"), substr(s, length(seen[s]) + 2) }' "$M" |
+		LC_ALL=C sort
+}
+grep -v '^#' "$FIX/gitlab-series.txt" >"$T_ROOT/series.want"
+series_set >"$T_ROOT/series.got"
+diff -u "$T_ROOT/series.want" "$T_ROOT/series.got" || fail "/metrics series differ from GitLab's (- GitLab, + ours)"
+has '# HELP sidekiq_enqueued_jobs Total number of jobs enqueued by class name. Only inspects the first 1000 jobs per queue.'
 note "seeded rows, tuple stats, Sidekiq queues/jobs/retries/workers served"
 
 # Live values, not a cache: one more job and one more upload.
@@ -219,6 +261,11 @@ m2=$(major)
 grep -q '^ruby_gc_stat_compact_count [1-9]' "$M" || fail "no GC.compact at start-up"
 scrape /process
 has 'process_count{name="gitlab_exporter"} 1' /process
+# quantiles: no pid label, GitLab's quantile values (50th, 90th, 99th)
+scrape /process_q
+grep -q '^process_resident_memory_bytes{name="gitlab_exporter",quantile="99th"} [1-9]' "$M" ||
+	fail "no 99th quantile: $(grep resident "$M")"
+lacks 'pid=' /process_q
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")
 [ "$code" = 404 ] || fail "unknown route answered $code"
 

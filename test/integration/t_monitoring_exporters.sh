@@ -128,7 +128,7 @@ for _q in 'node_service_state{service="redis",job="node"} == 1' \
 	'node_service_state{service="postgres-exporter",job="node"} == 1' \
 	'redis_up{job="redis"} == 1' 'pg_up{job="postgres"} == 1' \
 	'pg_stat_user_tables_n_live_tup{job="postgres",relname="projects"}' \
-	'gitlab_database_stat_table_n_live_tup{job="gitlab_exporter_database",table_name="projects"}' \
+	'gitlab_database_stat_table_n_tup_ins{job="gitlab_exporter_database",table_name="projects"}' \
 	'sidekiq_jobs_processed_total{job="gitlab_exporter_sidekiq"}' \
 	'process_resident_memory_bytes{job="gitlab_exporter_process"} > 0'; do
 	until_true 300 query "$_q" || { cat "$OUT" "$ERR"; fail "Prometheus has no sample of $_q"; }

@@ -22,6 +22,8 @@ postgresql['enable'] = true
 redis['enable'] = true
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+redis_exporter['listen_address'] = 'localhost:$(free_port)'
+postgres_exporter['listen_address'] = 'localhost:$(free_port)'
 EOF
 
 pid_of() { status_pid "$SV_DIR/$1/supervise/status"; }
@@ -94,7 +96,7 @@ for j in 1 2 3; do
 		>/dev/null || fail "seeding Redis"
 done
 until_true 100 has_metric '^ruby_gc_stat_count' || fail "no /metrics"
-until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} 7(\.0)?$' ||
+until_true 200 has_metric '^gitlab_database_stat_table_n_tup_ins\{table_name="projects"\} 7(\.0)?$' ||
 	fail "database series: $(metrics | grep -i database | head)"
 until_true 100 has_metric '^sidekiq_queue_size\{name="default"\} 3(\.0)?$' ||
 	fail "sidekiq series: $(metrics | grep sidekiq | head)"
@@ -111,7 +113,7 @@ until_true 600 probe_pg || fail "postgres not ready again: $(cd "$SV_DIR/postgre
 alive "$(pid_of gitlab-exporter)" || fail "exporter died with postgres"
 # Crash recovery resets PostgreSQL's statistics, so the count itself may restart at 0:
 # the series and a healthy probe must come back.
-until_true 200 has_metric '^gitlab_database_stat_table_n_live_tup\{table_name="projects"\} ' ||
+until_true 200 has_metric '^gitlab_database_stat_table_n_tup_ins\{table_name="projects"\} ' ||
 	fail "database series did not come back: $(metrics | grep -E 'database|probe_error' | head)"
 until_true 100 has_metric '^gitlab_exporter_probe_error\{probe="tuple_stats"\} 0' ||
 	fail "tuple_stats probe still failing: $(metrics | grep probe_error)"
