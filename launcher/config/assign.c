@@ -31,9 +31,10 @@ struct walk {
 	struct diags *d;
 	struct assigns *as;
 	struct loc *unknown_locs; /* parallel to as->unknown.v */
-	char **okeys;             /* Omnibus keys of managed services we ignore: "redis['x']" */
+	size_t unknown_cap, unknown_locs_cap;
+	char **okeys; /* Omnibus keys of managed services we ignore: "redis['x']" */
 	struct loc *okey_locs;
-	size_t nokeys;
+	size_t nokeys, okeys_cap, okey_locs_cap;
 };
 
 static void hash_clear(struct assign_hash *h)
@@ -428,8 +429,8 @@ static void note_unknown_key(struct walk *b, const struct rb_stmt *st)
 			free(k);
 			return;
 		}
-	b->okeys = xreallocarray(b->okeys, b->nokeys + 1, sizeof *b->okeys);
-	b->okey_locs = xreallocarray(b->okey_locs, b->nokeys + 1, sizeof *b->okey_locs);
+	grow(&b->okeys, &b->okeys_cap, b->nokeys + 1, sizeof *b->okeys, 8);
+	grow(&b->okey_locs, &b->okey_locs_cap, b->nokeys + 1, sizeof *b->okey_locs, 8);
 	b->okey_locs[b->nokeys] = st->key_locs[0];
 	b->okeys[b->nokeys++] = k;
 }
@@ -638,10 +639,10 @@ static void note_unknown(struct walk *b, const struct rb_stmt *st)
 	if (kv_get(&b->as->unknown, st->name) != NULL)
 		return;
 	size_t n = b->as->unknown.n;
-	struct kv *v = xreallocarray(b->as->unknown.v, n + 1, sizeof *v);
-	struct loc *l = xreallocarray(b->unknown_locs, n + 1, sizeof *l);
-	b->as->unknown.v = v;
-	b->unknown_locs = l;
+	grow(&b->as->unknown.v, &b->unknown_cap, n + 1, sizeof *b->as->unknown.v, 8);
+	grow(&b->unknown_locs, &b->unknown_locs_cap, n + 1, sizeof *b->unknown_locs, 8);
+	struct kv *v = b->as->unknown.v;
+	struct loc *l = b->unknown_locs;
 	/* Keep sorted by inserting in place, so kv_get's bsearch stays valid. */
 	size_t i = n;
 	while (i > 0 && strcmp(v[i - 1].name, st->name) > 0) {
@@ -764,8 +765,8 @@ static void set_switch(struct walk *b, const struct rb_stmt *st)
 			if (strcmp(b->as->switches[i].name, st->name) == 0)
 				sw = &b->as->switches[i];
 		if (sw == NULL) {
-			b->as->switches = xreallocarray(b->as->switches, b->as->nswitches + 1,
-			                                sizeof *b->as->switches);
+			grow(&b->as->switches, &b->as->switches_cap, b->as->nswitches + 1,
+			     sizeof *b->as->switches, 4);
 			sw = &b->as->switches[b->as->nswitches++];
 			sw->name = xstrdup(st->name);
 		}

@@ -62,7 +62,7 @@ struct assigns {
 	size_t nroles;
 	bool roles_set;
 	struct assign_switch *switches; /* prometheus_monitoring['enable'] and the like */
-	size_t nswitches;
+	size_t nswitches, switches_cap;
 };
 
 /*

@@ -25,6 +25,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
+#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 
 /* ---- computing a service ------------------------------------------------- */
@@ -754,13 +755,29 @@ static struct loc flag_loc(const struct comp *c, size_t si, const char *name)
 	return cat_loc(c->def, cs->line);
 }
 
+/* An argv being built, with each element's place and secrecy: three arrays grown together. */
+struct argv_acc {
+	char **argv;
+	struct loc *locs;
+	unsigned char *sec;
+	size_t cap[3];
+};
+
+static void argv_room(struct argv_acc *a, size_t need)
+{
+	grow(&a->argv, &a->cap[0], need, sizeof *a->argv, 8);
+	grow(&a->locs, &a->cap[1], need, sizeof *a->locs, 8);
+	grow(&a->sec, &a->cap[2], need, sizeof *a->sec, 8);
+}
+
 static void compute_argv(struct comp *c, struct svc *out)
 {
 	const struct cat_service *def = c->def;
-	size_t cap = def->ncommand + 1;
-	char **argv = xcalloc(cap, sizeof *argv);
-	struct loc *locs = xcalloc(cap, sizeof *locs);
-	unsigned char *sec = xcalloc(cap, sizeof *sec);
+	struct argv_acc acc = {0};
+	argv_room(&acc, def->ncommand + 1);
+	char **argv = acc.argv;
+	struct loc *locs = acc.locs;
+	unsigned char *sec = acc.sec;
 	/* The command's own elements: the gitlab.rb line of a `command` setting, or the catalog. */
 	const struct cat_setting *cs = cat_setting_find(def, "command");
 	struct loc at = cat_loc(def, def->command_line);
@@ -783,10 +800,10 @@ static void compute_argv(struct comp *c, struct svc *out)
 		c->taint = fs->secret ? SECRET_HOLDS : SECRET_NONE;
 		struct flags l =
 		    merged_hash(c, si); /* raises taint when a default names a secret */
-		cap += l.n;
-		argv = xreallocarray(argv, cap, sizeof *argv);
-		locs = xreallocarray(locs, cap, sizeof *locs);
-		sec = xreallocarray(sec, cap, sizeof *sec);
+		argv_room(&acc, n + l.n + (def->ncommand - i)); /* the rest's and the NULL's room */
+		argv = acc.argv;
+		locs = acc.locs;
+		sec = acc.sec;
 		for (size_t j = 0; j < l.n; j++) {
 			char *a = flag_arg(def->flags_style, &l.v[j]);
 			if (a == NULL)
@@ -900,7 +917,7 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 
 static void data_add(struct svc *out, const char *name, struct yval *v, struct loc loc)
 {
-	out->data = xreallocarray(out->data, out->ndata + 1, sizeof *out->data);
+	grow(&out->data, &out->data_cap, out->ndata + 1, sizeof *out->data, 4);
 	out->data[out->ndata++] = (struct svc_data){xstrdup(name), v, loc};
 }
 
@@ -1042,13 +1059,13 @@ static void merge_user_jobs(struct build *b, const struct svc *s, struct yval *j
 static void collect_scrape(struct build *b, struct svc *out)
 {
 	struct job_ref *refs = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < b->out->nsvcs; i++) {
 		const struct svc *s = &b->out->svcs[i];
 		const char *target = svc_var(s, "scrape_target");
 		if (!s->enabled || target == NULL)
 			continue;
-		refs = xreallocarray(refs, n + s->def->nscrape + 1, sizeof *refs);
+		grow(&refs, &cap, n + s->def->nscrape + 1, sizeof *refs, 8);
 		for (size_t j = 0; j < s->def->nscrape; j++) {
 			const char *needs = s->def->scrape[j].needs;
 			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
@@ -1319,7 +1336,7 @@ int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out
 	char dir[PATH_MAX];
 	memset(cat, 0, sizeof *cat);
 	memset(out, 0, sizeof *out);
-	if ((size_t)snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) >= sizeof dir) {
+	if (path_join(dir, sizeof dir, ctl->datadir, "sv") == -1) {
 		diag_file(d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
 		return -1;
 	}

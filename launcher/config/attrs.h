@@ -77,7 +77,7 @@ struct svc {
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */
 	struct svc_data *data;      /* yaml settings gitlab.rb set, and scrape_jobs */
-	size_t ndata;
+	size_t ndata, data_cap;
 };
 
 struct attrs {

@@ -19,6 +19,7 @@
 
 #include "build_config.h"
 #include "lib/alloc.h"
+#include "lib/grow.h"
 #include "lib/clock.h"
 #include "config/envcheck.h"
 #include "lib/envdir.h"
@@ -260,10 +261,7 @@ static enum je_answer je_ask(const char *value, char *msg, size_t len)
 			return seen[i].a;
 		}
 	enum je_answer a = je_run(value, msg, len);
-	if (nseen == cap) {
-		cap = cap ? 2 * cap : 8;
-		seen = xreallocarray(seen, cap, sizeof *seen);
-	}
+	grow(&seen, &cap, nseen + 1, sizeof *seen, 8);
 	seen[nseen] = (struct je_seen){xstrdup(value), je_path, a, ""};
 	strlcpy(seen[nseen++].msg, msg, sizeof seen[0].msg);
 	return a;

@@ -26,17 +26,22 @@ long long boot_epoch_ns(void)
 	return (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
 }
 
-int poll_until(int fd, short events, long deadline)
+int poll_fds_until(struct pollfd *p, nfds_t n, long deadline)
 {
 	for (;;) {
-		struct pollfd p = {.fd = fd, .events = events};
-		int r = poll(&p, 1, (int)ms_until(deadline));
+		int r = poll(p, n, deadline == 0 ? -1 : (int)ms_until(deadline));
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == 0)
 			errno = ETIMEDOUT;
 		return r;
 	}
+}
+
+int poll_until(int fd, short events, long deadline)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	return poll_fds_until(&p, 1, deadline);
 }
 
 void sleep_ms(long ms)

@@ -6,6 +6,8 @@
 #ifndef GITLAB_CTL_CLOCK_H
 #define GITLAB_CTL_CLOCK_H
 
+#include <poll.h>
+
 /* CLOCK_MONOTONIC in milliseconds. */
 long mono_ms(void);
 
@@ -24,6 +26,9 @@ long long boot_epoch_ns(void);
  * 1 ready, 0 timed out (errno ETIMEDOUT), -1 error.
  */
 int poll_until(int fd, short events, long deadline);
+
+/* The same for n fds (deadline 0: no time limit). poll's count of ready fds, 0, or -1. */
+int poll_fds_until(struct pollfd *p, nfds_t n, long deadline);
 
 /* Sleep ms milliseconds, resuming after EINTR. */
 void sleep_ms(long ms);

@@ -9,6 +9,7 @@
 
 #include "build_config.h"
 #include "lib/ctl.h"
+#include "lib/pathjoin.h"
 
 static int copy(char *out, size_t outlen, const char *s)
 {
@@ -33,22 +34,12 @@ static int find_self(char *out, size_t outlen)
 	return 0;
 }
 
-/* dir + "/" + name in out; -1 (ENAMETOOLONG) when it does not fit. No printf: status uses it. */
-static int join(char *out, size_t outlen, const char *dir, const char *name)
-{
-	if (strlcpy(out, dir, outlen) >= outlen || strlcat(out, "/", outlen) >= outlen ||
-	    strlcat(out, name, outlen) >= outlen) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 static bool has_catalog(const char *dir)
 {
 	char sv[PATH_MAX];
 	struct stat st;
-	return join(sv, sizeof sv, dir, "sv") == 0 && stat(sv, &st) == 0 && S_ISDIR(st.st_mode);
+	return path_join(sv, sizeof sv, dir, "sv") == 0 && stat(sv, &st) == 0 &&
+	       S_ISDIR(st.st_mode);
 }
 
 /*
@@ -77,6 +68,20 @@ toolong:
 }
 
 /*
+ * The build tree's data link, resolved: its absolute target as CMake wrote it (one
+ * readlink, not realpath's one per component of both paths), else realpath.
+ */
+static int resolve_link(const char *link, char *out, size_t outlen)
+{
+	ssize_t n = readlink(link, out, outlen);
+	if (n > 0 && (size_t)n < outlen && out[0] == '/') {
+		out[n] = '\0';
+		return 0;
+	}
+	return realpath(link, out) != NULL ? 0 : -1;
+}
+
+/*
  * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
  * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree (resolved);
  * else the compiled-in path, which then names the catalog in the error.
@@ -93,8 +98,8 @@ static int find_datadir(struct ctl *ctl)
 		if (join_up(cand, sizeof cand, dir, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
 		    has_catalog(cand))
 			return copy(ctl->datadir, sizeof ctl->datadir, cand);
-		if (join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 && has_catalog(cand) &&
-		    realpath(cand, real) != NULL)
+		if (path_join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 &&
+		    has_catalog(cand) && resolve_link(cand, real, sizeof real) == 0)
 			return copy(ctl->datadir, sizeof ctl->datadir, real);
 	}
 	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);

@@ -1,4 +1,4 @@
-/* Writing all of a buffer (see fdio.h). */
+/* Reading and writing all of a buffer (see fdio.h). */
 #include <errno.h>
 #include <unistd.h>
 
@@ -21,4 +21,26 @@ int fdio_write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+ssize_t fdio_read(int fd, void *p, size_t n)
+{
+	ssize_t r;
+	while ((r = read(fd, p, n)) == -1 && errno == EINTR)
+		;
+	return r;
+}
+
+ssize_t fdio_read_all(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = fdio_read(fd, (char *)p + got, n - got);
+		if (r == -1)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
 }

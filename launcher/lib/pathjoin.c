@@ -16,12 +16,18 @@ static int fits(char *out, size_t len, int n)
 	return 0;
 }
 
+/* memcpy, not snprintf: status joins several paths per service. */
 int path_join(char *out, size_t len, const char *dir, const char *name)
 {
-	size_t dl = strlen(dir);
+	size_t dl = strlen(dir), nl = strlen(name);
 	/* "/" + "x" must give "/x", not "//x": callers compare paths as strings. */
-	const char *sep = (dl > 0 && dir[dl - 1] == '/') ? "" : "/";
-	return fits(out, len, snprintf(out, len, "%s%s%s", dir, sep, name));
+	size_t sep = (dl > 0 && dir[dl - 1] == '/') ? 0 : 1;
+	if (dl + sep + nl >= len)
+		return fits(out, len, -1);
+	memmove(out, dir, dl); /* dir may be out itself */
+	out[dl] = '/';
+	memcpy(out + dl + sep, name, nl + 1);
+	return 0;
 }
 
 int path_fmt(char *out, size_t len, const char *fmt, ...)

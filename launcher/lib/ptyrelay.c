@@ -15,6 +15,8 @@
 #include "lib/fdio.h"
 #include "lib/buf.h"
 #include "lib/ptyrelay.h"
+#include "lib/reap.h"
+#include "lib/clock.h"
 #include "lib/safetext.h"
 
 struct relay {
@@ -62,8 +64,8 @@ static int from_pty(struct relay *r)
 {
 	char buf[4096 + sizeof r->carry];
 	memcpy(buf, r->carry, r->ncarry);
-	ssize_t n = read(r->master, buf + r->ncarry, sizeof buf - sizeof r->carry);
-	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n = fdio_read(r->master, buf + r->ncarry, sizeof buf - sizeof r->carry);
+	if (n == -1 && errno == EAGAIN)
 		return 0;
 	if (n <= 0)
 		return 1; /* EIO: every slave fd is closed */
@@ -83,8 +85,8 @@ static int from_pty(struct relay *r)
 static void to_pty(struct relay *r)
 {
 	char buf[4096];
-	ssize_t n = read(r->in, buf, sizeof buf);
-	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n = fdio_read(r->in, buf, sizeof buf);
+	if (n == -1 && errno == EAGAIN)
 		return;
 	if (n <= 0 || fdio_write_all(r->master, buf, (size_t)n) == -1)
 		r->in = -1;
@@ -132,11 +134,8 @@ static void relay(struct relay *r, int *status)
 		struct pollfd p[3] = {{.fd = r->sig, .events = POLLIN},
 		                      {.fd = pty_open ? r->master : -1, .events = POLLIN},
 		                      {.fd = r->in, .events = POLLIN}};
-		if (poll(p, 3, -1) == -1) {
-			if (errno == EINTR)
-				continue;
+		if (poll_fds_until(p, 3, 0) == -1)
 			break;
-		}
 		if (p[1].revents != 0 && from_pty(r) == 1)
 			pty_open = false;
 		if (p[2].revents != 0)
@@ -145,12 +144,9 @@ static void relay(struct relay *r, int *status)
 			reaped = true;
 	}
 	if (!reaped) { /* poll failed: no more relaying, but the child is still ours to reap */
-		int st;
-		pid_t w;
-		while ((w = waitpid(r->child, &st, 0)) == -1 && errno == EINTR)
-			;
-		if (w == r->child)
-			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		int st = reap_until(r->child, 0, 0);
+		if (st != -1)
+			*status = st;
 	}
 	/* A daemon the child left may keep the pty open: take only what is there now. */
 	int fl = fcntl(r->master, F_GETFL);

@@ -4,22 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/readfile.h"
 
 ssize_t read_full(int fd, void *p, size_t len)
 {
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, (char *)p + got, len - got);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
+	return fdio_read_all(fd, p, len);
 }
 
 int readfile_fd(int fd, struct buf *b, size_t max)

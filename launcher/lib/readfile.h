@@ -14,10 +14,7 @@
 
 #include "lib/buf.h"
 
-/*
- * Read from fd until EOF or len bytes. Returns the count (short only at EOF),
- * or -1 with errno.
- */
+/* fdio_read_all (lib/fdio.h), under the name its older callers use. */
 ssize_t read_full(int fd, void *p, size_t len);
 
 /* Append the rest of fd to b. 0; -1 with errno (EFBIG: more than max bytes). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 #include "lib/rootlock.h"
 
@@ -60,7 +61,7 @@ static int open_lock(const struct ctl *ctl, bool create, char *path, size_t len,
 {
 	char var[PATH_MAX];
 	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    (size_t)snprintf(path, len, "%s/reconfigure.lock", var) >= len) {
+	    path_join(path, len, var, "reconfigure.lock") == -1) {
 		warnx("path too long: %s", ctl->root);
 		return -1;
 	}

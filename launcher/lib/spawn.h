@@ -16,14 +16,15 @@ struct spawn {
 	int out, err;     /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
 	bool search;      /* look the program up in PATH like execvp */
 	bool sane_limits; /* the system's resource limits, not ours (rlimits.h) */
-	long deadline;    /* mono_ms() time after which the program (its process group) is
-	                     killed and spawn_wait fails with ETIMEDOUT; 0: wait for ever */
+	long deadline;    /* mono_ms() time at which the program (its process group) is
+	                     stopped as reap.h says and spawn_wait fails with ETIMEDOUT; 0: wait
+	                     for ever */
 };
 
 /*
  * Returns the program's exit status, 128 + signal number when it was killed,
  * 127 when it could not be executed, or -1 with errno when fork or wait failed
- * (ETIMEDOUT: the deadline passed and the program was killed).
+ * (ETIMEDOUT: the deadline passed and the program was stopped, reap.h).
  */
 int spawn_wait(const char *path, char *const argv[], const struct spawn *sp);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/fdio.h"
 #include "proc/httpprobe.h"
 
 int http_status_code(const char *line, size_t len)
@@ -82,8 +83,8 @@ static int exchange(int fd, const char *host, const char *path, long deadline, c
 			snprintf(err, errlen, "%s", r == 0 ? "no answer in time" : strerror(errno));
 			return -1;
 		}
-		ssize_t got = recv(fd, resp + len, sizeof resp - 1 - len, 0);
-		if (got == -1 && (errno == EINTR || errno == EAGAIN))
+		ssize_t got = fdio_read(fd, resp + len, sizeof resp - 1 - len);
+		if (got == -1 && errno == EAGAIN)
 			continue;
 		if (got <= 0) {
 			snprintf(err, errlen, "%s",

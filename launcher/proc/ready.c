@@ -15,6 +15,8 @@
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/connhost.h"
+#include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "lib/proctree.h"
 #include "lib/readfile.h"
 #include "lib/safetext.h"
@@ -103,8 +105,7 @@ static bool holds(pid_t pid, const struct inodes *in)
 	bool found = false;
 	struct dirent *de;
 	while (!found && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    (size_t)snprintf(link, sizeof link, "%s/%s", dir, de->d_name) >= sizeof link)
+		if (de->d_name[0] == '.' || path_join(link, sizeof link, dir, de->d_name) == -1)
 			continue;
 		ssize_t n = readlink(link, target, sizeof target - 1);
 		if (n <= 0)
@@ -135,7 +136,7 @@ static void cmdline_of(pid_t pid, char *out, size_t len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return;
-	ssize_t n = read_full(fd, raw, sizeof raw);
+	ssize_t n = fdio_read_all(fd, raw, sizeof raw);
 	close(fd);
 	if (n <= 0)
 		return;
@@ -334,8 +335,8 @@ static int converse_with(int fd, const char *send_s, const char *expect, long de
 			snprintf(why, len, "no answer in time");
 			return 0;
 		}
-		ssize_t n = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		ssize_t n = fdio_read(fd, buf + got, sizeof buf - 1 - got);
+		if (n == -1 && errno == EAGAIN)
 			continue;
 		if (n <= 0)
 			break;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/pathjoin.h"
 #include "lib/proctree.h"
 #include "lib/rmtree.h"
 #include "proc/setupstep.h"
@@ -335,8 +336,10 @@ static int move_aside(const struct setupstep *x, char *moved, size_t len)
 	int e = errno;
 	close(pfd);
 	errno = e;
-	snprintf(moved, len, "%.*s/%s", (int)(strrchr(x->st->creates, '/') - x->st->creates),
-	         x->st->creates, to);
+	if (path_fmt(moved, len, "%.*s/%s", (int)(strrchr(x->st->creates, '/') - x->st->creates),
+	             x->st->creates, to) == -1 &&
+	    rc == 0)
+		rc = -1; /* moved, but its new name does not fit the caller's buffer */
 	return rc;
 }
 

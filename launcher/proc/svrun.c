@@ -2,16 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/fdio.h"
 #include "lib/gcovflush.h"
+#include "lib/reap.h"
 #include "proc/svrun.h"
 
 #define OUT_MAX (64 * 1024)
@@ -48,12 +48,9 @@ static char **exec_argv(const struct ctl *ctl, const struct svc *s, char *const 
 static void await_gate(int gate)
 {
 	char c;
-	ssize_t n;
 	if (gate == -1)
 		return;
-	while ((n = read(gate, &c, 1)) == -1 && errno == EINTR)
-		;
-	if (n != 1)
+	if (fdio_read(gate, &c, 1) != 1)
 		_exit(127);
 	close(gate);
 }
@@ -79,9 +76,9 @@ static void child(int wout, int werr, int gate, const char *self, char **v)
 static int take(int fd, struct buf *b)
 {
 	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof buf);
+	ssize_t n = fdio_read(fd, buf, sizeof buf);
 	if (n == -1)
-		return errno == EINTR || errno == EAGAIN;
+		return errno == EAGAIN;
 	if (n > 0 && b->len < OUT_MAX)
 		buf_add(b, buf, (size_t)n);
 	return n > 0;
@@ -92,13 +89,12 @@ static int drain(int rout, int rerr, long deadline, struct buf *out, struct buf 
 {
 	struct pollfd p[2] = {{.fd = rout, .events = POLLIN}, {.fd = rerr, .events = POLLIN}};
 	while (p[0].fd != -1 || p[1].fd != -1) {
-		long left = deadline - mono_ms();
-		if (left <= 0)
+		if (ms_until(deadline) == 0)
 			return -1;
-		int r = poll(p, 2, (int)(left > 1000 ? 1000 : left));
-		if (r == -1 && errno != EINTR)
+		int r = poll_fds_until(p, 2, deadline);
+		if (r <= 0)
 			return -1;
-		for (int i = 0; r > 0 && i < 2; i++)
+		for (int i = 0; i < 2; i++)
 			if (p[i].revents != 0 && !take(p[i].fd, i == 0 ? out : err))
 				p[i].fd = -1; /* poll skips negative fds */
 	}
@@ -121,28 +117,13 @@ static int open_gate(pid_t pid, int gate[2], svrun_started_fn started, void *ctx
 	close(gate[0]);
 	int rc = started(ctx, pid);
 	int e = errno;
-	if (rc == 0 && write(gate[1], "g", 1) != 1) {
+	if (rc == 0 && fdio_write_all(gate[1], "g", 1) == -1) {
 		rc = -1;
 		e = errno;
 	}
 	close(gate[1]);
 	errno = e;
 	return rc;
-}
-
-/* Reap pid; kill its session's group first when late. The exit status, or -1. */
-static int reap(pid_t pid, bool late)
-{
-	if (late) {
-		/* The child leads its own session and group: take the command's children too. */
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 /* Pipes for stdout, stderr (when err is wanted) and the gate (when started is given). */
@@ -190,20 +171,16 @@ int svrun_gated(const struct ctl *ctl, const struct svc *s, char *const *argv, l
 		close(po[0]);
 		if (pe[0] != -1)
 			close(pe[0]);
-		reap(pid, true);
+		(void)reap_until(pid, mono_ms(), 0);
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(po[0], pe[0], deadline, out, err) == -1;
+	/* Past the deadline, reap_until stops the child's session's group (setsid above). */
+	(void)drain(po[0], pe[0], deadline, out, err);
 	close(po[0]);
 	if (pe[0] != -1)
 		close(pe[0]);
-	int rc = reap(pid, late);
-	if (late) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return rc;
+	return reap_until(pid, deadline, REAP_GRACE_MS);
 }
 
 int svrun(const struct ctl *ctl, const struct svc *s, char *const *argv, long deadline,

@@ -4,15 +4,15 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/fdio.h"
 #include "lib/gcovflush.h"
+#include "lib/reap.h"
 #include "proc/validate.h"
 
 static char *const run_env[] = {"PATH=/usr/bin:/bin", "HOME=/", "LANG=C.UTF-8", NULL};
@@ -50,17 +50,8 @@ static int memfile(const char *data, size_t len)
 	int fd = memfd_create("gitlab-ctl-validate", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd == -1)
 		return -1;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) ==
+	if (fdio_write_all(fd, data, len) == -1 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) ==
 	        -1 ||
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
@@ -101,18 +92,9 @@ static int drain(int fd, long deadline, struct buf *out)
 {
 	char buf[4096];
 	for (;;) {
-		long left = deadline - mono_ms();
-		if (left <= 0)
+		if (ms_until(deadline) == 0 || poll_until(fd, POLLIN, deadline) != 1)
 			return -1;
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r == -1 && errno != EINTR)
-			return -1;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
+		ssize_t n = fdio_read(fd, buf, sizeof buf);
 		if (n <= 0)
 			return 0;
 		add_filtered(out, buf, (size_t)n);
@@ -148,19 +130,7 @@ int validate_run(char *const *argv, const char *data, size_t len, const char *us
 		errno = saved;
 		return -1;
 	}
-	bool late = drain(fds[0], deadline, out) == -1;
+	(void)drain(fds[0], deadline, out); /* its own session: reap_until stops all of it */
 	close(fds[0]);
-	if (late) {
-		kill(-pid, SIGKILL); /* its own session: whatever it started goes too */
-		kill(pid, SIGKILL);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	if (late) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return reap_until(pid, deadline, REAP_GRACE_MS);
 }

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "runit/runit.h"
 #include "lib/spawn.h"
 
@@ -66,24 +68,10 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
 	return st->state == SV_RUN && st->pid != 0 && !sv_status_since(st, &t);
 }
 
-/* dir + "/" + file without snprintf: status builds several of these per service. */
-static int subpath(char *out, size_t len, const char *dir, const char *file)
-{
-	size_t d = strlen(dir), f = strlen(file);
-	if (d + 1 + f >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(out, dir, d);
-	out[d] = '/';
-	memcpy(out + d + 1, file, f + 1);
-	return 0;
-}
-
 int sv_live_at(int dirfd, const char *dir)
 {
 	char path[PATH_MAX];
-	if (subpath(path, sizeof path, dir, "supervise/ok") == -1)
+	if (path_join(path, sizeof path, dir, "supervise/ok") == -1)
 		return -1;
 	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
 	int fd = openat(dirfd, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -108,20 +96,17 @@ int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 	char path[PATH_MAX];
 	unsigned char buf[SV_STATUS_LEN + 1];
 
-	if (subpath(path, sizeof path, dir, "supervise/status") == -1)
+	if (path_join(path, sizeof path, dir, "supervise/status") == -1)
 		return -1;
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
 	/*
-	 * One read, not lib/readfile's read_full: runsv renames the whole file into
+	 * One read, not fdio_read_all: runsv renames the whole file into
 	 * place, so a short read already means "not runsv's", and waiting for EOF
 	 * would cost status a second read per service.
 	 */
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof buf);
-	while (n == -1 && errno == EINTR);
+	ssize_t n = fdio_read(fd, buf, sizeof buf);
 	int saved = errno;
 	close(fd);
 	if (n == -1) {
@@ -146,26 +131,17 @@ int sv_control_str(const char *dir, const char *cmds)
 	char path[PATH_MAX];
 	size_t len = strlen(cmds);
 
-	if (subpath(path, sizeof path, dir, "supervise/control") == -1)
+	if (path_join(path, sizeof path, dir, "supervise/control") == -1)
 		return -1;
 	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	ssize_t n;
-	do
-		n = write(fd, cmds, len);
-	while (n == -1 && errno == EINTR);
+	/* Fewer than PIPE_BUF bytes to a fifo go in whole or not at all (EAGAIN when full). */
+	int rc = fdio_write_all(fd, cmds, len);
 	int saved = errno;
 	close(fd);
-	if (n == -1) {
-		errno = saved;
-		return -1;
-	}
-	if ((size_t)n != len) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return 0;
+	errno = saved;
+	return rc;
 }
 
 int sv_control(const char *dir, char cmd)
@@ -178,7 +154,7 @@ bool sv_normally_down_at(int dirfd, const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat sb;
-	if (subpath(path, sizeof path, dir, "down") == -1)
+	if (path_join(path, sizeof path, dir, "down") == -1)
 		return false;
 	return fstatat(dirfd, path, &sb, 0) == 0;
 }
@@ -308,16 +284,14 @@ int sv_check(const char *dir, bool quiet)
 bool sv_has_check(const char *dir)
 {
 	char path[PATH_MAX];
-	return subpath(path, sizeof path, dir, "check") == 0 && access(path, X_OK) == 0;
+	return path_join(path, sizeof path, dir, "check") == 0 && access(path, X_OK) == 0;
 }
 
 int sv_check_until(const char *dir, int errfd, long deadline)
 {
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/check", dir) >= (int)sizeof path) {
-		errno = ENAMETOOLONG;
+	if (path_join(path, sizeof path, dir, "check") == -1)
 		return -1;
-	}
 	if (access(path, X_OK) == -1)
 		return errno == ENOENT || errno == EACCES ? 1 : -1;
 	if (deadline != 0 && mono_ms() >= deadline)

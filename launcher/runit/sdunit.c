@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "lib/clock.h"
 #include "runit/sdunit.h"
 #include "lib/readfile.h"
@@ -52,12 +54,13 @@ static int read_unit(char *buf, size_t len)
 	                                   "/usr/lib/systemd/system", "/lib/systemd/system", NULL};
 	for (const char *const *d = dirs; *d; d++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%s", *d, SDUNIT_NAME);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = path_join(path, sizeof path, *d, SDUNIT_NAME) == -1
+		             ? -1
+		             : open(path, O_RDONLY | O_CLOEXEC);
 		if (fd == -1)
 			continue;
 		/* Not readfile: systemd follows links in its unit directories, so we do too. */
-		ssize_t n = read_full(fd, buf, len - 1);
+		ssize_t n = fdio_read_all(fd, buf, len - 1);
 		close(fd);
 		if (n < 0)
 			return -1;

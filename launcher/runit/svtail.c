@@ -73,9 +73,7 @@ static int drain(struct tail *t, struct tfile *f)
 {
 	char buf[16384];
 	for (;;) {
-		ssize_t n = read(f->fd, buf, sizeof buf);
-		if (n == -1 && errno == EINTR)
-			continue;
+		ssize_t n = fdio_read(f->fd, buf, sizeof buf);
 		if (n <= 0)
 			return 0;
 		if (header(t, f) == -1 || put(t, buf, (size_t)n) == -1)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/pathjoin.h"
 #include "runit/svwatch.h"
 
 #define SUPERVISE_EVENTS (IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE | IN_ATTRIB)
@@ -25,7 +26,7 @@ void svwatch_add(struct svwatch *w, const char *dir)
 	/* A failed watch only makes that service's waits timed: nothing to report. */
 	if (inotify_add_watch(w->fd, dir, IN_CREATE | IN_MOVED_TO) != -1)
 		w->nwatch++;
-	if ((size_t)snprintf(path, sizeof path, "%s/supervise", dir) < sizeof path &&
+	if (path_join(path, sizeof path, dir, "supervise") == 0 &&
 	    inotify_add_watch(w->fd, path, SUPERVISE_EVENTS) != -1)
 		w->nwatch++;
 }

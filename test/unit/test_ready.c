@@ -39,16 +39,27 @@ static int listen_tcp(int *port)
 /* A child in its own process group that just sleeps: "the supervised service". */
 static pid_t idle_child(void)
 {
+	int p[2];
+	assert_int_equal(pipe(p), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed assertion leaves no orphan */
-		closefrom(3);                     /* holds none of the test's sockets */
+		if (dup2(p[1], 3) == -1)
+			_exit(1);
+		closefrom(4); /* holds none of the test's sockets */
+		(void)!write(3, "c", 1);
+		close(3);
 		pause();
 		_exit(0);
 	}
 	setpgid(pid, pid);
+	close(p[1]);
+	char c;
+	/* Not before it has closed what it inherited: else it holds the listener too. */
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
 	return pid;
 }
 
