@@ -212,7 +212,12 @@ static int apply(struct recon *r)
 {
 	if (prepare(r) == -1)
 		return 1;
-	if (plan_find_disabled(r->ctl, &r->l.cat, &r->ps) == -1) {
+	struct diags notes;
+	diags_init(&notes);
+	int found = plan_find_disabled(r->ctl, &r->l.cat, &r->ps, &notes);
+	diags_print(&notes, stderr);
+	diags_free(&notes);
+	if (found == -1) {
 		warn("cannot read %s", r->ps.service_dir);
 		return 1;
 	}

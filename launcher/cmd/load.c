@@ -1,9 +1,6 @@
-#include <errno.h>
-#include <limits.h>
 #include <string.h>
 
 #include "cmd/load.h"
-#include "lib/pathjoin.h"
 
 static void report(const struct diags *d, bool failed, enum cmd_report how, const char *verb,
                    FILE *fp)
@@ -44,15 +41,11 @@ int cmd_load(const struct ctl *ctl, struct loaded *l, enum cmd_report how, const
 int cmd_load_catalog(const struct ctl *ctl, struct catalog *cat, enum cmd_report how,
                      const char *verb, FILE *fp)
 {
-	char dir[PATH_MAX];
 	struct diags d;
 	diags_init(&d);
 	memset(cat, 0, sizeof *cat);
-	int rc = -1;
-	if (path_join(dir, sizeof dir, ctl->datadir, "sv") == -1)
-		diag_file(&d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
-	else
-		rc = catalog_load(dir, cat, &d);
+	/* the one way attrs_load_all reads it too: through the cache */
+	int rc = catalog_load_ctl(ctl, cat, &d);
 	if (rc == 0 && d.nerr > 0) {
 		catalog_free(cat);
 		rc = -1;

@@ -10,6 +10,7 @@
 
 #include "build_config.h"
 #include "cmd/preflight.h"
+#include "lib/alloc.h"
 #include "lib/reach.h"
 #include "lib/pathjoin.h"
 #include "proc/ready.h"
@@ -78,12 +79,39 @@ static void report_missing(const struct svc *s, const char *file, int line, stru
 		          s->argv[0]);
 }
 
+/*
+ * Who runs s's command: the account's groups come from NSS (getgrouplist reads every group,
+ * over a hundred system calls), so each account is looked up once per run, not per service.
+ */
+struct who_seen {
+	const char *group;
+	struct reach_who w;
+};
+
+static const struct reach_who *who_runs(const struct svc *s, struct who_seen *seen, size_t *n)
+{
+	if (geteuid() != 0) { /* without root, services run as the invoking user */
+		if (*n == 0) {
+			const struct passwd *me = getpwuid(geteuid());
+			reach_who_self(&seen[(*n)++].w, me != NULL ? me->pw_name : "this user");
+		}
+		return &seen[0].w;
+	}
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp(seen[k].w.name, s->user) == 0 && strcmp(seen[k].group, s->group) == 0)
+			return &seen[k].w;
+	seen[*n].group = s->group;
+	reach_who_account(&seen[*n].w, s->user, s->group);
+	return &seen[(*n)++].w;
+}
+
 void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 {
+	struct who_seen *seen = xcalloc(a->nsvcs + 1, sizeof *seen);
+	size_t nseen = 0;
 	for (size_t i = 0; i < a->nsvcs; i++) {
 		const struct svc *s = &a->svcs[i];
 		char path[PATH_MAX], why[PATH_MAX + 128], file[PATH_MAX];
-		struct reach_who w;
 		int line;
 		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
 			continue;
@@ -92,15 +120,11 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 			report_missing(s, file, line, d);
 			continue;
 		}
-		const struct passwd *me = geteuid() == 0 ? NULL : getpwuid(geteuid());
-		if (geteuid() == 0)
-			reach_who_account(&w, s->user, s->group);
-		else /* without root, services run as the invoking user */
-			reach_who_self(&w, me != NULL ? me->pw_name : "this user");
-		if (reach_exec(&w, path, why, sizeof why) != 0)
+		if (reach_exec(who_runs(s, seen, &nseen), path, why, sizeof why) != 0)
 			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);
 	}
+	free(seen);
 }
 
 /* The gitlab.rb key that holds s's port: its port setting, else its address setting. */

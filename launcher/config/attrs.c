@@ -25,7 +25,6 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
-#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 
 /* ---- computing a service ------------------------------------------------- */
@@ -1333,14 +1332,8 @@ char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)
 
 int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out, struct diags *d)
 {
-	char dir[PATH_MAX];
-	memset(cat, 0, sizeof *cat);
 	memset(out, 0, sizeof *out);
-	if (path_join(dir, sizeof dir, ctl->datadir, "sv") == -1) {
-		diag_file(d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
-		return -1;
-	}
-	if (catalog_load(dir, cat, d) == 0 && attrs_load(ctl, cat, out, d) == 0)
+	if (catalog_load_ctl(ctl, cat, d) == 0 && attrs_load(ctl, cat, out, d) == 0)
 		return 0;
 	attrs_free(out);
 	catalog_free(cat);

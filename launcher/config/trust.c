@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "lib/alloc.h"
+#include "lib/dirtrust.h"
 #include "lib/pathsafe.h"
 #include "config/trust.h"
 #include "lib/names.h"
@@ -23,6 +24,7 @@ struct homes {
 		size_t svc;
 	} * v;
 	size_t n;
+	struct dirtrust *dt; /* the run's examined directories: each one examined once */
 };
 
 struct tpath {
@@ -134,13 +136,13 @@ static int homes_at(const struct homes *h, const struct svc *s, const struct tpa
 	return rc;
 }
 
-static int check_path(const struct ctl *ctl, const struct homes *h, const struct svc *s,
-                      const struct tpath *p, struct diags *d)
+static int check_path(const struct homes *h, const struct svc *s, const struct tpath *p,
+                      struct diags *d)
 {
 	char bad[PATH_MAX];
 	const char *why;
 	int rc = 0;
-	if (pathsafe_trusted(ctl->root, p->path, bad, sizeof bad, &why) == -1) {
+	if (dirtrust_check(h->dt, p->path, bad, sizeof bad, &why) == -1) {
 		report(d, s, p->setting,
 		       "%s: %s %s; it must sit below directories only root can write", p->what, bad,
 		       why);
@@ -165,22 +167,21 @@ static void parent_of(const char *path, char *out, size_t len)
 }
 
 /* The home's parent: another account able to write it could swap the home root chowns. */
-static int check_home(const struct ctl *ctl, const struct svc *s, struct diags *d)
+static int check_home(const struct homes *h, const struct svc *s, struct diags *d)
 {
 	char parent[PATH_MAX], bad[PATH_MAX];
 	const char *why;
 	if (s->home == NULL)
 		return 0;
 	parent_of(s->home, parent, sizeof parent);
-	if (pathsafe_trusted(ctl->root, parent, bad, sizeof bad, &why) == 0)
+	if (dirtrust_check(h->dt, parent, bad, sizeof bad, &why) == 0)
 		return 0;
 	report(d, s, "home", "root chowns the home: %s %s", bad, why);
 	return -1;
 }
 
 /* svlogd runs an absolute processor as root; a bare name is found in root's PATH. */
-static int check_filter(const struct ctl *ctl, const struct homes *h, const struct svc *s,
-                        struct diags *d)
+static int check_filter(const struct homes *h, const struct svc *s, struct diags *d)
 {
 	char proc[PATH_MAX];
 	if (s->log.filter == NULL || s->log.filter[0] != '/')
@@ -188,7 +189,7 @@ static int check_filter(const struct ctl *ctl, const struct homes *h, const stru
 	strlcpy(proc, s->log.filter, sizeof proc);
 	proc[strcspn(proc, " \t")] = '\0';
 	const struct tpath p = {NULL, proc, "svlogd (root) runs its processor"};
-	return check_path(ctl, h, s, &p, d);
+	return check_path(h, s, &p, d);
 }
 
 /*
@@ -234,9 +235,9 @@ static int check_svc(const struct ctl *ctl, const struct homes *h, const struct 
 	};
 	int rc = 0;
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-		if (p[i].path != NULL && check_path(ctl, h, s, &p[i], d) == -1)
+		if (p[i].path != NULL && check_path(h, s, &p[i], d) == -1)
 			rc = -1;
-	if (check_home(ctl, s, d) == -1 || check_filter(ctl, h, s, d) == -1)
+	if (check_home(h, s, d) == -1 || check_filter(h, s, d) == -1)
 		rc = -1;
 	if (rc == 0 && check_env_dir(s, d) == -1)
 		rc = -1;
@@ -247,10 +248,14 @@ int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 {
 	int rc = 0;
 	struct homes h;
+	struct dirtrust dt;
+	dirtrust_init(&dt, ctl->root);
 	homes_init(&h, a);
+	h.dt = &dt;
 	for (size_t i = 0; i < a->nsvcs; i++)
 		if (a->svcs[i].enabled && check_svc(ctl, &h, &a->svcs[i], d) == -1)
 			rc = -1;
 	free(h.v);
+	dirtrust_free(&dt);
 	return rc;
 }

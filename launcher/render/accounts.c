@@ -12,6 +12,7 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "render/accounts.h"
+#include "lib/pathjoin.h"
 #include "lib/spawn.h"
 #include "lib/names.h"
 
@@ -179,10 +180,6 @@ int accounts_home(const struct svc *s, char *home, size_t len)
 	const char *name = "";
 	size_t nlen = 0;
 	bool own = account_owner(s, &name, &nlen) == 0;
-	if ((size_t)snprintf(home, len, "%s%s%.*s", GITLAB_CTL_DATA_DIR, own ? "/" : "", (int)nlen,
-	                     name) >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+	return path_fmt(home, len, "%s%s%.*s", GITLAB_CTL_DATA_DIR, own ? "/" : "", (int)nlen,
+	                name);
 }

@@ -11,6 +11,7 @@
 
 #include "render/pending.h"
 #include "render/tree.h"
+#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 #include "lib/readfile.h"
 
@@ -34,7 +35,7 @@ int pending_open(const struct ctl *ctl, struct pending *pd, bool create)
 	char var[PATH_MAX];
 	pd->dirfd = -1;
 	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    (size_t)snprintf(pd->dir, sizeof pd->dir, "%s/pending", var) >= sizeof pd->dir) {
+	    path_join(pd->dir, sizeof pd->dir, var, "pending") == -1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}

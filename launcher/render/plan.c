@@ -11,6 +11,9 @@
 #include "build_config.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/diag.h"
+#include "lib/grow.h"
+#include "lib/pathjoin.h"
 #include "render/accounts.h"
 #include "render/plan.h"
 #include "render/svvars.h"
@@ -71,21 +74,6 @@ void plans_free(struct plans *ps)
 	tree_free(&ps->t);
 	memset(ps, 0, sizeof *ps);
 	tree_init(&ps->t);
-}
-
-/*
- * a/b into out: 0, or -1 when it does not fit. A plan joins thousands of paths; snprintf's
- * format parsing cost more than the rest of the join.
- */
-static int path_join(char *out, size_t len, const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la + 1 + lb >= len)
-		return -1;
-	memcpy(out, a, la);
-	out[la] = '/';
-	memcpy(out + la + 1, b, lb + 1);
-	return 0;
 }
 
 /* ---- rendering ------------------------------------------------------------------------- */
@@ -368,7 +356,8 @@ static bool planned(const struct plans *ps, const char **names, const char *name
 	return bsearch(&name, names, ps->np, sizeof *names, cmp_name) != NULL;
 }
 
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps)
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
+                       struct diags *d)
 {
 	DIR *dir = opendir(ps->service_dir);
 	if (dir == NULL)
@@ -376,27 +365,25 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 	const char **names = planned_names(ps);
 	int rc = 0;
 	struct dirent *de;
-	while ((de = readdir(dir)) != NULL) {
+	while (rc == 0 && (de = readdir(dir)) != NULL) {
 		if (de->d_name[0] == '.' || planned(ps, names, de->d_name))
 			continue;
 		if (catalog_find(cat, de->d_name) == NULL) {
 			if (ctl->verbose)
-				fprintf(stderr, "leaving %s/%s alone: not a catalog service\n",
-				        ps->service_dir, de->d_name);
+				diag_file(d, DIAG_NOTE, NULL, 0,
+				          "leaving %s/%s alone: not a catalog service",
+				          ps->service_dir, de->d_name);
 			continue;
 		}
-		ps->disable = xreallocarray(ps->disable, ps->ndisable + 1, sizeof *ps->disable);
-		if ((size_t)snprintf(ps->disable[ps->ndisable], PATH_MAX, "%s/%s", ps->service_dir,
-		                     de->d_name) >= PATH_MAX) {
-			rc = -1;
-			break;
-		}
-		ps->ndisable++;
+		grow(&ps->disable, &ps->disablecap, ps->ndisable + 1, sizeof *ps->disable, 8);
+		rc = path_join(ps->disable[ps->ndisable], PATH_MAX, ps->service_dir, de->d_name);
+		if (rc == 0)
+			ps->ndisable++;
 	}
+	int e = errno;
 	free(names);
 	closedir(dir);
-	if (rc == -1)
-		errno = ENAMETOOLONG;
+	errno = e;
 	return rc;
 }
 

@@ -71,7 +71,7 @@ struct plans {
 	struct tree t;              /* the desired tree; node svc = index in p */
 	char service_dir[PATH_MAX]; /* <install>/service */
 	char (*disable)[PATH_MAX];  /* service/<name> links of catalog services not enabled */
-	size_t ndisable;
+	size_t ndisable, disablecap;
 	int accounts; /* accounts created (or, in a dry run, that would be) */
 };
 
@@ -89,9 +89,11 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
 /*
  * The entries of service/ to disable: catalog services no longer enabled.
  * An operator's own services (not in the catalog) are left alone, as
- * Omnibus does. 0, or -1 with errno (the directory cannot be read).
+ * Omnibus does (with ctl->verbose, a note in d says so). 0, or -1 with errno (the directory
+ * cannot be read).
  */
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps);
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
+                       struct diags *d);
 
 /*
  * Create (or in a dry run, name) each service's account and look up its

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pathjoin.h"
 #include "lib/fdio.h"
 #include "lib/pathsafe.h"
 #include "lib/readfile.h"
@@ -18,7 +19,7 @@ int steprec_open(const struct ctl *ctl, struct steprec *r, bool create)
 	char var[PATH_MAX];
 	r->dirfd = -1;
 	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    (size_t)snprintf(r->dir, sizeof r->dir, "%s/setup", var) >= sizeof r->dir) {
+	    path_join(r->dir, sizeof r->dir, var, "setup") == -1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -123,10 +124,8 @@ int steprec_put(const struct steprec *r, const char *svc, const char *step,
 	else
 		snprintf(body, sizeof body, "running %ld %llu %s\n", (long)e->pid, e->start,
 		         e->path[0] ? e->path : "-");
-	if ((size_t)snprintf(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid()) >= sizeof tmp) {
-		errno = ENAMETOOLONG;
+	if (path_fmt(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid()) == -1)
 		return -1;
-	}
 	int fd = openat(r->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return -1;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "render/accounts.h"
+#include "lib/pathjoin.h"
 #include "lib/alloc.h"
 #include "lib/diag.h"
 #include "render/svfiles.h"
@@ -41,8 +42,8 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 		} else if (ct->src == NULL) {
 			tree_add_dir(t, dest, ct->mode, owner(ct, uid),
 			             (gid_t)owner(ct, (uid_t)gid), -1, TR_NONE, 0);
-		} else if ((size_t)snprintf(src, sizeof src, "%s/templates/%s", ctl->datadir,
-		                            ct->src) >= sizeof src) {
+		} else if (path_fmt(src, sizeof src, "%s/templates/%s", ctl->datadir, ct->src) ==
+		           -1) {
 			diag_file(d, DIAG_ERR, def->file, ct->line, "template path too long");
 			rc = -1;
 		} else if (tpl_render_file(src, &vars, &body, d) == -1) {

@@ -146,8 +146,9 @@ struct tree {
 	size_t nc, ccap;
 	char anchor[PATH_MAX]; /* "" for "/" */
 	char **secrets;        /* values no diff may show */
-	size_t nsecrets;
+	size_t nsecrets, secretcap;
 	size_t *byname;         /* node indexes sorted by path */
+	bool *scanned;          /* tree_diff: by node, a directory whose entries were read */
 	size_t batch_end;       /* changes [0, batch_end) but TR_ENABLE ones: one durable batch */
 	size_t staged;          /* changes whose temp waits for the batch's end */
 	int tfd[TREE_TEMP_FDS]; /* temp files written and not yet fsynced */

@@ -15,6 +15,7 @@
 
 #include <bsd/libutil.h>
 
+#include "lib/pathjoin.h"
 #include "lib/clock.h"
 #include "lib/readfile.h"
 #include "lib/gcovflush.h"
@@ -37,10 +38,10 @@
 
 int svdir_running(const struct ctl *ctl, pid_t *pid)
 {
-	char path[PATH_MAX];
+	char var[PATH_MAX], path[PATH_MAX];
 	*pid = 0;
-	if (ctl_var_dir(ctl, path, sizeof path) == -1 ||
-	    strlcat(path, "/" SVDIR_PIDFILE, sizeof path) >= sizeof path)
+	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
+	    path_join(path, sizeof path, var, SVDIR_PIDFILE) == -1)
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
@@ -190,7 +191,7 @@ int svdir_ensure(const struct ctl *ctl)
 	if (unit != 0)
 		return unit == 1 ? 0 : -1;
 	if (r == -1 || pathsafe_mkdirs(var, 0755) == -1 ||
-	    (size_t)snprintf(log, sizeof log, "%s/%s", var, SVDIR_LOG) >= sizeof log) {
+	    path_join(log, sizeof log, var, SVDIR_LOG) == -1) {
 		warn("cannot check runsvdir state in %s", var);
 		return -1;
 	}
@@ -287,7 +288,7 @@ static int find_runsvdir(char *out, size_t len)
 	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		if (*d != '/')
 			continue;
-		if ((size_t)snprintf(out, len, "%s/runsvdir", d) < len && access(out, X_OK) == 0)
+		if (path_join(out, len, d, "runsvdir") == 0 && access(out, X_OK) == 0)
 			return 0;
 	}
 	errno = ENOENT;
@@ -577,8 +578,7 @@ int svdir_run(const struct ctl *ctl)
 
 	char var[PATH_MAX], pidfile[PATH_MAX], service[PATH_MAX], prog[PATH_MAX];
 	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    (size_t)snprintf(pidfile, sizeof pidfile, "%s/%s", var, SVDIR_PIDFILE) >=
-	        sizeof pidfile ||
+	    path_join(pidfile, sizeof pidfile, var, SVDIR_PIDFILE) == -1 ||
 	    ctl_service_dir(ctl, service, sizeof service) == -1) {
 		warn("runsvdir: bad root");
 		return 1;

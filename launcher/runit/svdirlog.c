@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pathjoin.h"
 #include "lib/clock.h"
 #include "runit/svdirlog.h"
 
@@ -19,7 +20,7 @@ void svdirlog_init(struct svdirlog *l, const char *var)
 	memset(l, 0, sizeof *l);
 	l->window = mono_ms();
 	struct stat fs, ps;
-	if ((size_t)snprintf(l->path, sizeof l->path, "%s/" LOG_NAME, var) >= sizeof l->path)
+	if (path_join(l->path, sizeof l->path, var, LOG_NAME) == -1)
 		return;
 	/* Only the file svdir_ensure opened for us is ours to cap: never a terminal, the
 	 * journal, or whatever file a caller redirected us to. */
@@ -33,11 +34,9 @@ void svdirlog_init(struct svdirlog *l, const char *var)
 static int keep_old(const struct svdirlog *l, off_t len)
 {
 	char tmp[PATH_MAX + 16], old[PATH_MAX + 4];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.1.XXXXXX", l->path) >= sizeof tmp ||
-	    (size_t)snprintf(old, sizeof old, "%s.1", l->path) >= sizeof old) {
-		errno = ENAMETOOLONG;
+	if (path_fmt(tmp, sizeof tmp, "%s.1.XXXXXX", l->path) == -1 ||
+	    path_fmt(old, sizeof old, "%s.1", l->path) == -1)
 		return -1;
-	}
 	/* stderr is write-only: the same file, opened again for reading (and checked to be it) */
 	struct stat a, b;
 	int in = open(l->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

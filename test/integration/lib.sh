@@ -23,6 +23,32 @@ if [ -n "${BUILDDIR:-}" ] && [ -z "${GITLAB_CTL_TEST_AS_IS:-}" ]; then
 	GITLAB_CTL_DATADIR=$T_ROOT/usr/share/gitlab-ctl
 	export GITLAB_CTL GITLAB_CTL_DATADIR
 fi
+# ctest kills a test that outlives its TIMEOUT with SIGKILL, and then no trap runs and
+# everything it started keeps running. So the test stops itself first: T_TIMEOUT (set by
+# CMakeLists.txt from each test's TIMEOUT) less a minute for the clean-up, then SIGTERM to
+# the test's children (a waiting gitlab-ctl) and to the test, whose trap stops the root.
+# The watchdog ignores SIGTERM (it is one of those children) and polls every second, so it
+# outlives a finished test by at most one; its output goes nowhere, so ctest never waits
+# for it.
+t_watchdog() {
+	trap '' TERM
+	_left=$1
+	while [ "$_left" -gt 0 ] && kill -0 "$2" 2>/dev/null; do
+		sleep 1
+		_left=$((_left - 1))
+	done
+	kill -0 "$2" 2>/dev/null || return 0
+	kill -TERM "$2" 2>/dev/null || true
+	for _s in /proc/[0-9]*/stat; do
+		_pp=$(awk '{ sub(/^.*\) /, ""); print $2 }' "$_s" 2>/dev/null) || continue
+		[ "$_pp" = "$2" ] || continue
+		_c=${_s%/stat}
+		kill -TERM "${_c#/proc/}" 2>/dev/null || true
+	done
+}
+if [ "${T_TIMEOUT:-0}" -gt 120 ]; then
+	t_watchdog "$((T_TIMEOUT - 60))" $$ >/dev/null 2>&1 </dev/null &
+fi
 T_RUNSVDIRS=""   # runsvdir pids started directly by the test (stopped with HUP)
 T_PIDS=""        # any other pids to stop
 export SVWAIT="${SVWAIT:-15}"
@@ -110,7 +136,7 @@ t_cleanup() {
 	exit "$_rc"
 }
 trap t_cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "FAIL: stopped by a signal (the watchdog stops a test a minute before its ctest TIMEOUT)" >&2; exit 130' INT TERM
 
 # until_true TENTHS CMD...: poll a condition for up to TENTHS/10 s.
 until_true() {

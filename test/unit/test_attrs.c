@@ -115,7 +115,9 @@ static void test_defaults(void **state)
 	assert_int_equal(s->listen_port, 9168);
 	assert_int_equal(s->env.n, 5);
 	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC);
-	assert_string_equal(kv_get(&s->env, "MALLOC_CONF"), "dirty_decay_ms:0,muzzy_decay_ms:0");
+	assert_string_equal(
+	    kv_get(&s->env, "MALLOC_CONF"),
+	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");

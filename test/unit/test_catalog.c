@@ -72,8 +72,9 @@ static void test_shipped_catalog(void **state)
 	expect_setting(ge, "elasticsearch_url", ST_STRING, NULL);
 	assert_int_equal(ge->nenv, 5);
 	assert_string_equal(kv(ge->env, ge->nenv, "LD_PRELOAD"), "@JEMALLOC@");
-	assert_string_equal(kv(ge->env, ge->nenv, "MALLOC_CONF"),
-	                    "dirty_decay_ms:0,muzzy_decay_ms:0");
+	assert_string_equal(
+	    kv(ge->env, ge->nenv, "MALLOC_CONF"),
+	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");
@@ -260,6 +261,10 @@ static void test_malformed(void **state)
 {
 	(void)state;
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "unknown key 'colour'");
+	/* the known keys listed come from the loaders' table, all of them */
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
+	             "(one of: name, config_name, description,");
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "roles, off_switch)");
 	/* the list of keys comes from the loader table: first to last, none left out */
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
@@ -285,7 +290,9 @@ static void test_malformed(void **state)
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
-	    4, "unknown key 'colour'");
+	    4,
+	    "unknown key 'colour' in a setting (name, type, default, secret, host, refuse, "
+	    "refuse_because)");
 	expect_error(HEAD
 	             "settings = (\n  { name = \"enable\"; type = \"port\"; default = 70000; }\n"
 	             ");\n" COMMAND,
