@@ -201,7 +201,11 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	} else {
 		env_add_list(&t->env, &s->base_env);
 		env_add_list(&t->env, &s->env);
-		if (svfiles_write(ctl, a, s, stderr) == -1)
+		struct diags d;
+		diags_init(&d);
+		int rc = svfiles_write(ctl, a, s, stderr, &d);
+		diags_flush(&d, stderr);
+		if (rc == -1)
 			return -1; /* a container's config files come from gitlab.rb alone */
 	}
 	envv_sort(&t->env);

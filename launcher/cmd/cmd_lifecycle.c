@@ -320,9 +320,12 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 		char home[PATH_MAX];
 		if (seen)
 			continue;
+		struct diags d;
+		diags_init(&d);
 		if (accounts_home(s, home, sizeof home) == -1 ||
-		    accounts_remove(s->user, s->group, home, stdout, &removed) == -1)
+		    accounts_remove(s->user, s->group, home, stdout, &removed, &d) == -1)
 			rc = 1;
+		diags_flush(&d, stderr);
 	}
 	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");
 	cmd_unload(&l);

@@ -221,15 +221,21 @@ static int apply(struct recon *r)
 		warn("cannot read %s", r->ps.service_dir);
 		return 1;
 	}
-	if (plan_owners(&r->ps, r->l.a.manage_accounts, r->dry_run) == -1 ||
-	    plan_tree(r->ctl, &r->ps) == -1 || diff_tree(r) == -1)
+	struct diags d;
+	diags_init(&d);
+	int rc = plan_owners(&r->ps, r->l.a.manage_accounts, r->dry_run, &d) == -1 ||
+	                 plan_tree(r->ctl, &r->ps, &d) == -1
+	             ? -1
+	             : 0;
+	diags_flush(&d, stderr);
+	if (rc == -1 || diff_tree(r) == -1)
 		return 1;
 	struct converge cv;
 	converge_init(&cv, r->ctl, &r->l.a, &r->ps, r->dry_run, r->wait_ms, r->t0);
 	/* Files count when written (converge), not when planned. */
 	cv.updated = r->ps.accounts + (r->dry_run ? (int)r->ps.t.nc : 0);
 	fflush(stdout);
-	int rc = 0;
+	rc = 0;
 	if (r->dry_run)
 		converge_dry_run(&cv);
 	else

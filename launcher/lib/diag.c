@@ -1,4 +1,5 @@
 /* Collected diagnostics, printed compiler-style with the source line and a caret. */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -110,6 +111,22 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
 	g->line = line;
 }
 
+void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
+{
+	struct diag *g = push(d, sev);
+	va_list ap;
+	va_start(ap, fmt);
+	g->msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	g->plain = true;
+}
+
+void diags_flush(struct diags *d, FILE *fp)
+{
+	diags_print(d, fp);
+	diags_free(d);
+}
+
 /*
  * The line and a caret under col, built in memory and written at once
  * (stderr is unbuffered: a byte at a time would be a system call each).
@@ -190,7 +207,9 @@ static void print_some(const struct diags *d, FILE *fp, bool errors_only)
 		if (errors_only && g->sev != DIAG_ERR)
 			continue;
 		const char *kind = diag_sev_name(g->sev);
-		if (g->file && g->line > 0 && g->col > 0)
+		if (g->plain)
+			fprintf(fp, "%s: %s\n", program_invocation_short_name, g->msg);
+		else if (g->file && g->line > 0 && g->col > 0)
 			fprintf(fp, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->msg);
 		else if (g->file && g->line > 0)
 			fprintf(fp, "%s:%d: %s: %s\n", g->file, g->line, kind, g->msg);

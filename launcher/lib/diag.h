@@ -45,6 +45,7 @@ struct diag {
 	char *srcline; /* the source line (a window of it when long), NULL when not known */
 	int caret;     /* col within srcline */
 	bool hidden;   /* the line is known but not shown: it may hold a secret */
+	bool plain;    /* diag_add's: printed as warnx(3) would, "gitlab-ctl VERB: MSG" */
 };
 
 struct diags {
@@ -64,6 +65,18 @@ void diag_at(struct diags *d, enum diag_sev sev, struct loc loc, const char *fmt
 /* Record a problem in a file where only a line (or nothing: 0) is known, e.g. libconfig's. */
 void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/*
+ * Record a problem of a run (no file, no position: a failed useradd, a root that cannot be
+ * locked): printed as warnx(3) prints, "gitlab-ctl VERB: MSG", the words the stage printed itself
+ * before it recorded them, so that a command printing d where the stage used to print changes no
+ * output.
+ */
+void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* diags_print, then forget the records: for a command that reports each stage as it ends. */
+void diags_flush(struct diags *d, FILE *fp);
 
 /*
  * Print every record: "FILE:LINE:COL: error: MSG", then the source line and a

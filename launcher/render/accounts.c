@@ -1,5 +1,4 @@
 /* Service user and group (see accounts.h). */
-#include <err.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -12,6 +11,7 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "render/accounts.h"
+#include "lib/diag.h"
 #include "lib/pathjoin.h"
 #include "lib/spawn.h"
 #include "lib/names.h"
@@ -55,7 +55,7 @@ static int run(const char *prog, char *const argv[])
 }
 
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
-                    bool dry_run, FILE *out, int *created)
+                    bool dry_run, FILE *out, int *created, struct diags *d)
 {
 	static const char *const groupadd[] = {"/usr/sbin/groupadd", "/sbin/groupadd", NULL};
 	static const char *const useradd[] = {"/usr/sbin/useradd", "/sbin/useradd", NULL};
@@ -67,17 +67,19 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 	if (have_group && have_user)
 		return 0;
 	if (!manage) {
-		warnx("%s '%s' does not exist and manage_accounts['enable'] is false",
-		      have_user ? "group" : "user", have_user ? group : user);
+		diag_add(d, DIAG_ERR,
+		         "%s '%s' does not exist and manage_accounts['enable'] is false",
+		         have_user ? "group" : "user", have_user ? group : user);
 		return -1;
 	}
 	if (geteuid() != 0) {
-		warnx("%s '%s' does not exist (only root creates accounts)",
-		      have_user ? "group" : "user", have_user ? group : user);
+		diag_add(d, DIAG_ERR, "%s '%s' does not exist (only root creates accounts)",
+		         have_user ? "group" : "user", have_user ? group : user);
 		return -1;
 	}
 	if (!name_account_ok(user) || !name_account_ok(group)) {
-		warnx("refusing to create account with unusual name '%s' / '%s'", user, group);
+		diag_add(d, DIAG_ERR, "refusing to create account with unusual name '%s' / '%s'",
+		         user, group);
 		return -1;
 	}
 	if (!have_group) {
@@ -88,7 +90,7 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 			char *argv[] = {"groupadd", "--system", (char *)group, NULL};
 			int rc = prog ? run(prog, argv) : -1;
 			if (rc != 0) {
-				warnx("groupadd %s failed (status %d)", group, rc);
+				diag_add(d, DIAG_ERR, "groupadd %s failed (status %d)", group, rc);
 				return -1;
 			}
 		}
@@ -106,7 +108,7 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 			                (char *)user,       NULL};
 			int rc = prog ? run(prog, argv) : -1;
 			if (rc != 0) {
-				warnx("useradd %s failed (status %d)", user, rc);
+				diag_add(d, DIAG_ERR, "useradd %s failed (status %d)", user, rc);
 				return -1;
 			}
 		}
@@ -114,7 +116,8 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 	return 0;
 }
 
-int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed)
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed,
+                    struct diags *d)
 {
 	static const char *const userdel[] = {"/usr/sbin/userdel", "/sbin/userdel", NULL};
 	static const char *const groupdel[] = {"/usr/sbin/groupdel", "/sbin/groupdel", NULL};
@@ -132,7 +135,7 @@ int accounts_remove(const char *user, const char *group, const char *home, FILE 
 	char *uargv[] = {"userdel", (char *)user, NULL};
 	int rc = prog ? run(prog, uargv) : -1;
 	if (rc != 0) {
-		warnx("userdel %s failed (status %d)", user, rc);
+		diag_add(d, DIAG_ERR, "userdel %s failed (status %d)", user, rc);
 		return -1;
 	}
 	fprintf(out, "remove user %s\n", user);
@@ -145,7 +148,7 @@ int accounts_remove(const char *user, const char *group, const char *home, FILE 
 	char *gargv[] = {"groupdel", (char *)group, NULL};
 	rc = prog ? run(prog, gargv) : -1;
 	if (rc != 0) {
-		warnx("groupdel %s failed (status %d)", group, rc);
+		diag_add(d, DIAG_ERR, "groupdel %s failed (status %d)", group, rc);
 		return -1;
 	}
 	fprintf(out, "remove group %s\n", group);

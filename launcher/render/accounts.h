@@ -11,16 +11,17 @@
 #include <sys/types.h>
 
 #include "config/attrs.h"
+#include "lib/diag.h"
 
 /*
  * Make sure group and user exist: a system group, and a system user in it
  * with the given home (not created) and no login shell, made by groupadd and
  * useradd (fixed argv, no shell). With dry_run only the lines are printed.
  * Each creation prints "create group NAME" / "create user NAME" to out and
- * counts in *created. Returns 0, or -1 after printing the error (warnx).
+ * counts in *created. Returns 0, or -1 with the error recorded in d.
  */
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
-                    bool dry_run, FILE *out, int *created);
+                    bool dry_run, FILE *out, int *created, struct diags *d);
 
 /*
  * The home useradd is given for a service's account: /etc/passwd is the
@@ -38,9 +39,10 @@ int accounts_home(const struct svc *s, char *home, size_t len);
  * postgres, or an operator's) is never touched; then its primary group when it is named
  * `group`. userdel/groupdel with fixed argv. Each deletion prints "remove user NAME" /
  * "remove group NAME" to out and counts in *removed; an account kept says why.
- * Returns 0, or -1 after printing the error.
+ * Returns 0, or -1 with the error recorded in d.
  */
-int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed);
+int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed,
+                    struct diags *d);
 
 /* uid and gid of user and group; -1 with errno ENOENT when either is missing. */
 int accounts_lookup(const char *user, const char *group, uid_t *uid, gid_t *gid);

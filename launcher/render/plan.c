@@ -1,6 +1,5 @@
 /* The desired state of reconfigure (see plan.h). */
 #include <dirent.h>
-#include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,13 +390,13 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 
 /* useradd fails while a parallel one holds /etc/passwd's lock: try again a few times. */
 static int ensure_account(struct plans *ps, const struct svc *s, const char *home, bool manage,
-                          bool dry_run)
+                          bool dry_run, struct diags *d)
 {
 	for (int attempt = 0;; attempt++) {
 		uid_t u;
 		gid_t g;
 		int rc = accounts_ensure(s->user, s->group, home, manage, dry_run, stdout,
-		                         &ps->accounts);
+		                         &ps->accounts, d);
 		if (rc == 0 || attempt == 4 || accounts_lookup(s->user, s->group, &u, &g) == 0)
 			return rc == 0 || accounts_lookup(s->user, s->group, &u, &g) == 0 ? 0 : -1;
 		sleep_ms(200L << attempt);
@@ -415,7 +414,7 @@ static const struct plan *same_account(const struct plans *ps, size_t k)
 	return NULL;
 }
 
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run)
+int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d)
 {
 	if (geteuid() != 0)
 		return 0; /* files are ours; the service runs as the invoking user */
@@ -430,13 +429,15 @@ int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run)
 		}
 		char home[PATH_MAX];
 		if (accounts_home(s, home, sizeof home) == -1) {
-			warnx("path too long: %s/%s", GITLAB_CTL_DATA_DIR, s->def->name);
+			diag_add(d, DIAG_ERR, "path too long: %s/%s", GITLAB_CTL_DATA_DIR,
+			         s->def->name);
 			return -1;
 		}
-		if (ensure_account(ps, s, home, manage_accounts, dry_run) == -1)
+		if (ensure_account(ps, s, home, manage_accounts, dry_run, d) == -1)
 			return -1;
 		if (accounts_lookup(s->user, s->group, &p->uid, &p->gid) == -1 && !dry_run) {
-			warnx("cannot find user '%s' or group '%s'", s->user, s->group);
+			diag_add(d, DIAG_ERR, "cannot find user '%s' or group '%s'", s->user,
+			         s->group);
 			return -1;
 		}
 	}
@@ -451,20 +452,20 @@ struct owner {
 	gid_t gid;
 };
 
-static int join(char *out, size_t len, const char *a, const char *b)
+static int join(char *out, size_t len, const char *a, const char *b, struct diags *d)
 {
 	if (path_join(out, len, a, b) == 0)
 		return 0;
-	warnx("path too long: %s/%s", a, b);
+	diag_add(d, DIAG_ERR, "path too long: %s/%s", a, b);
 	return -1;
 }
 
 /* An env value built from a secret (or named like one) is shown by no diff, old or new. */
 static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, struct owner o, int i,
-                        const struct svc *s)
+                        const struct svc *s, struct diags *d)
 {
 	char path[PATH_MAX];
-	if (join(path, sizeof path, dir, kv->name) == -1)
+	if (join(path, sizeof path, dir, kv->name, d) == -1)
 		return -1;
 	tree_add_file(t, path, kv->value, strlen(kv->value), 0600, o.uid, o.gid, i, TR_ENV,
 	              svc_env_secret(s, kv->name) != SECRET_NONE ? TN_SECRET : 0);
@@ -472,25 +473,25 @@ static int add_env_file(struct tree *t, const char *dir, const struct kv *kv, st
 }
 
 /* The complete environment: base env, then the service env over it. */
-static int add_env(struct tree *t, const struct plan *p, int i, struct owner o)
+static int add_env(struct tree *t, const struct plan *p, int i, struct owner o, struct diags *d)
 {
 	const struct svc *s = p->svc;
 	int rc = 0;
 	tree_add_dir(t, s->env_dir, 0700, o.uid, o.gid, i, TR_ENV, TN_EXCLUSIVE);
 	for (size_t k = 0; k < s->base_env.n && rc == 0; k++)
 		if (kv_get(&s->env, s->base_env.v[k].name) == NULL)
-			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i, s);
+			rc = add_env_file(t, s->env_dir, &s->base_env.v[k], o, i, s, d);
 	for (size_t k = 0; k < s->env.n && rc == 0; k++)
-		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i, s);
+		rc = add_env_file(t, s->env_dir, &s->env.v[k], o, i, s, d);
 	return rc;
 }
 
 static int add_file(struct tree *t, const char *dir, const char *name, const struct buf *b,
                     const struct tpl_spans *sec, mode_t mode, struct owner o, int i,
-                    enum tnode_role role)
+                    enum tnode_role role, struct diags *d)
 {
 	char path[PATH_MAX];
-	if (join(path, sizeof path, dir, name) == -1)
+	if (join(path, sizeof path, dir, name, d) == -1)
 		return -1;
 	tree_set_spans(
 	    t, tree_add_file(t, path, b->p ? b->p : "", b->len, mode, o.uid, o.gid, i, role, 0),
@@ -499,7 +500,7 @@ static int add_file(struct tree *t, const char *dir, const char *name, const str
 }
 
 /* sv/<svc>: run, check, control/t, after and log/run. */
-static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner o)
+static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner o, struct diags *d)
 {
 	int rc = 0;
 	tree_add_dir(t, p->sv_dir, 0755, o.uid, o.gid, i, TR_NONE, 0);
@@ -508,32 +509,33 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 	 * runit collector, as its own account, read status. Its fifos stay 0600.
 	 */
 	char sup[PATH_MAX];
-	if (join(sup, sizeof sup, p->sv_dir, "supervise") == -1)
+	if (join(sup, sizeof sup, p->sv_dir, "supervise", d) == -1)
 		return -1;
 	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN);
+	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN, d);
 	if (p->has_check)
-		rc |=
-		    add_file(t, p->sv_dir, "check", &p->check, &p->check_sec, 0755, o, i, TR_NONE);
+		rc |= add_file(t, p->sv_dir, "check", &p->check, &p->check_sec, 0755, o, i, TR_NONE,
+		               d);
 	if (p->control_t.len > 0) {
 		/* runsv runs control/t instead of sending TERM, for stop and restart. */
 		char path[PATH_MAX];
-		if (join(path, sizeof path, p->sv_dir, "control") == -1)
+		if (join(path, sizeof path, p->sv_dir, "control", d) == -1)
 			return -1;
 		tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0);
-		rc |= add_file(t, path, "t", &p->control_t, &p->control_t_sec, 0755, o, i, TR_NONE);
+		rc |= add_file(t, path, "t", &p->control_t, &p->control_t_sec, 0755, o, i, TR_NONE,
+		               d);
 	}
 	/* What start/stop order by (svsel.h): no config is parsed there. */
-	rc |= add_file(t, p->sv_dir, "after", &p->after, NULL, 0644, o, i, TR_NONE);
+	rc |= add_file(t, p->sv_dir, "after", &p->after, NULL, 0644, o, i, TR_NONE, d);
 	tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->log_sv, "run", &p->logrun, &p->logrun_sec, 0755, o, i, TR_LOG_RUN);
+	rc |= add_file(t, p->log_sv, "run", &p->logrun, &p->logrun_sec, 0755, o, i, TR_LOG_RUN, d);
 	return rc ? -1 : 0;
 }
 
-static int add_service(struct tree *t, const struct plan *p, int i, struct owner o)
+static int add_service(struct tree *t, const struct plan *p, int i, struct owner o, struct diags *d)
 {
 	const struct svc *s = p->svc;
-	if (add_sv_dir(t, p, i, o) == -1 || add_env(t, p, i, o) == -1)
+	if (add_sv_dir(t, p, i, o, d) == -1 || add_env(t, p, i, o, d) == -1)
 		return -1;
 	/*
 	 * svlogd runs as root and runs the `!` processor named in <log_dir>/config:
@@ -542,7 +544,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 */
 	tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0);
 	if (add_file(t, s->log_dir, "config", &p->logconf, &p->logconf_sec, 0644, o, i,
-	             TR_LOG_CONFIG) == -1)
+	             TR_LOG_CONFIG, d) == -1)
 		return -1;
 	/*
 	 * 0750 keeps other service accounts out; a catalog says 0755 where
@@ -570,15 +572,15 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
  * The bundled exporter as the default command, unless an exporter is installed there: our
  * link is managed (follows this binary's data dir), a real file is the operator's.
  */
-static int add_exporter_link(const struct ctl *ctl, struct tree *t)
+static int add_exporter_link(const struct ctl *ctl, struct tree *t, struct diags *d)
 {
 	char bundled[PATH_MAX], path[PATH_MAX];
 	struct stat lst;
-	if (join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
+	if (join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter", d) == -1)
 		return -1;
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
 	             (char *)NULL) == -1) {
-		warnx("path too long");
+		diag_add(d, DIAG_ERR, "path too long");
 		return -1;
 	}
 	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
@@ -607,12 +609,12 @@ static void add_data_secrets(struct tree *t, const struct yval *v)
 }
 
 /* Below the root nothing is followed; a secret value outside its spans hides the file's diff. */
-static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
+static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o, struct diags *d)
 {
 	struct tree *t = &ps->t;
 	char path[PATH_MAX];
 	if (tree_set_anchor(t, ctl->root) == -1) {
-		warnx("%s: not a usable root", ctl->root);
+		diag_add(d, DIAG_ERR, "%s: not a usable root", ctl->root);
 		return -1;
 	}
 	char aside[PATH_MAX]; /* root's place for an account's directory in a file's place */
@@ -631,7 +633,7 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 				add_data_secrets(t, svc_data(s, s->def->settings[j].name));
 	}
 	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1) {
-		warnx("path too long");
+		diag_add(d, DIAG_ERR, "path too long");
 		return -1;
 	}
 	tree_add_dir(t, path, 0755, o.uid, o.gid, -1, TR_NONE, 0);
@@ -639,16 +641,16 @@ static int add_anchor(const struct ctl *ctl, struct plans *ps, struct owner o)
 	return 0;
 }
 
-int plan_tree(const struct ctl *ctl, struct plans *ps)
+int plan_tree(const struct ctl *ctl, struct plans *ps, struct diags *d)
 {
 	bool root = geteuid() == 0;
 	struct owner o = {root ? 0 : TREE_NO_OWNER, root ? 0 : (gid_t)TREE_NO_OWNER};
-	if (add_anchor(ctl, ps, o) == -1)
+	if (add_anchor(ctl, ps, o, d) == -1)
 		return -1;
 	for (size_t k = 0; k < ps->np; k++)
-		if (add_service(&ps->t, &ps->p[k], (int)k, o) == -1)
+		if (add_service(&ps->t, &ps->p[k], (int)k, o, d) == -1)
 			return -1;
-	if (add_exporter_link(ctl, &ps->t) == -1)
+	if (add_exporter_link(ctl, &ps->t, d) == -1)
 		return -1;
 	/* Enabling comes last: runsv must find a complete service directory. */
 	for (size_t k = 0; k < ps->np; k++)

@@ -98,15 +98,15 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 /*
  * Create (or in a dry run, name) each service's account and look up its
  * uid/gid, once per account. Only as root: otherwise files are the invoking
- * user's. 0, or -1 after a message on stderr.
+ * user's. 0, or -1 with the error in d (which may also hold a failed try that a retry mended).
  */
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run);
+int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d);
 
 /*
  * Fill ps->t with every file, directory and link of the enabled services,
- * enabling links last (runsv must find a complete directory). 0, or -1 after
- * a message on stderr (the root unusable, a path too long).
+ * enabling links last (runsv must find a complete directory). 0, or -1 with
+ * the error in d (the root unusable, a path too long).
  */
-int plan_tree(const struct ctl *ctl, struct plans *ps);
+int plan_tree(const struct ctl *ctl, struct plans *ps, struct diags *d);
 
 #endif

@@ -1,5 +1,4 @@
 /* A service's home and rendered config files (see svfiles.h). */
-#include <err.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -59,19 +58,19 @@ static int render_all(const struct ctl *ctl, const struct attrs *a, const struct
 	return rc;
 }
 
-int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out)
+int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out,
+                  struct diags *d)
 {
 	uid_t uid = TREE_NO_OWNER;
 	gid_t gid = (gid_t)TREE_NO_OWNER;
 	if (geteuid() == 0 && accounts_lookup(s->user, s->group, &uid, &gid) == -1) {
-		warnx("%s: user '%s' or group '%s' does not exist (create them in the image)",
-		      s->def->name, s->user, s->group);
+		diag_add(d, DIAG_ERR,
+		         "%s: user '%s' or group '%s' does not exist (create them in the image)",
+		         s->def->name, s->user, s->group);
 		return -1;
 	}
 	struct tree t;
-	struct diags d;
 	tree_init(&t);
-	diags_init(&d);
 	int rc = -1;
 	char aside[PATH_MAX]; /* root's place for the account's directory in a file's place */
 	if (ctl_var_dir(ctl, aside, sizeof aside) == 0 &&
@@ -83,17 +82,16 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 	 */
 	unsigned flags = uid == TREE_NO_OWNER ? TN_IF_MISSING : 0;
 	tree_add_dir(&t, s->home, 0750, uid, gid, -1, TR_NONE, flags);
-	if (render_all(ctl, a, s, uid, gid, &t, &d) == -1) {
-		diags_print(&d, stderr);
+	if (render_all(ctl, a, s, uid, gid, &t, d) == -1)
 		goto out;
-	}
 	if (tree_diff(&t) == -1) {
-		warn("cannot compare %s", t.errpath);
+		diag_add(d, DIAG_ERR, "cannot compare %s: %s", t.errpath, strerror(errno));
 		goto out;
 	}
 	for (size_t k = 0; k < t.nc; k++) {
 		if (tree_apply(&t, &t.c[k]) != 0) { /* its one service: any failure is its */
-			warn("cannot write %s%s", t.errpath, t.errwhy);
+			diag_add(d, DIAG_ERR, "cannot write %s%s: %s", t.errpath, t.errwhy,
+			         strerror(errno));
 			goto out;
 		}
 		tree_describe(&t, &t.c[k], out);
@@ -104,6 +102,5 @@ int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc
 	rc = 0;
 out:
 	tree_free(&t);
-	diags_free(&d);
 	return rc;
 }

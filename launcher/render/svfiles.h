@@ -16,14 +16,16 @@
 
 #include "config/attrs.h"
 #include "lib/ctl.h"
+#include "lib/diag.h"
 
 /*
  * Render s's catalog templates (with the variables reconfigure uses, svvars.h) and write them and
  * s's home. As root, the home and service-owned files belong to s's user and group (which must
  * exist); otherwise to the caller, and an existing home is left as it is.
- * Each change is described on out. Returns 0, or -1 after printing why
+ * Each change is described on out. Returns 0, or -1 with why in d
  * (nothing is written when a template fails).
  */
-int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out);
+int svfiles_write(const struct ctl *ctl, const struct attrs *a, const struct svc *s, FILE *out,
+                  struct diags *d);
 
 #endif

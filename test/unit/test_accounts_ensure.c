@@ -18,6 +18,7 @@
 #include "child.h"
 
 #include "render/accounts.h"
+#include "lib/diag.h"
 #include "lib/names.h"
 
 /* Names no system has: the tests never create anything (dry runs or refusals only). */
@@ -45,29 +46,39 @@ static void test_existing_accounts(void **state)
 {
 	(void)state;
 	struct capture c;
+	struct diags d;
 	int created = 0;
+	diags_init(&d);
 	capture_open(&c);
-	assert_int_equal(accounts_ensure("root", "root", "/root", true, false, c.fp, &created), 0);
+	assert_int_equal(accounts_ensure("root", "root", "/root", true, false, c.fp, &created, &d),
+	                 0);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
 	free(c.buf);
+	diags_free(&d);
 }
 
 static void test_missing_not_managed(void **state)
 {
 	(void)state;
 	struct capture c;
+	struct diags d;
 	int created = 0;
+	diags_init(&d);
 	capture_open(&c);
 	assert_int_equal(
-	    accounts_ensure(MISSING, "root", "/nonexistent", false, false, c.fp, &created), -1);
+	    accounts_ensure(MISSING, "root", "/nonexistent", false, false, c.fp, &created, &d), -1);
 	assert_int_equal(
-	    accounts_ensure("root", MISSING, "/nonexistent", false, false, c.fp, &created), -1);
+	    accounts_ensure("root", MISSING, "/nonexistent", false, false, c.fp, &created, &d), -1);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
+	assert_int_equal(d.nerr, 2); /* recorded for the command to print, not printed */
+	assert_non_null(
+	    strstr(d.v[0].msg, "user '" MISSING "' does not exist and manage_accounts"));
 	free(c.buf);
+	diags_free(&d);
 }
 
 /* As root a dry run says what it would create; not root, it refuses. */
@@ -75,9 +86,11 @@ static void test_dry_run(void **state)
 {
 	(void)state;
 	struct capture c;
+	struct diags d;
 	int created = 0;
+	diags_init(&d);
 	capture_open(&c);
-	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, true, c.fp, &created);
+	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, true, c.fp, &created, &d);
 	capture_close(&c);
 	if (geteuid() == 0) {
 		assert_int_equal(rc, 0);
@@ -91,7 +104,7 @@ static void test_dry_run(void **state)
 	/* Only the user missing: one line. */
 	created = 0;
 	capture_open(&c);
-	rc = accounts_ensure(MISSING, "root", "/nonexistent", true, true, c.fp, &created);
+	rc = accounts_ensure(MISSING, "root", "/nonexistent", true, true, c.fp, &created, &d);
 	capture_close(&c);
 	if (geteuid() == 0) {
 		assert_int_equal(rc, 0);
@@ -99,6 +112,7 @@ static void test_dry_run(void **state)
 		assert_string_equal(c.buf, "create user " MISSING "\n");
 	}
 	free(c.buf);
+	diags_free(&d);
 }
 
 /* A name that could pass for an option is refused before any tool runs. */
@@ -106,16 +120,19 @@ static void test_unusual_names_refused(void **state)
 {
 	(void)state;
 	struct capture c;
+	struct diags d;
 	int created = 0;
+	diags_init(&d);
 	capture_open(&c);
-	assert_int_equal(accounts_ensure("-o", "root", "/nonexistent", true, true, c.fp, &created),
-	                 -1);
 	assert_int_equal(
-	    accounts_ensure(MISSING, "a b", "/nonexistent", true, true, c.fp, &created), -1);
+	    accounts_ensure("-o", "root", "/nonexistent", true, true, c.fp, &created, &d), -1);
+	assert_int_equal(
+	    accounts_ensure(MISSING, "a b", "/nonexistent", true, true, c.fp, &created, &d), -1);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
 	free(c.buf);
+	diags_free(&d);
 }
 
 static void test_lookup_and_names(void **state)
@@ -143,13 +160,14 @@ static int ensure_user_as_nobody(void *arg)
 {
 	(void)arg;
 	int created = 0;
+	struct diags d;
+	diags_init(&d);
 	if (setresgid(65534, 65534, 65534) == -1 || setresuid(65534, 65534, 65534) == -1)
 		return 100;
-	return accounts_ensure(MISSING, "root", "/nonexistent", true, false, stderr, &created) ==
-	                   -1 &&
-	               created == 0
-	           ? 0
-	           : 1;
+	int rc =
+	    accounts_ensure(MISSING, "root", "/nonexistent", true, false, stderr, &created, &d);
+	diags_flush(&d, stderr); /* where the command prints them */
+	return rc == -1 && created == 0 ? 0 : 1;
 }
 
 /* Without groupadd (masked in a private mount namespace): refused, nothing created. */
@@ -157,14 +175,15 @@ static int ensure_without_groupadd(void *arg)
 {
 	(void)arg;
 	int created = 0;
+	struct diags d;
+	diags_init(&d);
 	if (unshare(CLONE_NEWNS) == -1 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
 	    mount("/dev/null", "/usr/sbin/groupadd", NULL, MS_BIND, NULL) == -1)
 		return 100;
-	return accounts_ensure(MISSING, MISSING, "/nonexistent", true, false, stderr, &created) ==
-	                   -1 &&
-	               created == 1
-	           ? 0
-	           : 1;
+	int rc =
+	    accounts_ensure(MISSING, MISSING, "/nonexistent", true, false, stderr, &created, &d);
+	diags_flush(&d, stderr); /* where the command prints them */
+	return rc == -1 && created == 1 ? 0 : 1;
 }
 
 /* useradd refusing (a relative home): its failure is reported, nothing created. */
@@ -172,10 +191,12 @@ static int ensure_useradd_fails(void *arg)
 {
 	(void)arg;
 	int created = 0;
-	return accounts_ensure(MISSING, "root", "relative/home", true, false, stderr, &created) ==
-	               -1
-	           ? 0
-	           : 1;
+	struct diags d;
+	diags_init(&d);
+	int rc =
+	    accounts_ensure(MISSING, "root", "relative/home", true, false, stderr, &created, &d);
+	diags_flush(&d, stderr); /* where the command prints them */
+	return rc == -1 ? 0 : 1;
 }
 
 static void test_tool_failures(void **state)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "render/accounts.h"
+#include "lib/diag.h"
 #include "lib/clock.h"
 
 static char name[32], gname[32], home[64];
@@ -39,7 +40,10 @@ static int remove_account(char **text)
 		*text = NULL;
 		FILE *fp = sink(text, &len);
 		int removed = 0;
-		rc = accounts_remove(name, gname, home, fp, &removed);
+		struct diags d;
+		diags_init(&d);
+		rc = accounts_remove(name, gname, home, fp, &removed, &d);
+		diags_flush(&d, stderr);
 		fclose(fp);
 		if (rc != 0)
 			sleep_ms(200);
@@ -82,7 +86,10 @@ static void test_create_and_remove(void **state)
 		text = NULL;
 		FILE *fp = sink(&text, &len);
 		created = 0;
-		rc = accounts_ensure(name, gname, home, true, false, fp, &created);
+		struct diags d;
+		diags_init(&d);
+		rc = accounts_ensure(name, gname, home, true, false, fp, &created, &d);
+		diags_flush(&d, stderr);
 		fclose(fp);
 		if (rc != 0)
 			sleep_ms(200);
@@ -106,10 +113,12 @@ static void test_create_and_remove(void **state)
 	text = NULL;
 
 	/* Present now: nothing to do. */
+	struct diags nod; /* stays empty: nothing fails */
+	diags_init(&nod);
 	size_t len = 0;
 	FILE *fp = sink(&text, &len);
 	created = 0;
-	assert_int_equal(accounts_ensure(name, gname, home, true, false, fp, &created), 0);
+	assert_int_equal(accounts_ensure(name, gname, home, true, false, fp, &created, &nod), 0);
 	fclose(fp);
 	assert_int_equal(created, 0);
 	assert_string_equal(text, "");
@@ -119,7 +128,7 @@ static void test_create_and_remove(void **state)
 	/* Another home than reconfigure gave it: not reconfigure's to remove. */
 	fp = sink(&text, &len);
 	int removed = 0;
-	assert_int_equal(accounts_remove(name, gname, "/elsewhere", fp, &removed), 0);
+	assert_int_equal(accounts_remove(name, gname, "/elsewhere", fp, &removed, &nod), 0);
 	fclose(fp);
 	assert_int_equal(removed, 0);
 	assert_non_null(strstr(text, "keep user "));
@@ -134,6 +143,7 @@ static void test_create_and_remove(void **state)
 	free(text);
 	assert_null(getpwnam(name));
 	assert_null(getgrnam(gname));
+	assert_int_equal(nod.n, 0);
 }
 
 static void test_remove_keeps(void **state)
@@ -142,15 +152,18 @@ static void test_remove_keeps(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	int removed = 0;
+	struct diags nod;
+	diags_init(&nod);
 	FILE *fp = sink(&text, &len);
 	/* root is never removed; an account that does not exist is not an error. */
-	assert_int_equal(accounts_remove("root", "root", "/root", fp, &removed), 0);
-	assert_int_equal(accounts_remove(name, gname, home, fp, &removed), 0);
+	assert_int_equal(accounts_remove("root", "root", "/root", fp, &removed, &nod), 0);
+	assert_int_equal(accounts_remove(name, gname, home, fp, &removed, &nod), 0);
 	fclose(fp);
 	assert_int_equal(removed, 0);
 	assert_string_equal(text,
 	                    "keep user root: not created by reconfigure (uid 0, home /root)\n");
 	free(text);
+	assert_int_equal(nod.n, 0);
 	assert_non_null(getpwnam("root"));
 }
 

@@ -1,4 +1,5 @@
 /* diag_hint and diags_print_json: the fix clause of a message, the JSON array with it. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,11 +68,35 @@ static void test_json(void **state)
 	diags_free(&d);
 }
 
+/* A stage's own message reads as its warnx did: the command's name, then the words. */
+static void test_plain_flush(void **state)
+{
+	(void)state;
+	struct diags d;
+	diags_init(&d);
+	diag_add(&d, DIAG_ERR, "useradd %s failed (status %d)", "git", 9);
+	diag_add(&d, DIAG_WARN, "path too long");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	diags_flush(&d, fp);
+	assert_int_equal(fclose(fp), 0);
+	char want[256];
+	snprintf(want, sizeof want, "%s: useradd git failed (status 9)\n%s: path too long\n",
+	         program_invocation_short_name, program_invocation_short_name);
+	assert_string_equal(text, want);
+	assert_int_equal(d.n, 0); /* flushed: printed once */
+	assert_int_equal(d.nerr, 0);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hints),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_plain_flush),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
