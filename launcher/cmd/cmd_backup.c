@@ -291,7 +291,7 @@ int cmd_backup_etc(const struct ctl *ctl, int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	int lock = -1;
-	if (rootlock_take(ctl, false, &lock) == -1)
+	if (command_lock(ctl, false, &lock) == -1)
 		return 1;
 	int dfd = backup_dir_open(o.dir);
 	char name[NAME_MAX + 1];

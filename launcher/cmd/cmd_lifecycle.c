@@ -179,7 +179,7 @@ int cmd_uninstall(const struct ctl *ctl, int argc, char **argv)
 	if (parse_yes(argc, argv, false, &yes) == -1)
 		return usage(argv[0], "");
 	int lock;
-	if (rootlock_take(ctl, false, &lock) == -1)
+	if (command_lock(ctl, false, &lock) == -1)
 		return 1;
 	int rc = stop_everything(ctl);
 	rootlock_release(lock);
@@ -267,7 +267,7 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	int lock;
-	if (rootlock_take(ctl, false, &lock) == -1)
+	if (command_lock(ctl, false, &lock) == -1)
 		return 1;
 	int rc = stop_everything(ctl);
 	for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -249,7 +249,7 @@ static int apply(struct recon *r)
 static int run_reconfigure(struct recon *r)
 {
 	int lockfd;
-	if (rootlock_take(r->ctl, !r->dry_run, &lockfd) == -1)
+	if (command_lock(r->ctl, !r->dry_run, &lockfd) == -1)
 		return 1;
 	int rc = apply(r);
 	rootlock_release(lockfd);

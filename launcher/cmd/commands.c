@@ -9,6 +9,8 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "config/catalog.h"
+#include "lib/diag.h"
+#include "lib/rootlock.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
 #include "runit/svdir.h"
@@ -241,4 +243,14 @@ int command_getopt(int argc, char **argv, const char *shortopts, const struct op
 		fprintf(stderr, "gitlab-ctl %s: unknown option '-%c' (see gitlab-ctl help %s)\n",
 		        argv[0], optopt, argv[0]);
 	return '?';
+}
+
+int command_lock(const struct ctl *ctl, bool create, int *fdp)
+{
+	struct diags d;
+	diags_init(&d);
+	d.live = stderr;
+	int rc = rootlock_take(ctl, create, fdp, &d);
+	diags_flush(&d, stderr);
+	return rc;
 }

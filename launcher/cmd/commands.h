@@ -6,6 +6,7 @@
 #ifndef GITLAB_CTL_COMMANDS_H
 #define GITLAB_CTL_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lib/ctl.h"
@@ -54,6 +55,11 @@ void command_hint_runsvdir(const struct ctl *ctl, const char *verb, FILE *fp);
  */
 struct option;
 int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+/*
+ * rootlock_take for a command: the wait announced on stderr as it begins, problems printed
+ * there when it ends. 0 with the lock on *fdp, or -1: reported.
+ */
+int command_lock(const struct ctl *ctl, bool create, int *fdp);
 /* One optional SERVICE argument after the command's own options (getopt's optind); -1: reported. */
 int command_one_arg(int argc, char **argv, const char **name);
 

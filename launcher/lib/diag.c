@@ -121,10 +121,23 @@ void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
 	g->plain = true;
 }
 
+void diag_progress(struct diags *d, const char *fmt, ...)
+{
+	if (d->live == NULL)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(d->live, fmt, ap);
+	va_end(ap);
+	fflush(d->live);
+}
+
 void diags_flush(struct diags *d, FILE *fp)
 {
+	FILE *live = d->live;
 	diags_print(d, fp);
 	diags_free(d);
+	d->live = live;
 }
 
 /*

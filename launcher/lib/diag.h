@@ -53,6 +53,7 @@ struct diags {
 	size_t n, cap;
 	size_t nerr;
 	size_t nnote;
+	FILE *live; /* where diag_progress writes at once; NULL (diags_init): nowhere */
 };
 
 void diags_init(struct diags *d);
@@ -74,6 +75,12 @@ void diag_file(struct diags *d, enum diag_sev sev, const char *file, int line, c
  */
 void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * A line the user must see while the stage still runs (what it waits for): written to d->live
+ * at once, as given, when the command set one; not recorded.
+ */
+void diag_progress(struct diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* diags_print, then forget the records: for a command that reports each stage as it ends. */
 void diags_flush(struct diags *d, FILE *fp);

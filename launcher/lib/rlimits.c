@@ -1,5 +1,4 @@
 /* Resource limits from the system, not the caller (see rlimits.h). */
-#include <err.h>
 #include <stddef.h>
 #include <sys/resource.h>
 
@@ -45,7 +44,7 @@ int rlimits_reset(void)
  * be raised without CAP_SYS_RESOURCE), refuse to start rather than run a
  * runsvdir that cannot open its services, for good.
  */
-int rlimits_nofile_low(void)
+int rlimits_nofile_low(struct diags *d)
 {
 	struct rlimit have, sys;
 	if (getrlimit(RLIMIT_NOFILE, &have) == -1)
@@ -55,9 +54,11 @@ int rlimits_nofile_low(void)
 		want = sys.rlim_cur;
 	if (have.rlim_cur >= want)
 		return 0;
-	warnx("runsvdir: the open-file limit is %llu (soft) / %llu (hard), the system's is %llu; "
-	      "raising it needs CAP_SYS_RESOURCE: start it from a shell without a low `ulimit -n`",
-	      (unsigned long long)have.rlim_cur, (unsigned long long)have.rlim_max,
-	      (unsigned long long)want);
+	diag_add(
+	    d, DIAG_ERR,
+	    "runsvdir: the open-file limit is %llu (soft) / %llu (hard), the system's is %llu; "
+	    "raising it needs CAP_SYS_RESOURCE: start it from a shell without a low `ulimit -n`",
+	    (unsigned long long)have.rlim_cur, (unsigned long long)have.rlim_max,
+	    (unsigned long long)want);
 	return -1;
 }

@@ -7,6 +7,8 @@
 #ifndef GITLAB_CTL_RLIMITS_H
 #define GITLAB_CTL_RLIMITS_H
 
+#include "lib/diag.h"
+
 #define RLIMITS_NOFILE_MIN 1024
 
 /*
@@ -22,8 +24,8 @@ int rlimits_reset(void);
 
 /*
  * Is the open-file limit below min(RLIMITS_NOFILE_MIN, pid 1's)? Then say
- * so (warnx) and return -1; 0 when it is enough.
+ * so in d and return -1; 0 when it is enough.
  */
-int rlimits_nofile_low(void);
+int rlimits_nofile_low(struct diags *d);
 
 #endif

@@ -12,17 +12,19 @@
 #include <stdbool.h>
 
 #include "lib/ctl.h"
+#include "lib/diag.h"
 
 /* How long a second run waits for the holder before giving up. */
 #define ROOTLOCK_WAIT_S 60
 
 /*
- * Take the lock, waiting up to ROOTLOCK_WAIT_S (announced on stderr with the
- * holder's pid). create: make <install>/var and the file if needed and write
- * our pid; without it a root never reconfigured has nothing to lock: 0 with
- * *fdp = -1. Returns 0 with the lock held on *fdp, or -1 after a message.
+ * Take the lock, waiting up to ROOTLOCK_WAIT_S (announced with the holder's
+ * pid through diag_progress on d). create: make <install>/var and the file if
+ * needed and write our pid; without it a root never reconfigured has nothing
+ * to lock: 0 with *fdp = -1. Returns 0 with the lock held on *fdp (d may hold
+ * a warning: the pid not written), or -1 with the error in d.
  */
-int rootlock_take(const struct ctl *ctl, bool create, int *fdp);
+int rootlock_take(const struct ctl *ctl, bool create, int *fdp, struct diags *d);
 
 /* Release a lock rootlock_take gave (fd -1: nothing to do). */
 void rootlock_release(int fd);

@@ -603,7 +603,11 @@ int svdir_run(const struct ctl *ctl)
 	 * system (our parent is pid 1, or systemd's INVOCATION_ID), its unit's limits are. */
 	if (getppid() != 1 && getenv("INVOCATION_ID") == NULL && rlimits_reset() == -1)
 		warn("runsvdir: cannot reset every resource limit to pid 1's");
-	if (rlimits_nofile_low() == -1)
+	struct diags d;
+	diags_init(&d);
+	int low = rlimits_nofile_low(&d);
+	diags_flush(&d, stderr);
+	if (low == -1)
 		return 1;
 	struct pidfh *pfh = take_pidfile(pidfile);
 	if (pfh == NULL)

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "lib/ctl.h"
+#include "lib/diag.h"
 #include "lib/rmtree.h"
 #include "lib/rootlock.h"
 
@@ -42,6 +44,17 @@ static int teardown(void **state)
 	return rmtree(root, NULL);
 }
 
+/* rootlock_take as a command calls it: the wait shown live on stderr, problems printed after. */
+static int take(bool create, int *fd)
+{
+	struct diags d;
+	diags_init(&d);
+	d.live = stderr;
+	int rc = rootlock_take(&ctl, create, fd, &d);
+	diags_flush(&d, stderr);
+	return rc;
+}
+
 static void lock_path(char *path, size_t len)
 {
 	assert_int_equal(ctl_var_dir(&ctl, path, len), 0);
@@ -52,7 +65,7 @@ static void test_absent_without_create(void **state)
 {
 	(void)state;
 	int fd = 42;
-	assert_int_equal(rootlock_take(&ctl, false, &fd), 0);
+	assert_int_equal(take(false, &fd), 0);
 	assert_int_equal(fd, -1); /* never reconfigured: nothing to keep out */
 	rootlock_release(fd);
 }
@@ -62,7 +75,7 @@ static void test_create_writes_pid(void **state)
 	(void)state;
 	int fd;
 	char path[PATH_MAX], buf[32] = "";
-	assert_int_equal(rootlock_take(&ctl, true, &fd), 0);
+	assert_int_equal(take(true, &fd), 0);
 	assert_true(fd >= 0);
 	lock_path(path, sizeof path);
 	FILE *fp = fopen(path, "r");
@@ -93,7 +106,7 @@ static void test_waits_for_holder(void **state)
 		char c;
 		close(go[1]); /* else its own end keeps the pipe from reaching EOF */
 		close(ready[0]);
-		if (rootlock_take(&ctl, true, &fd) == -1)
+		if (take(true, &fd) == -1)
 			_exit(1);
 		(void)!write(ready[1], "r", 1);
 		(void)!read(go[0], &c, 1); /* EOF when the parent closes its end */
@@ -127,7 +140,7 @@ static void test_waits_for_holder(void **state)
 	}
 	close(go[1]);
 	int fd;
-	int rc = rootlock_take(&ctl, true, &fd);
+	int rc = take(true, &fd);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
