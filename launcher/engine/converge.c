@@ -120,8 +120,12 @@ static int wait_supervised(const struct converge *cv, size_t k, bool nudge)
 	const struct plan *p = &cv->ps->p[k];
 	long t0 = mono_ms();
 	int nudges;
-	if (svwait_supervised(cv->ctl, p->sv_dir, p->link, name_of(cv, k), nudge, cv->deadline,
-	                      &nudges) == -1)
+	struct diags d;
+	diags_init(&d);
+	int rc = svwait_supervised(cv->ctl, p->sv_dir, p->link, name_of(cv, k), nudge, cv->deadline,
+	                           &nudges, &d);
+	diags_flush(&d, stderr); /* as it happens (converge.h) */
+	if (rc == -1)
 		return -1;
 	if (cv->ctl->verbose)
 		fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n", name_of(cv, k),
@@ -134,9 +138,15 @@ static int wait_run(const struct converge *cv, size_t k, pid_t old, const char *
 {
 	const struct plan *p = &cv->ps->p[k];
 	pid_t pid;
-	if (svwait_run(p->sv_dir, name_of(cv, k), p->svc->log_dir, old, cv->deadline, what, &pid) ==
-	    -1)
+	struct diags d;
+	diags_init(&d);
+	int rc = svwait_run(p->sv_dir, name_of(cv, k), p->svc->log_dir, old, cv->deadline, what,
+	                    &pid, &d);
+	diags_flush(&d, stderr);
+	if (rc == -1) {
+		svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
 		return -1;
+	}
 	if (cv->ctl->verbose)
 		fprintf(stderr, "%s: run: (pid %ld) %ld ms after reconfigure started\n",
 		        name_of(cv, k), (long)pid, mono_ms() - cv->t0);
@@ -300,9 +310,13 @@ static int stop_for_setup(struct converge *cv, size_t k)
 		return 0;
 	v->setup_stop = true;
 	const char *dir = cv->ps->p[k].sv_dir;
-	if (sv_control(dir, 'd') == -1 || svwait_down(dir, name_of(cv, k), cv->deadline) == -1)
+	if (sv_control(dir, 'd') == -1)
 		return -1;
-	return 0;
+	struct diags d;
+	diags_init(&d);
+	int rc = svwait_down(dir, name_of(cv, k), cv->deadline, &d);
+	diags_flush(&d, stderr);
+	return rc;
 }
 
 /*
@@ -480,7 +494,11 @@ static int disable_one(struct converge *cv, const char *link)
 		          strerror(errno));
 		return -1;
 	}
-	return svwait_gone(target, name, cv->deadline);
+	struct diags d;
+	diags_init(&d);
+	int rc = svwait_gone(target, name, cv->deadline, &d);
+	diags_flush(&d, stderr);
+	return rc;
 }
 
 /* ---- bringing services up ----------------------------------------------------------------- */

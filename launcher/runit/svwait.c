@@ -1,13 +1,13 @@
 /* Waiting on one runsv (see svwait.h). */
-#include <err.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/diag.h"
 #include "runit/runit.h"
 #include "runit/svdir.h"
-#include "runit/svtail.h"
 #include "runit/svwait.h"
 #include "runit/svwatch.h"
 
@@ -26,20 +26,22 @@ void svwait_status_text(const char *dir, const char *name, char *buf, size_t len
 
 /* Why runsv does not supervise dir, at the deadline. */
 static void explain_unsupervised(const struct ctl *ctl, const char *dir, const char *link,
-                                 const char *name, int live)
+                                 const char *name, int live, struct diags *d)
 {
 	pid_t pid;
 	if (svdir_running(ctl, &pid) != 1)
-		warnx("%s: runsvdir is not running for this root", name);
+		diag_add(d, DIAG_ERR, "%s: runsvdir is not running for this root", name);
 	else if (live == SV_LIVE_NO_SUPERVISE)
-		warnx("%s: runsv was not started: runsvdir (wrapper pid %ld) has not picked up %s",
-		      name, (long)pid, link);
+		diag_add(
+		    d, DIAG_ERR,
+		    "%s: runsv was not started: runsvdir (wrapper pid %ld) has not picked up %s",
+		    name, (long)pid, link);
 	else
-		warnx("%s: runsv is not running for %s", name, dir);
+		diag_add(d, DIAG_ERR, "%s: runsv is not running for %s", name, dir);
 }
 
 int svwait_supervised(const struct ctl *ctl, const char *dir, const char *link, const char *name,
-                      bool nudge, long deadline, int *nudges)
+                      bool nudge, long deadline, int *nudges, struct diags *d)
 {
 	long next_nudge = 0;
 	struct svwatch w;
@@ -53,7 +55,7 @@ int svwait_supervised(const struct ctl *ctl, const char *dir, const char *link, 
 		if (live == SV_LIVE_OK) {
 			rc = 0;
 		} else if (now > deadline) {
-			explain_unsupervised(ctl, dir, link, name, live);
+			explain_unsupervised(ctl, dir, link, name, live, d);
 			rc = -1;
 		} else {
 			if (nudge && now >= next_nudge) {
@@ -71,7 +73,7 @@ int svwait_supervised(const struct ctl *ctl, const char *dir, const char *link, 
 }
 
 int svwait_run(const char *dir, const char *name, const char *log_dir, pid_t old, long deadline,
-               const char *what, pid_t *pid)
+               const char *what, pid_t *pid, struct diags *d)
 {
 	struct svwatch w;
 	int rc = 1;
@@ -86,9 +88,9 @@ int svwait_run(const char *dir, const char *name, const char *log_dir, pid_t old
 		} else if (mono_ms() > deadline) {
 			char buf[256];
 			svwait_status_text(dir, name, buf, sizeof buf);
-			warnx("%s: %s within SVWAIT (last status: %s); see %s/current", name, what,
-			      buf, log_dir);
-			svtail_last(log_dir, SVTAIL_FAILED_LINES, stderr);
+			diag_add(d, DIAG_ERR,
+			         "%s: %s within SVWAIT (last status: %s); see %s/current", name,
+			         what, buf, log_dir);
 			rc = -1;
 		} else {
 			svwatch_wait(&w, POLL_MS);
@@ -98,7 +100,7 @@ int svwait_run(const char *dir, const char *name, const char *log_dir, pid_t old
 	return rc;
 }
 
-int svwait_down(const char *dir, const char *name, long deadline)
+int svwait_down(const char *dir, const char *name, long deadline, struct diags *d)
 {
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
 		struct sv_status st;
@@ -107,14 +109,14 @@ int svwait_down(const char *dir, const char *name, long deadline)
 		if (mono_ms() > deadline) {
 			char buf[256];
 			svwait_status_text(dir, name, buf, sizeof buf);
-			warnx("%s: did not stop within SVWAIT (%s)", name, buf);
+			diag_add(d, DIAG_ERR, "%s: did not stop within SVWAIT (%s)", name, buf);
 			return -1;
 		}
 		sleep_ms(ms);
 	}
 }
 
-int svwait_gone(const char *dir, const char *name, long deadline)
+int svwait_gone(const char *dir, const char *name, long deadline, struct diags *d)
 {
 	struct svwatch w;
 	int rc = 0;
@@ -124,7 +126,8 @@ int svwait_gone(const char *dir, const char *name, long deadline)
 		if (mono_ms() > deadline) {
 			char buf[256];
 			svwait_status_text(dir, name, buf, sizeof buf);
-			warnx("%s: runsv did not exit within SVWAIT (%s)", name, buf);
+			diag_add(d, DIAG_ERR, "%s: runsv did not exit within SVWAIT (%s)", name,
+			         buf);
 			rc = -1;
 		} else {
 			svwatch_wait(&w, POLL_MS);

@@ -1,6 +1,7 @@
 /*
  * svwait: each wait ends at its deadline with a message that says what was
- * last seen; a runsv that is not there counts as gone.
+ * last seen, recorded for the caller to print (nothing on stderr); a runsv
+ * that is not there counts as gone.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 
 #include "lib/clock.h"
 #include "lib/ctl.h"
+#include "lib/diag.h"
 #include "lib/rmtree.h"
 #include "runit/svwait.h"
 
@@ -76,7 +78,10 @@ static void test_status_text_without_runsv(void **state)
 static void test_gone_when_absent(void **state)
 {
 	(void)state;
-	assert_int_equal(svwait_gone(dir, "fake", mono_ms() - 1), 0);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(svwait_gone(dir, "fake", mono_ms() - 1, &d), 0);
+	assert_int_equal(d.n, 0);
 }
 
 static void test_run_deadline(void **state)
@@ -85,22 +90,31 @@ static void test_run_deadline(void **state)
 	char logdir[PATH_MAX];
 	pid_t pid = 0;
 	snprintf(logdir, sizeof logdir, "%s/log", root);
+	struct diags d;
+	diags_init(&d);
 	capture();
-	int rc = svwait_run(dir, "fake", logdir, 0, mono_ms() - 1, "did not start", &pid);
-	const char *err = captured();
+	int rc = svwait_run(dir, "fake", logdir, 0, mono_ms() - 1, "did not start", &pid, &d);
+	assert_string_equal(captured(), "");
 	assert_int_equal(rc, -1);
-	assert_non_null(strstr(err, "fake: did not start within SVWAIT (last status: no status"));
-	assert_non_null(strstr(err, "see "));
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(
+	    strstr(d.v[0].msg, "fake: did not start within SVWAIT (last status: no status"));
+	assert_non_null(strstr(d.v[0].msg, "see "));
+	diags_free(&d);
 }
 
 static void test_down_deadline(void **state)
 {
 	(void)state;
+	struct diags d;
+	diags_init(&d);
 	capture();
-	int rc = svwait_down(dir, "fake", mono_ms() - 1);
-	const char *err = captured();
+	int rc = svwait_down(dir, "fake", mono_ms() - 1, &d);
+	assert_string_equal(captured(), "");
 	assert_int_equal(rc, -1);
-	assert_non_null(strstr(err, "fake: did not stop within SVWAIT (no status"));
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(strstr(d.v[0].msg, "fake: did not stop within SVWAIT (no status"));
+	diags_free(&d);
 }
 
 static void test_supervised_without_runsvdir(void **state)
@@ -109,13 +123,17 @@ static void test_supervised_without_runsvdir(void **state)
 	struct ctl ctl;
 	int nudges = -1;
 	assert_int_equal(ctl_init(&ctl, root, NULL), 0);
+	struct diags d;
+	diags_init(&d);
 	capture();
 	int rc =
-	    svwait_supervised(&ctl, dir, "service/fake", "fake", false, mono_ms() - 1, &nudges);
-	const char *err = captured();
+	    svwait_supervised(&ctl, dir, "service/fake", "fake", false, mono_ms() - 1, &nudges, &d);
+	assert_string_equal(captured(), "");
 	assert_int_equal(rc, -1);
 	assert_int_equal(nudges, 0);
-	assert_non_null(strstr(err, "fake: runsvdir is not running for this root"));
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(strstr(d.v[0].msg, "fake: runsvdir is not running for this root"));
+	diags_free(&d);
 }
 
 int main(void)
