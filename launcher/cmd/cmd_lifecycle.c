@@ -163,7 +163,10 @@ static int stop_orphans(const struct ctl *ctl)
 /* uninstall's work, also cleanse's first step. */
 static int stop_everything(const struct ctl *ctl)
 {
-	int unit = sdunit_stop(ctl);
+	struct diags d;
+	diags_init(&d);
+	int unit = sdunit_stop(ctl, &d);
+	diags_flush(&d, stderr);
 	if (unit == -1)
 		return -1;
 	if (unit == 1)

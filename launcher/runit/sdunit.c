@@ -1,5 +1,4 @@
 /* The runsvdir through systemd's gitlab-runsvdir.service (see sdunit.h). */
-#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -86,7 +85,7 @@ void sdunit_probe(const struct ctl *ctl, struct sdunit_facts *f)
 	               realpath(prog, real) != NULL && strcmp(real, ctl->self) == 0;
 }
 
-static int systemctl(const char *verb, const char *opt)
+static int systemctl(const char *verb, const char *opt, struct diags *d)
 {
 	static const char *const paths[] = {"/usr/bin/systemctl", "/bin/systemctl", NULL};
 	const char *prog = NULL;
@@ -94,7 +93,8 @@ static int systemctl(const char *verb, const char *opt)
 		if (access(*p, X_OK) == 0)
 			prog = *p;
 	if (prog == NULL) {
-		warnx("systemd runs this machine but systemctl is not in /usr/bin or /bin");
+		diag_add(d, DIAG_ERR,
+		         "systemd runs this machine but systemctl is not in /usr/bin or /bin");
 		return -1;
 	}
 	char *argv[] = {"systemctl", (char *)verb, "--quiet", (char *)opt, SDUNIT_NAME, NULL};
@@ -105,21 +105,23 @@ static int systemctl(const char *verb, const char *opt)
 	const struct spawn sp = {.out = SPAWN_INHERIT, .err = SPAWN_INHERIT};
 	int rc = spawn_wait(prog, argv, &sp);
 	if (rc != 0) {
-		warnx("systemctl %s%s%s %s failed (status %d); see journalctl -u %s", verb,
-		      opt ? " " : "", opt ? opt : "", SDUNIT_NAME, rc, SDUNIT_NAME);
+		diag_add(d, DIAG_ERR,
+		         "systemctl %s%s%s %s failed (status %d); see journalctl -u %s", verb,
+		         opt ? " " : "", opt ? opt : "", SDUNIT_NAME, rc, SDUNIT_NAME);
 		return -1;
 	}
 	return 0;
 }
 
-int sdunit_start(const struct ctl *ctl, int (*running)(const struct ctl *, pid_t *))
+int sdunit_start(const struct ctl *ctl, int (*running)(const struct ctl *, pid_t *),
+                 struct diags *d)
 {
 	struct sdunit_facts f;
 	sdunit_probe(ctl, &f);
 	if (!sdunit_decide(&f))
 		return 0;
 	/* Enabled as Omnibus' reconfigure does, so the tree comes back after a reboot. */
-	if (systemctl("enable", NULL) == -1 || systemctl("start", NULL) == -1)
+	if (systemctl("enable", NULL, d) == -1 || systemctl("start", NULL, d) == -1)
 		return -1;
 	long t0 = mono_ms();
 	for (long step = 1;; step = step < 50 ? step * 2 : 50) {
@@ -127,21 +129,22 @@ int sdunit_start(const struct ctl *ctl, int (*running)(const struct ctl *, pid_t
 		if (running(ctl, &pid) == 1)
 			return 1;
 		if (mono_ms() - t0 > START_TIMEOUT_MS) {
-			warnx("%s started but its runsvdir did not take its lock within %d ms; "
-			      "see journalctl -u %s",
-			      SDUNIT_NAME, START_TIMEOUT_MS, SDUNIT_NAME);
+			diag_add(d, DIAG_ERR,
+			         "%s started but its runsvdir did not take its lock within %d ms; "
+			         "see journalctl -u %s",
+			         SDUNIT_NAME, START_TIMEOUT_MS, SDUNIT_NAME);
 			return -1;
 		}
 		sleep_ms(step);
 	}
 }
 
-int sdunit_stop(const struct ctl *ctl)
+int sdunit_stop(const struct ctl *ctl, struct diags *d)
 {
 	struct sdunit_facts f;
 	sdunit_probe(ctl, &f);
 	if (!sdunit_decide(&f))
 		return 0;
 	/* disable --now also stops it; waits until the wrapper has stopped every service. */
-	return systemctl("disable", "--now") == -1 ? -1 : 1;
+	return systemctl("disable", "--now", d) == -1 ? -1 : 1;
 }

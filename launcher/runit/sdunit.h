@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "lib/ctl.h"
+#include "lib/diag.h"
 
 #define SDUNIT_NAME "gitlab-runsvdir.service"
 
@@ -46,11 +47,12 @@ void sdunit_probe(const struct ctl *ctl, struct sdunit_facts *f);
 /*
  * If the unit is to be used: enable it, start it, and wait until a wrapper
  * holds the lock (running() says so). Returns 1 then, 0 when the unit is not
- * to be used (the caller starts runsvdir itself), -1 after printing why not.
+ * to be used (the caller starts runsvdir itself), -1 with why not in d.
  */
-int sdunit_start(const struct ctl *ctl, int (*running)(const struct ctl *, pid_t *));
+int sdunit_start(const struct ctl *ctl, int (*running)(const struct ctl *, pid_t *),
+                 struct diags *d);
 
-/* If the unit is to be used: stop and disable it. 1 done, 0 not used, -1 after printing why. */
-int sdunit_stop(const struct ctl *ctl);
+/* If the unit is to be used: stop and disable it. 1 done, 0 not used, -1 with why in d. */
+int sdunit_stop(const struct ctl *ctl, struct diags *d);
 
 #endif

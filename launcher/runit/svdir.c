@@ -152,58 +152,60 @@ static const char *last_line(const char *log, char *buf, size_t len)
  * it has exited (lock released), so that a new one can be started, instead
  * of taking it for a running supervisor. 0 when it is gone, -1 at deadline.
  */
-static int wait_stopped(const struct ctl *ctl, pid_t pid)
+static int wait_stopped(const struct ctl *ctl, pid_t pid, struct diags *d)
 {
 	long deadline = mono_ms() + STOPPING_WAIT_MS;
-	printf("runsvdir (pid %ld) is stopping; waiting for it to exit\n", (long)pid);
-	fflush(stdout);
+	diag_progress(d, "runsvdir (pid %ld) is stopping; waiting for it to exit\n", (long)pid);
 	for (long step = 10;; step = step < 200 ? step * 2 : 200) {
 		pid_t p;
 		int r = svdir_running(ctl, &p);
 		if (r == 0)
 			return 0;
 		if (r == -1 || mono_ms() >= deadline) {
-			warnx("runsvdir (pid %ld) is still stopping its services; try again later",
-			      (long)pid);
+			diag_add(
+			    d, DIAG_ERR,
+			    "runsvdir (pid %ld) is still stopping its services; try again later",
+			    (long)pid);
 			return -1;
 		}
 		sleep_ms(step);
 	}
 }
 
-int svdir_ensure(const struct ctl *ctl)
+int svdir_ensure(const struct ctl *ctl, struct diags *d)
 {
 	pid_t pid;
 	char var[PATH_MAX], log[PATH_MAX];
 	if (ctl_var_dir(ctl, var, sizeof var) == -1) {
-		warn("runsvdir: bad root");
+		diag_add(d, DIAG_ERR, "runsvdir: bad root: %s", strerror(errno));
 		return -1;
 	}
 	int r = svdir_running(ctl, &pid);
 	if (r == 1)
 		return 0;
 	if (r == SVDIR_STOPPING) {
-		if (wait_stopped(ctl, pid) == -1)
+		if (wait_stopped(ctl, pid, d) == -1)
 			return -1;
 		r = 0; /* gone: start anew, through the unit where systemd runs */
 	}
-	int unit = r == 0 ? sdunit_start(ctl, svdir_running) : 0;
+	int unit = r == 0 ? sdunit_start(ctl, svdir_running, d) : 0;
 	if (unit != 0)
 		return unit == 1 ? 0 : -1;
 	if (r == -1 || pathsafe_mkdirs(var, 0755) == -1 ||
 	    path_join(log, sizeof log, var, SVDIR_LOG) == -1) {
-		warn("cannot check runsvdir state in %s", var);
+		diag_add(d, DIAG_ERR, "cannot check runsvdir state in %s: %s", var,
+		         strerror(errno));
 		return -1;
 	}
 	int logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (logfd == -1) {
-		warn("cannot open %s", log);
+		diag_add(d, DIAG_ERR, "cannot open %s: %s", log, strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
 	pid_t child = fork();
 	if (child == -1) {
-		warn("fork");
+		diag_add(d, DIAG_ERR, "fork: %s", strerror(errno));
 		close(logfd);
 		return -1;
 	}
@@ -221,14 +223,14 @@ int svdir_ensure(const struct ctl *ctl)
 			if (svdir_running(ctl, &pid) == 1)
 				return 0;
 			char last[512];
-			warnx("runsvdir did not start (exit status %d): %s; see %s",
-			      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-			      last_line(log, last, sizeof last), log);
+			diag_add(d, DIAG_ERR, "runsvdir did not start (exit status %d): %s; see %s",
+			         WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+			         last_line(log, last, sizeof last), log);
 			return -1;
 		}
 		if (mono_ms() - t0 > START_TIMEOUT_MS) {
-			warnx("runsvdir did not take its lock within %d ms; see %s",
-			      START_TIMEOUT_MS, log);
+			diag_add(d, DIAG_ERR, "runsvdir did not take its lock within %d ms; see %s",
+			         START_TIMEOUT_MS, log);
 			return -1;
 		}
 		sleep_ms(step);
@@ -605,7 +607,7 @@ int svdir_run(const struct ctl *ctl)
 		warn("runsvdir: cannot reset every resource limit to pid 1's");
 	struct diags d;
 	diags_init(&d);
-	int low = rlimits_nofile_low(&d);
+	int low = rlimits_nofile_low(&d); /* the wrapper is the runsvdir verb's command layer */
 	diags_flush(&d, stderr);
 	if (low == -1)
 		return 1;

@@ -21,6 +21,12 @@
  * wrapper makes it write one NUL byte into that pipe (svdir_nudge), and
  * svdir_settle() backdates the directory's mtime by a second when that is
  * provably safe, which removes the 1 s sleep. See cmd_reconfigure.c.
+ *
+ * Messages: svdir_ensure, run by other commands, records its problems in
+ * their diags. svdir_run is the `gitlab-ctl runsvdir` command itself, a
+ * daemon whose stderr is <var>/runsvdir.log: it is its own command layer and
+ * prints its log lines (start failures, kills, exit status) there as they
+ * happen, with nobody above it to hand records to.
  */
 #ifndef GITLAB_CTL_SVDIR_H
 #define GITLAB_CTL_SVDIR_H
@@ -30,6 +36,7 @@
 #include <time.h>
 
 #include "lib/ctl.h"
+#include "lib/diag.h"
 
 /*
  * Is the wrapper running for this root? 1 (its pid in *pid, 0 if not yet
@@ -43,12 +50,13 @@ int svdir_running(const struct ctl *ctl, pid_t *pid);
  * Start the wrapper detached (new session, output appended to
  * <var>/runsvdir.log, the system's resource limits) unless it runs, and wait
  * until it holds its pidfile. A wrapper that is stopping is first waited for
- * until it exits (announced on stdout; like the reconfigure lock, a wait of
- * its own, at most 150 s: the stopping wrapper kills what is left after its
- * SVWAIT), then a new one is started: callers count their SVWAIT from then.
- * Prints its own errors (warnx). Returns 0, or -1.
+ * until it exits (announced through diag_progress on d, which callers point
+ * at stdout; like the reconfigure lock, a wait of its own, at most 150 s: the
+ * stopping wrapper kills what is left after its SVWAIT), then a new one is
+ * started: callers count their SVWAIT from then. Returns 0, or -1 with the
+ * error in d.
  */
-int svdir_ensure(const struct ctl *ctl);
+int svdir_ensure(const struct ctl *ctl, struct diags *d);
 
 /* Ask runsvdir to rescan now instead of within 5 s. 0, or -1 with errno (ESRCH: not running). */
 int svdir_nudge(const struct ctl *ctl);

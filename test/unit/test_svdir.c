@@ -24,6 +24,7 @@
 #include "build_config.h"
 #include "lib/clock.h"
 #include "lib/ctl.h"
+#include "lib/diag.h"
 #include "lib/rmtree.h"
 #include "runit/svdir.h"
 #include "render/tree.h"
@@ -136,7 +137,10 @@ static void test_ensure_running(void **state)
 	struct ctl saved = ctl;
 	strlcpy(ctl.self, "/nonexistent/gitlab-ctl", sizeof ctl.self);
 	pid_t h = holder(false, 20000);
-	assert_int_equal(svdir_ensure(&ctl), 0);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(svdir_ensure(&ctl, &d), 0);
+	assert_int_equal(d.n, 0);
 	struct stat st;
 	assert_int_equal(stat(log, &st), -1);
 	kill(h, SIGTERM);
@@ -169,11 +173,25 @@ static void test_ensure_fails_after_stopping(void **state)
 	struct ctl saved = ctl;
 	strlcpy(ctl.self, "/nonexistent/gitlab-ctl", sizeof ctl.self);
 
-	assert_int_equal(svdir_ensure(&ctl), -1);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(svdir_ensure(&ctl, &d), -1);
 	assert_non_null(strstr(slurp(log), "cannot exec /nonexistent/gitlab-ctl"));
+	/* Recorded for the command, with the wrapper's last words. */
+	assert_int_equal(d.nerr, 1);
+	assert_non_null(strstr(d.v[0].msg, "runsvdir did not start (exit status "));
+	diags_free(&d);
 
 	pid_t h = holder(true, 300);
-	assert_int_equal(svdir_ensure(&ctl), -1);
+	char *said = NULL;
+	size_t saidlen = 0;
+	d.live = open_memstream(&said, &saidlen);
+	assert_non_null(d.live);
+	assert_int_equal(svdir_ensure(&ctl, &d), -1);
+	assert_int_equal(fclose(d.live), 0);
+	assert_non_null(strstr(said, ") is stopping; waiting for it to exit\n")); /* live */
+	free(said);
+	diags_free(&d);
 	/* It returned only after the stopping one let go of its lock. */
 	int st;
 	assert_int_equal(waitpid(h, &st, WNOHANG), h);
