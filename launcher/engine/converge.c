@@ -344,6 +344,7 @@ static int step_adopt(struct converge *cv, size_t k, const struct setupstep *x)
 	buf_init(&out);
 	long t0 = mono_ms();
 	int r = setupstep_adopt(x, moved, sizeof moved, &out);
+	diags_flush(x->d, stderr);
 	add_step_time(cv, t0);
 	if (r == 0 && cv->ctl->verbose)
 		show_output(stderr, "", &out);
@@ -367,6 +368,7 @@ static int step_before(struct converge *cv, size_t k, const struct setupstep *x,
 	buf_init(&out);
 	long t0 = mono_ms();
 	int rc = setupstep_run(x, &out);
+	diags_flush(x->d, stderr);
 	add_step_time(cv, t0);
 	if (rc == -1)
 		show_output(stderr, "", &out);
@@ -380,10 +382,15 @@ static int step_before(struct converge *cv, size_t k, const struct setupstep *x,
 static int step_once(struct converge *cv, size_t k, const struct plan_step *st)
 {
 	const struct plan *p = &cv->ps->p[k];
-	const struct setupstep x = {cv->ctl, p->svc, st, p->uid, p->gid, &cv->sr};
+	struct diags d; /* printed after each step call, where setupstep used to print */
+	diags_init(&d);
+	d.live = stdout;
+	const struct setupstep x = {cv->ctl, p->svc, st, p->uid, p->gid, &cv->sr, &d};
 	enum setupstep_need need;
 	const char *why;
-	if (setupstep_assess(&x, cv->dry_run, &need, &why) == -1)
+	int assessed = setupstep_assess(&x, cv->dry_run, &need, &why);
+	diags_flush(&d, stderr);
+	if (assessed == -1)
 		return -1;
 	if (need == SETUP_DONE)
 		return 0;

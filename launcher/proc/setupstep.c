@@ -1,5 +1,4 @@
 /* One-time setup steps, done only when seen done (see setupstep.h). */
-#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -96,7 +95,8 @@ static int put(const struct setupstep *x, enum step_state state, pid_t pid,
 		strlcpy(e.path, path, sizeof e.path);
 	if (steprec_put(x->rec, svc_name(x), step_name(x), &e) == 0)
 		return 0;
-	warn("%s: setup step %s: cannot record it in %s", svc_name(x), step_name(x), x->rec->dir);
+	diag_add(x->d, DIAG_ERR, "%s: setup step %s: cannot record it in %s: %s", svc_name(x),
+	         step_name(x), x->rec->dir, strerror(errno));
 	return -1;
 }
 
@@ -162,18 +162,21 @@ static bool is_staging_name(const char *path)
 /* A record says the step was running: stop its process, remove its staging directory. */
 static int clear_interrupted(const struct setupstep *x, const struct step_entry *e)
 {
-	printf("%s: setup step %s of an earlier run was interrupted", svc_name(x), step_name(x));
+	char runs[64] = "";
 	if (e->pid > 0 && (same_process(e->pid, e->start) || kill(-e->pid, 0) == 0))
-		printf(" and still runs (pid %ld): stopping it", (long)e->pid);
-	printf("\n");
-	fflush(stdout);
+		snprintf(runs, sizeof runs, " and still runs (pid %ld): stopping it", (long)e->pid);
+	/* Live: stopping it may take its grace time. */
+	diag_progress(x->d, "%s: setup step %s of an earlier run was interrupted%s\n", svc_name(x),
+	              step_name(x), runs);
 	if (stop_orphan(e) == -1) {
-		warnx("%s: setup step %s: pid %ld of an earlier run does not exit", svc_name(x),
-		      step_name(x), (long)e->pid);
+		diag_add(x->d, DIAG_ERR,
+		         "%s: setup step %s: pid %ld of an earlier run does not exit", svc_name(x),
+		         step_name(x), (long)e->pid);
 		return -1;
 	}
 	if (e->path[0] != '\0' && is_staging_name(e->path) && rmtree(e->path, stderr) == -1) {
-		warnx("%s: setup step %s: cannot remove %s", svc_name(x), step_name(x), e->path);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: cannot remove %s", svc_name(x),
+		         step_name(x), e->path);
 		return -1;
 	}
 	return put(x, STEP_NONE, 0, 0, NULL);
@@ -186,9 +189,11 @@ int setupstep_assess(const struct setupstep *x, bool dry_run, enum setupstep_nee
 	*need = SETUP_RUN;
 	*why = "is missing";
 	if (steprec_get(x->rec, svc_name(x), step_name(x), &e) == -1) {
-		warn("%s: setup step %s: cannot read its record in %s (remove it to run the step "
-		     "again)",
-		     svc_name(x), step_name(x), x->rec->dir);
+		diag_add(
+		    x->d, DIAG_ERR,
+		    "%s: setup step %s: cannot read its record in %s (remove it to run the step "
+		    "again): %s",
+		    svc_name(x), step_name(x), x->rec->dir, strerror(errno));
 		return -1;
 	}
 	if (e.state == STEP_RUNNING) {
@@ -200,7 +205,8 @@ int setupstep_assess(const struct setupstep *x, bool dry_run, enum setupstep_nee
 	}
 	int have = exists_nofollow(x->st->creates);
 	if (have == -1) {
-		warn("%s: setup step %s: %s", svc_name(x), step_name(x), x->st->creates);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: %s: %s", svc_name(x), step_name(x),
+		         x->st->creates, strerror(errno));
 		return -1;
 	}
 	if (have == 1)
@@ -273,13 +279,15 @@ static void discard(const struct setupstep *x)
 static void step_failed(const struct setupstep *x, int rc, int err)
 {
 	if (rc == -1 && err == ETIMEDOUT)
-		warnx("%s: setup step %s: not finished within its timeout (%d s)", svc_name(x),
-		      step_name(x), x->st->def->timeout);
+		diag_add(x->d, DIAG_ERR,
+		         "%s: setup step %s: not finished within its timeout (%d s)", svc_name(x),
+		         step_name(x), x->st->def->timeout);
 	else if (rc == -1)
-		warnx("%s: setup step %s: %s", svc_name(x), step_name(x), strerror(err));
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: %s", svc_name(x), step_name(x),
+		         strerror(err));
 	else
-		warnx("%s: setup step %s: %s exited with status %d", svc_name(x), step_name(x),
-		      x->st->argv[0], rc);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: %s exited with status %d", svc_name(x),
+		         step_name(x), x->st->argv[0], rc);
 }
 
 int setupstep_run(const struct setupstep *x, struct buf *out)
@@ -288,7 +296,8 @@ int setupstep_run(const struct setupstep *x, struct buf *out)
 	if (put(x, STEP_RUNNING, 0, 0, st->staging) == -1)
 		return -1;
 	if (st->staging != NULL && make_staging(x) == -1) {
-		warn("%s: setup step %s: cannot make %s", svc_name(x), step_name(x), st->staging);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: cannot make %s: %s", svc_name(x),
+		         step_name(x), st->staging, strerror(errno));
 		(void)put(x, STEP_NONE, 0, 0, NULL);
 		return -1;
 	}
@@ -302,14 +311,14 @@ int setupstep_run(const struct setupstep *x, struct buf *out)
 		return -1;
 	}
 	if (st->staging != NULL && publish(x) == -1) {
-		warn("%s: setup step %s: cannot rename %s to %s", svc_name(x), step_name(x),
-		     st->staging, st->creates);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: cannot rename %s to %s: %s",
+		         svc_name(x), step_name(x), st->staging, st->creates, strerror(errno));
 		discard(x);
 		return -1;
 	}
 	if (st->staging == NULL && exists_nofollow(st->creates) != 1) {
-		warnx("%s: setup step %s: exited 0 but %s is not there", svc_name(x), step_name(x),
-		      st->creates);
+		diag_add(x->d, DIAG_ERR, "%s: setup step %s: exited 0 but %s is not there",
+		         svc_name(x), step_name(x), st->creates);
 		discard(x);
 		return -1;
 	}
@@ -352,19 +361,22 @@ int setupstep_adopt(const struct setupstep *x, char *moved, size_t len, struct b
 		rc = svrun(x->ctl, x->svc, st->verify, deadline, out, NULL);
 	}
 	if (rc == 0) {
-		printf("%s: setup step %s: %s was not recorded as made by it; %s, kept\n",
-		       svc_name(x), step_name(x), st->creates,
-		       st->verify != NULL ? "it passes the verify command"
-		                          : "nothing to verify it");
+		diag_progress(
+		    x->d, "%s: setup step %s: %s was not recorded as made by it; %s, kept\n",
+		    svc_name(x), step_name(x), st->creates,
+		    st->verify != NULL ? "it passes the verify command" : "nothing to verify it");
 		return put(x, STEP_DONE, 0, 0, st->creates) == 0 ? 1 : -1;
 	}
 	if (move_aside(x, moved, len) == -1) {
-		warn("%s: setup step %s: %s fails its verify command and cannot be moved aside",
-		     svc_name(x), step_name(x), st->creates);
+		diag_add(
+		    x->d, DIAG_ERR,
+		    "%s: setup step %s: %s fails its verify command and cannot be moved aside: %s",
+		    svc_name(x), step_name(x), st->creates, strerror(errno));
 		return -1;
 	}
-	printf("%s: setup step %s: %s fails its verify command (not made by a completed step): "
-	       "moved aside to %s\n",
-	       svc_name(x), step_name(x), st->creates, moved);
+	diag_progress(x->d,
+	              "%s: setup step %s: %s fails its verify command (not made by a completed "
+	              "step): moved aside to %s\n",
+	              svc_name(x), step_name(x), st->creates, moved);
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/diag.h"
 #include "config/attrs.h"
 #include "lib/buf.h"
 #include "lib/ctl.h"
@@ -35,6 +36,7 @@ struct setupstep {
 	uid_t uid; /* the staging directory's owner: the service account */
 	gid_t gid;
 	const struct steprec *rec;
+	struct diags *d; /* its problems; its progress lines through diag_progress (d->live) */
 };
 
 enum setupstep_need {

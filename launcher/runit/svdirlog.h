@@ -7,6 +7,8 @@
  * past SVDIRLOG_MAX bytes its content moves to runsvdir.log.1 (replacing the
  * previous one) and it starts empty. The open file is shared with runsvdir
  * and every runsv, all O_APPEND, so each of them goes on at the new end.
+ * Its lines are written here directly (warnx): they are the wrapper's log,
+ * and the wrapper is the runsvdir command itself (svdir.h).
  */
 #ifndef GITLAB_CTL_SVDIRLOG_H
 #define GITLAB_CTL_SVDIRLOG_H

@@ -3,6 +3,12 @@
  * the last lines first, then new lines as they come, reopening a file when
  * svlogd rotates it (its inode changes) or it appears, a "==> path <==" header
  * whenever the output switches between several files.
+ *
+ * svtail_files prints straight to stdout and stderr, its notices too ("PATH:
+ * following new file", a file gone "waiting for it"), as tail -F does: it
+ * runs until interrupted, so those notices are the tail command's own live
+ * output, interleaved with the lines they explain; recorded they would come
+ * out only when the user stops it.
  */
 #ifndef GITLAB_CTL_SVTAIL_H
 #define GITLAB_CTL_SVTAIL_H
