@@ -25,6 +25,7 @@
 #include "lib/pathsafe.h"
 #include "lib/rootlock.h"
 #include "lib/spawn.h"
+#include "lib/pathjoin.h"
 
 #define BACKUP_KEEP_DEFAULT 7
 #define BACKUP_PREFIX       "gitlab_config_"
@@ -151,12 +152,12 @@ static int backup_tar(const struct ctl *ctl, const char *dir, int fd)
 {
 	char top[PATH_MAX + 1], excl[PATH_MAX + 16], store[3][64];
 	size_t rl = strlen(ctl->root);
-	if ((size_t)snprintf(top, sizeof top, "%s/", ctl->root) >= sizeof top)
+	if (path_fmt(top, sizeof top, "%s/", ctl->root) == -1)
 		return -1;
 	/* the backup directory's name inside the archive, when it lies below the root */
 	const char *rel =
 	    strlen(dir) > rl + 1 && pathsafe_below(dir, rl ? ctl->root : "/") ? dir + rl + 1 : NULL;
-	if (rel != NULL && (size_t)snprintf(excl, sizeof excl, "--exclude=%s", rel) >= sizeof excl)
+	if (rel != NULL && path_fmt(excl, sizeof excl, "--exclude=%s", rel) == -1)
 		return -1;
 	char *argv[16] = {"tar",
 	                  "--create",
@@ -192,8 +193,8 @@ static int backup_write(const struct ctl *ctl, const char *dir, int dfd, char *n
 	char day[16], tmp[NAME_MAX + 1];
 	if (localtime_r(&now, &tm) == NULL || strftime(day, sizeof day, "%Y_%m_%d", &tm) == 0)
 		return -1;
-	if ((size_t)snprintf(name, len, BACKUP_PREFIX "%lld_%s.tar", (long long)now, day) >= len ||
-	    (size_t)snprintf(tmp, sizeof tmp, ".backup.%ld.tmp", (long)getpid()) >= sizeof tmp)
+	if (path_fmt(name, len, BACKUP_PREFIX "%lld_%s.tar", (long long)now, day) == -1 ||
+	    path_fmt(tmp, sizeof tmp, ".backup.%ld.tmp", (long)getpid()) == -1)
 		return -1;
 	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd == -1) {

@@ -19,31 +19,11 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "cmd/preflight.h"
 #include "lib/alloc.h"
 #include "config/trust.h"
 #include "render/plan.h"
-
-struct loaded {
-	struct catalog cat;
-	struct attrs attrs;
-	struct diags d;
-};
-
-/* Catalog then gitlab.rb; every diagnostic ends up in l->d. Returns 0 or -1. */
-static int load_config(const struct ctl *ctl, struct loaded *l)
-{
-	diags_init(&l->d);
-	int rc = attrs_load_all(ctl, &l->cat, &l->attrs, &l->d);
-	return rc == -1 || l->d.nerr > 0 ? -1 : 0;
-}
-
-static void unload(struct loaded *l)
-{
-	attrs_free(&l->attrs);
-	catalog_free(&l->cat);
-	diags_free(&l->d);
-}
 
 static size_t count_warnings(const struct diags *d)
 {
@@ -117,7 +97,7 @@ static int render_all(const struct ctl *ctl, struct loaded *l)
 {
 	struct plans ps;
 	plans_init(&ps);
-	int rc = plan_services(ctl, &l->cat, &l->attrs, &ps, &l->d);
+	int rc = plan_services(ctl, &l->cat, &l->a, &ps, &l->d);
 	plans_free(&ps);
 	return rc;
 }
@@ -170,36 +150,36 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 		ctl_catalog_hint(&c, stderr);
 		return 1;
 	}
-	int rc = load_config(&c, &l);
+	int rc = cmd_load(&c, &l, CMD_REPORT_NONE, argv[0], stderr);
 	if (rc == 0) /* not ports: they are this host's state now, reconfigure checks them */
-		preflight_commands(&c, &l.attrs, &l.d);
+		preflight_commands(&c, &l.a, &l.d);
 	if (rc == 0 && render_all(&c, &l) == -1)
 		rc = -1; /* a value a file format cannot hold, as reconfigure would find it */
-	if (rc == 0 && trust_check(&c, &l.attrs, &l.d) == -1)
+	if (rc == 0 && trust_check(&c, &l.a, &l.d) == -1)
 		rc = -1; /* what reconfigure would refuse before writing anything */
 	diags_print(&l.d, stderr);
 	size_t nwarn = count_warnings(&l.d);
 	bool ok = rc == 0 && l.d.nerr == 0 && !(strict && nwarn > 0);
 	if (json) {
 		check_json(stdout, c.config, ok, strict, &l.d);
-		unload(&l);
+		cmd_unload(&l);
 		return ok ? 0 : 1;
 	}
 	if (!ok) {
 		fprintf(stderr, "%s: %zu error%s, %zu warning%s%s\n", c.config, l.d.nerr,
 		        l.d.nerr == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		        strict && nwarn > 0 ? " (--strict: warnings are errors)" : "");
-		unload(&l);
+		cmd_unload(&l);
 		return 1;
 	}
 	size_t enabled = 0;
-	for (size_t i = 0; i < l.attrs.nsvcs; i++)
-		enabled += l.attrs.svcs[i].enabled;
-	report_paths(&c, &l.attrs, stdout);
+	for (size_t i = 0; i < l.a.nsvcs; i++)
+		enabled += l.a.svcs[i].enabled;
+	report_paths(&c, &l.a, stdout);
 	printf("gitlab.rb OK: %s (%zu service%s in the catalog, %zu enabled; %zu warning%s)\n",
-	       c.config, l.attrs.nsvcs, l.attrs.nsvcs == 1 ? "" : "s", enabled, nwarn,
+	       c.config, l.a.nsvcs, l.a.nsvcs == 1 ? "" : "s", enabled, nwarn,
 	       nwarn == 1 ? "" : "s");
-	unload(&l);
+	cmd_unload(&l);
 	return 0;
 }
 
@@ -595,29 +575,29 @@ int cmd_show_config(const struct ctl *ctl, int argc, char **argv)
 			json_error(stdout, c.datadir, "no service catalog (sv/)");
 		return 1;
 	}
-	int rc = load_config(&c, &l);
-	diags_print_quiet(&l.d, argv[0], stderr); /* check-config shows the warnings in full */
+	/* check-config shows the warnings in full */
+	int rc = cmd_load(&c, &l, CMD_REPORT_QUIET, argv[0], stderr);
 	if (rc == -1) {
 		if (json) {
 			diags_sort(&l.d);
 			json_error_diags(stdout, c.config, "the configuration has errors", &l.d);
 		}
-		unload(&l);
+		cmd_unload(&l);
 		return 1;
 	}
 	for (int i = optind; i < argc; i++)
-		if (attrs_svc(&l.attrs, argv[i]) == NULL) {
+		if (attrs_svc(&l.a, argv[i]) == NULL) {
 			warnx("%s: no such service in the catalog", argv[i]);
 			if (json)
 				json_error(stdout, argv[i], "no such service in the catalog");
-			unload(&l);
+			cmd_unload(&l);
 			return 1;
 		}
 	if (json)
-		show_json(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
+		show_json(stdout, &c, &l.a, argc - optind, argv + optind, secrets);
 	else
-		show(stdout, &c, &l.attrs, argc - optind, argv + optind, secrets);
-	unload(&l);
+		show(stdout, &c, &l.a, argc - optind, argv + optind, secrets);
+	cmd_unload(&l);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");
 		return 1;

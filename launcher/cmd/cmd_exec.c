@@ -44,12 +44,15 @@
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/envdir.h"
+#include "lib/fdio.h"
 #include "lib/gcovflush.h"
 #include "lib/ptyrelay.h"
+#include "lib/pathjoin.h"
 #include "render/svfiles.h"
 
 /* Exit statuses of a failed exec, as POSIX shells use them. */
@@ -180,16 +183,13 @@ static void env_add_list(struct envv *env, const struct kvlist *l)
  * --from-config, else from the service's envdir. The attrs stay loaded: the
  * target points into them until the execve.
  */
-static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct catalog *cat,
-                              struct attrs *a, struct target *t)
+static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, struct loaded *l,
+                              struct target *t)
 {
-	struct diags d;
-	diags_init(&d);
-	int rc = attrs_load_all(ctl, cat, a, &d);
-	diags_print_quiet(&d, "exec", stderr); /* a run script's every start: warnings once */
-	diags_free(&d);
-	if (rc == -1)
+	/* a run script's every start: warnings once */
+	if (cmd_load(ctl, l, CMD_REPORT_QUIET, "exec", stderr) == -1)
 		return -1;
+	const struct attrs *a = &l->a;
 	const struct svc *s = attrs_svc(a, o->service);
 	if (s == NULL) {
 		warnx("exec: unknown service '%s'", o->service);
@@ -464,8 +464,8 @@ static int resolve(const char *cmd, const struct envv *env, char *out, size_t ou
 		int dlen = (int)(end - p);
 		struct stat st;
 		/* An empty element means the current directory, as in execvp. */
-		int n = snprintf(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd);
-		if (n > 0 && (size_t)n < outlen && stat(out, &st) == 0) {
+		if (path_fmt(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd) == 0 &&
+		    stat(out, &st) == 0) {
 			if (S_ISREG(st.st_mode) && access(out, X_OK) == 0)
 				return 0;
 			denied = true;
@@ -492,10 +492,7 @@ static int ignored_signals(unsigned long long *mask)
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof buf - 1);
-	while (n == -1 && errno == EINTR);
+	ssize_t n = fdio_read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
@@ -632,8 +629,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 {
 	struct exec_opts o;
 	struct target t;
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	bool loaded = false;
 	int rc = parse_opts(argc, argv, &o);
 
@@ -641,8 +637,6 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 		return rc;
 	memset(&t, 0, sizeof t);
 	envv_init(&t.env);
-	memset(&cat, 0, sizeof cat);
-	memset(&a, 0, sizeof a);
 	if (o.envdir == NULL) {
 		struct ctl local = *ctl;
 		if (o.config != NULL &&
@@ -651,7 +645,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 			return 2;
 		}
 		loaded = true;
-		rc = target_from_config(&local, &o, &cat, &a, &t) == 0 ? 0 : 1;
+		rc = target_from_config(&local, &o, &l, &t) == 0 ? 0 : 1;
 	} else {
 		t.user = o.user;
 		t.group = o.group;
@@ -664,9 +658,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	if (rc == 0)
 		rc = run(&t); /* returns only on failure */
 	envv_free(&t.env);
-	if (loaded) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	if (loaded)
+		cmd_unload(&l);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "build_config.h"
 #include "config/catalog.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "lib/alloc.h"
 #include "lib/connhost.h"
 #include "lib/envdir.h"
@@ -461,18 +462,16 @@ static void print_json(const struct report *r, bool first)
 	printf("}");
 }
 
-/* d: its diagnostics (warnings summed up on stderr: check-config shows them); freed by the caller.
- */
-static int load_config(const struct ctl *ctl, struct catalog *cat, struct attrs *a, struct diags *d)
+/* The configuration, its warnings summed up on stderr (check-config shows them). */
+static int load_config(const struct ctl *ctl, struct loaded *l)
 {
-	diags_init(d);
 	if (!ctl_catalog_found(ctl)) {
+		diags_init(&l->d);
+		l->ok = false;
 		ctl_catalog_hint(ctl, stderr);
 		return -1;
 	}
-	int r = attrs_load_all(ctl, cat, a, d);
-	diags_print_quiet(d, "inspect", stderr);
-	return r;
+	return cmd_load(ctl, l, CMD_REPORT_QUIET, "inspect", stderr);
 }
 
 /*
@@ -502,12 +501,10 @@ static int json_failure(const char *name, const char *where, const char *error, 
 /* A name that is not enabled: a disabled catalog service, or unknown (with suggestions). */
 static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 {
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	struct svsel all;
-	struct diags d;
-	bool have = load_config(ctl, &cat, &a, &d) == 0;
-	bool known = have && catalog_find(&cat, name) != NULL;
+	bool have = load_config(ctl, &l) == 0;
+	bool known = have && catalog_find(&l.cat, name) != NULL;
 	bool have_all = svsel_load(ctl, NULL, &all) == 0;
 	if (json) {
 		printf("[\n  {\"service\": ");
@@ -515,27 +512,23 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 		printf(", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s",
 		       known ? "true" : "false");
 		if (!have) { /* known is a guess then: say why */
-			diags_sort(&d);
+			diags_sort(&l.d);
 			printf(", \"diagnostics\": ");
-			diags_print_json(&d, stdout);
+			diags_print_json(&l.d, stdout);
 		}
 		printf("}\n]\n");
 	}
-	diags_free(&d);
 	if (known)
 		fprintf(stderr,
 		        "gitlab-ctl inspect: %s is not enabled: set %s['enable'] = true and run "
 		        "gitlab-ctl reconfigure\n",
-		        name, catalog_find(&cat, name)->config_name);
+		        name, catalog_find(&l.cat, name)->config_name);
 	else
-		command_unknown_service("inspect", name, have ? &cat : NULL, have_all ? &all : NULL,
-		                        stderr);
+		command_unknown_service("inspect", name, have ? &l.cat : NULL,
+		                        have_all ? &all : NULL, stderr);
 	if (have_all)
 		svsel_free(&all);
-	if (have) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	cmd_unload(&l);
 	return 1;
 }
 
@@ -555,8 +548,7 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	}
 	const char *name = optind < argc ? argv[optind] : NULL;
 	struct svsel sel;
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	if (svsel_load(ctl, name, &sel) == -1) {
 		int e = errno;
 		if (name == NULL || e != ENOENT) {
@@ -565,22 +557,20 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 		}
 		return not_enabled(ctl, name, json);
 	}
-	struct diags d;
-	if (load_config(ctl, &cat, &a, &d) == -1) {
+	if (load_config(ctl, &l) == -1) {
 		svsel_free(&sel);
 		int rc =
-		    json ? json_failure(name, ctl->config, "the configuration does not load", &d)
+		    json ? json_failure(name, ctl->config, "the configuration does not load", &l.d)
 		         : 1;
-		diags_free(&d);
+		cmd_unload(&l);
 		return rc;
 	}
-	diags_free(&d);
 	int problems = 0;
 	if (json)
 		printf("[");
 	for (size_t i = 0; i < sel.n; i++) {
 		struct report r = {.name = sel.names[i], .http_code = -1};
-		inspect_one(ctl, &sel, &a, &r);
+		inspect_one(ctl, &sel, &l.a, &r);
 		if (json)
 			print_json(&r, i == 0);
 		else
@@ -592,8 +582,7 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	}
 	if (json)
 		printf("%s]\n", sel.n ? "\n" : "");
-	attrs_free(&a);
-	catalog_free(&cat);
+	cmd_unload(&l);
 	svsel_free(&sel);
 	if (fflush(stdout) != 0)
 		return 1;

@@ -32,11 +32,13 @@
 #include "lib/clock.h"
 #include "lib/proctree.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "lib/rmtree.h"
 #include "lib/rootlock.h"
 #include "runit/runit.h"
 #include "runit/sdunit.h"
 #include "lib/spawn.h"
+#include "lib/pathjoin.h"
 #include "runit/svdir.h"
 #include "runit/svsel.h"
 
@@ -148,9 +150,8 @@ static int stop_orphans(const struct ctl *ctl)
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		char dir[PATH_MAX], log[PATH_MAX];
-		if (de->d_name[0] == '.' ||
-		    (size_t)snprintf(dir, sizeof dir, "%s/%s", sv, de->d_name) >= sizeof dir ||
-		    (size_t)snprintf(log, sizeof log, "%s/log", dir) >= sizeof log)
+		if (de->d_name[0] == '.' || path_join(dir, sizeof dir, sv, de->d_name) == -1 ||
+		    path_join(log, sizeof log, dir, "log") == -1)
 			continue;
 		if (stop_runsv(dir, de->d_name) == -1 || stop_runsv(log, de->d_name) == -1)
 			rc = -1;
@@ -230,8 +231,7 @@ static void remove_embedded(const struct ctl *ctl)
 	char link[PATH_MAX], target[PATH_MAX], bundled[PATH_MAX], dir[PATH_MAX];
 	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
 	             (char *)NULL) == -1 ||
-	    (size_t)snprintf(bundled, sizeof bundled, "%s/exporter/gitlab-exporter",
-	                     ctl->datadir) >= sizeof bundled)
+	    path_join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
 		return;
 	ssize_t len = readlink(link, target, sizeof target - 1);
 	if (len > 0) {
@@ -288,31 +288,6 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-/* The configuration a verb needs, loaded and freed as one (errors printed by loaded_open). */
-struct loaded {
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
-};
-
-static int loaded_open(const struct ctl *ctl, struct loaded *l)
-{
-	diags_init(&l->d);
-	if (attrs_load_all(ctl, &l->cat, &l->a, &l->d) == -1) {
-		diags_print(&l->d, stderr);
-		diags_free(&l->d);
-		return -1;
-	}
-	return 0;
-}
-
-static void loaded_close(struct loaded *l)
-{
-	attrs_free(&l->a);
-	catalog_free(&l->cat);
-	diags_free(&l->d);
-}
-
 /* ---- remove-accounts ----------------------------------------------------------------- */
 
 int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
@@ -330,8 +305,10 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 		return 1;
 	}
 	struct loaded l;
-	if (loaded_open(ctl, &l) == -1)
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, argv[0], stderr) == -1) {
+		cmd_unload(&l);
 		return 1;
+	}
 	const struct attrs *a = &l.a;
 	int rc = 0, removed = 0;
 	for (size_t i = 0; i < a->nsvcs; i++) {
@@ -348,7 +325,7 @@ int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv)
 			rc = 1;
 	}
 	printf("%d account%s removed\n", removed, removed == 1 ? "" : "s");
-	loaded_close(&l);
+	cmd_unload(&l);
 	return rc;
 }
 
@@ -360,7 +337,7 @@ int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
 	if (parse_yes(argc, argv, false, &yes) == -1)
 		return usage(argv[0], "");
 	char tpl[PATH_MAX];
-	if ((size_t)snprintf(tpl, sizeof tpl, "%s/etc/gitlab.rb", ctl->datadir) >= sizeof tpl) {
+	if (path_join(tpl, sizeof tpl, ctl->datadir, "etc/gitlab.rb") == -1) {
 		warnx("path too long");
 		return 2;
 	}
@@ -473,8 +450,10 @@ static struct before *snapshot(const struct ctl *ctl, size_t *n)
 static int restart_changed(const struct ctl *ctl, const struct before *b, size_t n)
 {
 	struct loaded l;
-	if (loaded_open(ctl, &l) == -1)
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "upgrade", stderr) == -1) {
+		cmd_unload(&l);
 		return -1;
+	}
 	const struct attrs *a = &l.a;
 	int rc = 0, restarted = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -499,7 +478,7 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 	}
 	if (restarted == 0)
 		printf("upgrade: no running service has a changed program\n");
-	loaded_close(&l);
+	cmd_unload(&l);
 	return rc;
 }
 

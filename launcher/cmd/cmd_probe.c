@@ -9,10 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/attrs.h"
-#include "config/catalog.h"
 #include "lib/clock.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "proc/ready.h"
 #include "runit/runit.h"
 
@@ -20,9 +19,7 @@
 
 int cmd_probe(const struct ctl *ctl, int argc, char **argv)
 {
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
+	struct loaded l;
 	char dir[PATH_MAX], why[512];
 	struct sv_status st;
 
@@ -30,27 +27,24 @@ int cmd_probe(const struct ctl *ctl, int argc, char **argv)
 		fprintf(stderr, "usage: gitlab-ctl probe SERVICE\n");
 		return 2;
 	}
-	diags_init(&d);
-	if (attrs_load_all(ctl, &cat, &a, &d) == -1) {
-		diags_print(&d, stderr);
-		diags_free(&d);
+	/* warnings belong to reconfigure, not to every check */
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, argv[0], stderr) == -1) {
+		cmd_unload(&l);
 		return 1;
 	}
-	diags_free(&d); /* warnings belong to reconfigure, not to every check */
 	int rc = 1;
-	const struct svc *s = attrs_svc(&a, argv[1]);
+	const struct svc *s = attrs_svc(&l.a, argv[1]);
 	if (s == NULL)
 		warnx("probe: no service %s in the catalog", argv[1]);
 	else if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1)
 		warnx("probe: %s: path too long", argv[1]);
 	else if (sv_read_status(dir, &st) == -1 || st.state != SV_RUN || st.pid == 0)
 		fprintf(stderr, "%s: not running\n", s->def->name);
-	else if (ready_check(ctl, &a, s, st.pid, mono_ms() + PROBE_TIMEOUT_MS, why, sizeof why) !=
+	else if (ready_check(ctl, &l.a, s, st.pid, mono_ms() + PROBE_TIMEOUT_MS, why, sizeof why) !=
 	         1)
 		fprintf(stderr, "%s: %s\n", s->def->name, why);
 	else
 		rc = 0;
-	attrs_free(&a);
-	catalog_free(&cat);
+	cmd_unload(&l);
 	return rc;
 }

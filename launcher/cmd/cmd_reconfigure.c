@@ -4,7 +4,7 @@
  * reconfigure: lock the root (lib/rootlock.h); parse and validate; render
  * every template and build the desired tree in memory (render/plan.h); only
  * then touch the disk: accounts, the differences of the tree (each file
- * atomically), runsvdir, and finally the services (cmd/converge.h). This
+ * atomically), runsvdir, and finally the services (engine/converge.h). This
  * file keeps the options and that sequence.
  */
 #include <err.h>
@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 
 #include "cmd/commands.h"
-#include "cmd/converge.h"
+#include "cmd/load.h"
+#include "engine/converge.h"
 #include "cmd/preflight.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
@@ -33,32 +34,31 @@
 struct recon {
 	const struct ctl *ctl;
 	bool dry_run, show_diff;
-	long wait_ms; /* SVWAIT */
-	long t0;      /* mono_ms() at the start */
-	struct catalog cat;
-	struct attrs a;
-	struct diags d;
+	long wait_ms;    /* SVWAIT */
+	long t0;         /* mono_ms() at the start */
+	struct loaded l; /* the configuration and every diagnostic of the run */
 	struct plans ps;
 };
 
 /* Load, validate and render everything; nothing is written. */
 static int prepare(struct recon *r)
 {
-	if (attrs_load_all(r->ctl, &r->cat, &r->a, &r->d) == -1 ||
-	    trust_check(r->ctl, &r->a, &r->d) == -1) {
-		diags_print(&r->d, stderr);
+	if (cmd_load(r->ctl, &r->l, CMD_REPORT_FAILED, "reconfigure", stderr) == -1)
+		return -1;
+	if (trust_check(r->ctl, &r->l.a, &r->l.d) == -1) {
+		diags_print(&r->l.d, stderr);
 		return -1;
 	}
 	/* check-config's checks, before anything is written or stopped. */
-	preflight_commands(r->ctl, &r->a, &r->d);
-	preflight_ports(r->ctl, &r->a, &r->d);
-	if (r->d.nerr > 0) {
-		diags_print(&r->d, stderr);
+	preflight_commands(r->ctl, &r->l.a, &r->l.d);
+	preflight_ports(r->ctl, &r->l.a, &r->l.d);
+	if (r->l.d.nerr > 0) {
+		diags_print(&r->l.d, stderr);
 		fprintf(stderr, "gitlab-ctl reconfigure: pre-flight failed: nothing was changed\n");
 		return -1;
 	}
-	int rc = plan_services(r->ctl, &r->cat, &r->a, &r->ps, &r->d);
-	diags_print(&r->d, stderr); /* warnings too */
+	int rc = plan_services(r->ctl, &r->l.cat, &r->l.a, &r->ps, &r->l.d);
+	diags_print(&r->l.d, stderr); /* warnings too */
 	return rc;
 }
 
@@ -81,7 +81,7 @@ static char **validator_argv(const struct recon *r, const struct svc *s,
 	for (size_t i = 0; i < ct->nvalidate; i++) {
 		v[i] = strcmp(ct->validate[i], "{{file}}") == 0
 		           ? xstrdup("/dev/stdin")
-		           : attrs_expand(&r->a, s, ct->validate[i]);
+		           : attrs_expand(&r->l.a, s, ct->validate[i]);
 		if (v[i] == NULL) {
 			warnx("%s: validate: unknown placeholder in \"%s\"", s->def->file,
 			      ct->validate[i]);
@@ -214,18 +214,18 @@ static int apply(struct recon *r)
 		return 1;
 	struct diags notes;
 	diags_init(&notes);
-	int found = plan_find_disabled(r->ctl, &r->cat, &r->ps, &notes);
+	int found = plan_find_disabled(r->ctl, &r->l.cat, &r->ps, &notes);
 	diags_print(&notes, stderr);
 	diags_free(&notes);
 	if (found == -1) {
 		warn("cannot read %s", r->ps.service_dir);
 		return 1;
 	}
-	if (plan_owners(&r->ps, r->a.manage_accounts, r->dry_run) == -1 ||
+	if (plan_owners(&r->ps, r->l.a.manage_accounts, r->dry_run) == -1 ||
 	    plan_tree(r->ctl, &r->ps) == -1 || diff_tree(r) == -1)
 		return 1;
 	struct converge cv;
-	converge_init(&cv, r->ctl, &r->a, &r->ps, r->dry_run, r->wait_ms, r->t0);
+	converge_init(&cv, r->ctl, &r->l.a, &r->ps, r->dry_run, r->wait_ms, r->t0);
 	/* Files count when written (converge), not when planned. */
 	cv.updated = r->ps.accounts + (r->dry_run ? (int)r->ps.t.nc : 0);
 	fflush(stdout);
@@ -234,6 +234,7 @@ static int apply(struct recon *r)
 		converge_dry_run(&cv);
 	else
 		rc = converge_run(&cv) == -1 ? 1 : 0;
+	diags_print(&cv.d, stderr);
 	summary(r, rc, cv.updated);
 	converge_free(&cv);
 	return rc;
@@ -294,13 +295,11 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 	int rc = parse(&r, argc, argv);
 	if (rc != 0)
 		return rc;
-	diags_init(&r.d);
+	diags_init(&r.l.d);
 	plans_init(&r.ps);
 	rc = run_reconfigure(&r);
 	plans_free(&r.ps);
-	attrs_free(&r.a);
-	catalog_free(&r.cat);
-	diags_free(&r.d);
+	cmd_unload(&r.l);
 	return rc;
 }
 

@@ -19,9 +19,11 @@
 
 #include "build_config.h"
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "lib/alloc.h"
+#include "lib/pathjoin.h"
 #include "runit/runit.h"
 #include "runit/svsel.h"
 #include "runit/svtail.h"
@@ -32,23 +34,17 @@ static int log_dir(const struct ctl *ctl, const struct attrs *a, const char *svc
 {
 	const struct svc *s = a ? attrs_svc(a, svc) : NULL;
 	if (s != NULL && s->log_dir != NULL) {
-		if (snprintf(out, len, "%s/current", s->log_dir) >= (int)len)
-			return -1;
-		return 0;
+		return path_join(out, len, s->log_dir, "current");
 	}
 	return ctl_path(ctl, out, len, GITLAB_CTL_LOG_DIR, svc, "current", (char *)NULL);
 }
 
-static bool load_attrs(const struct ctl *ctl, struct catalog *cat, struct attrs *a)
+/* Logs are worth following without a configuration: its problems only with -v. */
+static bool load_attrs(const struct ctl *ctl, struct loaded *l)
 {
-	struct diags d;
-	diags_init(&d);
-	bool ok = attrs_load_all(ctl, cat, a, &d) == 0;
-	if (!ok && ctl->verbose) {
-		diags_print(&d, stderr);
+	bool ok = cmd_load(ctl, l, CMD_REPORT_FAILED, "tail", ctl->verbose ? stderr : NULL) == 0;
+	if (!ok && ctl->verbose)
 		warnx("using the default log directories");
-	}
-	diags_free(&d);
 	return ok;
 }
 
@@ -92,11 +88,10 @@ static bool known_or_logged(const struct ctl *ctl, const char *name, bool have_a
 static int tail_run(const struct ctl *ctl, const char *name, long lines)
 {
 	struct svsel sel;
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	int rc = 1;
 	char **paths = NULL;
-	bool have_attrs = load_attrs(ctl, &cat, &a);
+	bool have_attrs = load_attrs(ctl, &l);
 
 	if (svsel_load(ctl, name, &sel) == -1) {
 		if (name == NULL || errno != ENOENT || !svsel_valid_name(name)) {
@@ -106,7 +101,7 @@ static int tail_run(const struct ctl *ctl, const char *name, long lines)
 		struct svsel all;
 		bool have_all = svsel_load(ctl, NULL, &all) == 0;
 		bool follow =
-		    known_or_logged(ctl, name, have_attrs, &cat, &a, have_all ? &all : NULL);
+		    known_or_logged(ctl, name, have_attrs, &l.cat, &l.a, have_all ? &all : NULL);
 		if (have_all)
 			svsel_free(&all);
 		if (!follow)
@@ -119,7 +114,7 @@ static int tail_run(const struct ctl *ctl, const char *name, long lines)
 	paths = xcalloc(sel.n, sizeof *paths);
 	for (size_t i = 0; i < sel.n; i++) {
 		char p[PATH_MAX];
-		if (log_dir(ctl, have_attrs ? &a : NULL, sel.names[i], p, sizeof p) == -1) {
+		if (log_dir(ctl, have_attrs ? &l.a : NULL, sel.names[i], p, sizeof p) == -1) {
 			warnx("%s: log path too long", sel.names[i]);
 			goto out;
 		}
@@ -136,10 +131,7 @@ out:
 		for (size_t i = 0; i < sel.n; i++)
 			free(paths[i]);
 	free(paths);
-	if (have_attrs) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	cmd_unload(&l);
 	svsel_free(&sel);
 	return rc;
 }
@@ -152,26 +144,25 @@ static int tail_one_file(const struct ctl *ctl, const char *arg, long lines)
 {
 	char svc[NAME_MAX + 1], p[PATH_MAX];
 	const char *file = strchr(arg, '/') + 1;
-	struct catalog cat;
-	struct attrs a;
+	struct loaded l;
 	int rc = 1;
 	snprintf(svc, sizeof svc, "%.*s", (int)(file - 1 - arg), arg);
 	if (!svsel_valid_name(svc) || !svsel_valid_name(file)) {
 		warnx("%s: write SERVICE/FILE, FILE a name in the service's log directory", arg);
 		return 2;
 	}
-	bool have_attrs = load_attrs(ctl, &cat, &a);
-	if (have_attrs && catalog_find(&cat, svc) == NULL) {
-		command_unknown_service("tail", svc, &cat, NULL, stderr);
+	bool have_attrs = load_attrs(ctl, &l);
+	if (have_attrs && catalog_find(&l.cat, svc) == NULL) {
+		command_unknown_service("tail", svc, &l.cat, NULL, stderr);
 		goto out;
 	}
-	if (log_dir(ctl, have_attrs ? &a : NULL, svc, p, sizeof p) == -1) {
+	if (log_dir(ctl, have_attrs ? &l.a : NULL, svc, p, sizeof p) == -1) {
 		warnx("%s: log path too long", svc);
 		goto out;
 	}
-	char *slash = strrchr(p, '/'); /* log_dir() names <dir>/current */
-	if ((size_t)snprintf(slash + 1, sizeof p - (size_t)(slash + 1 - p), "%s", file) >=
-	    sizeof p - (size_t)(slash + 1 - p)) {
+	*strrchr(p, '/') = '\0'; /* log_dir() names <dir>/current */
+	char dir[PATH_MAX];
+	if (strlcpy(dir, p, sizeof dir) >= sizeof dir || path_join(p, sizeof p, dir, file) == -1) {
 		warnx("%s: log path too long", arg);
 		goto out;
 	}
@@ -180,10 +171,7 @@ static int tail_one_file(const struct ctl *ctl, const char *arg, long lines)
 		rc = svtail_files(paths, 1, lines, 0);
 	}
 out:
-	if (have_attrs) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	cmd_unload(&l);
 	return rc;
 }
 
@@ -216,22 +204,18 @@ int cmd_tail(const struct ctl *ctl, int argc, char **argv)
 
 void cmd_tail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp)
 {
-	struct catalog cat;
-	struct attrs a;
-	bool have_attrs = load_attrs(ctl, &cat, &a);
+	struct loaded l;
+	bool have_attrs = load_attrs(ctl, &l);
 	for (size_t i = 0; i < n; i++) {
 		char sv[PATH_MAX], p[PATH_MAX];
 		struct sv_status st;
 		if (ctl_sv_dir(ctl, sv, sizeof sv, names[i]) == -1 ||
 		    (sv_read_status(sv, &st) == 0 && st.state == SV_RUN &&
 		     !sv_status_since(&st, &(struct timespec){time(NULL) - 1, 0})) ||
-		    log_dir(ctl, have_attrs ? &a : NULL, names[i], p, sizeof p) == -1)
+		    log_dir(ctl, have_attrs ? &l.a : NULL, names[i], p, sizeof p) == -1)
 			continue;
 		*strrchr(p, '/') = '\0'; /* log_dir() names <dir>/current */
 		svtail_last(p, SVTAIL_FAILED_LINES, fp);
 	}
-	if (have_attrs) {
-		attrs_free(&a);
-		catalog_free(&cat);
-	}
+	cmd_unload(&l);
 }

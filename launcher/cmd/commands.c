@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/load.h"
 #include "config/catalog.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
@@ -177,15 +178,11 @@ int command_select(const struct ctl *ctl, const char *verb, const char *name, st
 	if (svsel_load(ctl, name, sel) == 0)
 		return 0;
 	int e = errno;
-	char dir[PATH_MAX];
 	struct catalog cat;
-	struct diags d;
 	struct stat st;
 	bool set_up = stat(sel->dir, &st) == 0;
-	diags_init(&d);
-	bool have = snprintf(dir, sizeof dir, "%s/sv", ctl->datadir) < (int)sizeof dir &&
-	            catalog_load(dir, &cat, &d) == 0;
-	diags_free(&d);
+	/* the catalog only names suggestions here: its problems are check-config's */
+	bool have = cmd_load_catalog(ctl, &cat, CMD_REPORT_NONE, verb, NULL) == 0;
 	const struct cat_service *def = have && name ? by_runit_name(&cat, name) : NULL;
 	if (e != ENOENT)
 		fprintf(fp, "gitlab-ctl %s: %s: %s\n", verb, sel->dir, strerror(e));

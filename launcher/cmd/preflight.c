@@ -12,6 +12,7 @@
 #include "cmd/preflight.h"
 #include "lib/alloc.h"
 #include "lib/reach.h"
+#include "lib/pathjoin.h"
 #include "proc/ready.h"
 #include "runit/runit.h"
 
@@ -39,8 +40,8 @@ static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t
 	while (path != NULL && *path != '\0') {
 		size_t n = strcspn(path, ":");
 		struct stat st;
-		if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, path, cmd) < len &&
-		    stat(out, &st) == 0 && S_ISREG(st.st_mode))
+		if (path_fmt(out, len, "%.*s/%s", (int)n, path, cmd) == 0 && stat(out, &st) == 0 &&
+		    S_ISREG(st.st_mode))
 			return true;
 		path += n + (path[n] == ':');
 	}
@@ -58,8 +59,7 @@ static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, 
 	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
 	             (char *)NULL) == 0 &&
 	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
-		return (size_t)snprintf(out, len, "%s/exporter/gitlab-exporter", ctl->datadir) <
-		       len;
+		return path_join(out, len, ctl->datadir, "exporter/gitlab-exporter") == 0;
 	if (strlcpy(out, cmd, len) >= len)
 		return false;
 	/* Only a missing file is "not found"; reach_exec explains any other failure. */

@@ -5,14 +5,16 @@
  * supervises each new service, restarts the ones whose run script, env or
  * config changed (a log-only change only HUPs svlogd), waits for readiness,
  * runs setup steps, and stops and unlinks disabled services. Every wait ends
- * at one deadline (SVWAIT for the whole run); none is a fixed sleep.
+ * at one deadline (SVWAIT for the whole run); none is a fixed sleep. A
+ * service that does not get ready is explained on stderr as it happens, with
+ * its log's last lines; other problems are recorded in cv->d.
  *
  * The restarts a run owes are recorded (render/pending.h) before any file is
  * published and cleared once the service runs its new files, so a run killed
  * in between is finished by the next one.
  *
- * It lives in cmd/ because it is where the stages meet: the plan (render/),
- * readiness and setup steps (proc/), and runsv's protocol (runit/).
+ * It is the engine/ stage because it needs the plan (render/), readiness and
+ * setup steps (proc/) and runsv's protocol (runit/) at once.
  */
 #ifndef GITLAB_CTL_CONVERGE_H
 #define GITLAB_CTL_CONVERGE_H
@@ -21,6 +23,7 @@
 
 #include "config/attrs.h"
 #include "lib/ctl.h"
+#include "lib/diag.h"
 #include "render/pending.h"
 #include "render/plan.h"
 #include "render/steprec.h"
@@ -47,6 +50,8 @@ struct converge {
 	struct pending pd; /* restarts owed, on disk */
 	struct steprec sr; /* one-time setup steps done or running, on disk */
 	int updated;       /* resources changed (files when written, steps, disables) */
+	struct diags
+	    d; /* what failed to be written, controlled or recorded: the command prints it */
 };
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/converge.h"
+#include "engine/converge.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/safetext.h"
@@ -63,6 +63,7 @@ void converge_init(struct converge *cv, const struct ctl *ctl, const struct attr
 	cv->s = xcalloc(ps->np, sizeof *cv->s);
 	cv->pd.dirfd = -1;
 	cv->sr.dirfd = -1;
+	diags_init(&cv->d);
 }
 
 void converge_free(struct converge *cv)
@@ -71,6 +72,7 @@ void converge_free(struct converge *cv)
 	steprec_close(&cv->sr);
 	free(cv->s);
 	cv->s = NULL;
+	diags_free(&cv->d);
 }
 
 static const char *name_of(const struct converge *cv, size_t k)
@@ -381,7 +383,8 @@ static int steps_before(struct converge *cv, size_t k)
 	if (p->nsteps > 0 && cv->sr.dirfd == -1 &&
 	    steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1 &&
 	    !(cv->dry_run && errno == ENOENT)) {
-		warn("%s: cannot open the setup records %s", name_of(cv, k), cv->sr.dir);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s: cannot open the setup records %s: %s",
+		          name_of(cv, k), cv->sr.dir, strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < p->nsteps; i++) {
@@ -455,7 +458,8 @@ static int disable_one(struct converge *cv, const char *link)
 	if (lstat(link, &st) == -1)
 		return 0;
 	if (!S_ISLNK(st.st_mode)) {
-		warnx("%s is not a symlink made by reconfigure; leaving it", link);
+		diag_file(&cv->d, DIAG_WARN, NULL, 0,
+		          "%s is not a symlink made by reconfigure; leaving it", link);
 		return 0;
 	}
 	printf("disable %s\n", name);
@@ -466,13 +470,14 @@ static int disable_one(struct converge *cv, const char *link)
 	bool have = realpath(link, target) != NULL;
 	/* Unlink first: runsvdir must not respawn the runsv that 'x' makes exit. */
 	if (unlink(link) == -1) {
-		warn("cannot remove %s", link);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot remove %s: %s", link, strerror(errno));
 		return -1;
 	}
 	if (!have || sv_live(target) != SV_LIVE_OK)
 		return 0;
 	if (sv_control_str(target, "dx") == -1) {
-		warn("%s: cannot control runsv", name);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s: cannot control runsv: %s", name,
+		          strerror(errno));
 		return -1;
 	}
 	return svwait_gone(target, name, cv->deadline);
@@ -491,11 +496,13 @@ static int bring_up(struct converge *cv, size_t k, pid_t old, const char *what)
 }
 
 /* Send cmds to the runsv of dir (the service's or its log's); log is "" or " log". */
-static int control(const char *dir, const char *cmds, const char *name, const char *log)
+static int control(struct converge *cv, const char *dir, const char *cmds, const char *name,
+                   const char *log)
 {
 	if (sv_control_str(dir, cmds) == 0)
 		return 0;
-	warn("%s%s: cannot control runsv", name, log);
+	diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s%s: cannot control runsv: %s", name, log,
+	          strerror(errno));
 	return -1;
 }
 
@@ -514,7 +521,7 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 	printf("restart %s (%s changed)\n", name, why);
 	fflush(stdout);
 	/* runsv restarts what it wants up: TERM (and CONT), then run again. */
-	if (control(cv->ps->p[k].sv_dir, "tc", name, "") == -1)
+	if (control(cv, cv->ps->p[k].sv_dir, "tc", name, "") == -1)
 		return -1;
 	return bring_up(cv, k, st->pid, "did not come back up");
 }
@@ -529,7 +536,7 @@ static int reload(struct converge *cv, size_t k, const struct sv_status *st)
 	const char *name = name_of(cv, k);
 	printf("reload %s (config changed)\n", name);
 	fflush(stdout);
-	if (control(cv->ps->p[k].sv_dir, "h", name, "") == -1)
+	if (control(cv, cv->ps->p[k].sv_dir, "h", name, "") == -1)
 		return -1;
 	struct sv_status now;
 	if (sv_read_status(cv->ps->p[k].sv_dir, &now) == 0 && now.pid != st->pid)
@@ -538,18 +545,18 @@ static int reload(struct converge *cv, size_t k, const struct sv_status *st)
 }
 
 /* Restart the log service when log/run changed; else HUP svlogd for a new config. */
-static int refresh_log(const struct converge *cv, size_t k)
+static int refresh_log(struct converge *cv, size_t k)
 {
 	const char *name = name_of(cv, k), *log_sv = cv->ps->p[k].log_sv;
 	unsigned why = cv->s[k].why;
 	if (why & CV_WHY_LOGRUN) {
 		printf("restart %s log (log/run changed)\n", name);
-		return control(log_sv, "t", name, " log");
+		return control(cv, log_sv, "t", name, " log");
 	}
 	if (why & CV_WHY_LOGCONF) {
 		/* svlogd rereads <log_dir>/config on HUP: the service keeps running. */
 		printf("reload %s log (log config changed)\n", name);
-		return control(log_sv, "h", name, " log");
+		return control(cv, log_sv, "h", name, " log");
 	}
 	return 0;
 }
@@ -560,7 +567,7 @@ static int start_after_setup(struct converge *cv, size_t k)
 	const char *name = name_of(cv, k);
 	printf("start %s (after setup)\n", name);
 	fflush(stdout);
-	if (control(cv->ps->p[k].sv_dir, "u", name, "") == -1)
+	if (control(cv, cv->ps->p[k].sv_dir, "u", name, "") == -1)
 		return -1;
 	return bring_up(cv, k, 0, "did not start");
 }
@@ -668,7 +675,8 @@ static int pending_take(struct converge *cv, size_t k, unsigned planned)
 	const char *name = name_of(cv, k);
 	unsigned owed;
 	if (pending_get(&cv->pd, name, &owed) == -1) {
-		warn("cannot read %s/%s", cv->pd.dir, name);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot read %s/%s: %s", cv->pd.dir, name,
+		          strerror(errno));
 		return -1;
 	}
 	if (owed != 0) {
@@ -678,7 +686,8 @@ static int pending_take(struct converge *cv, size_t k, unsigned planned)
 		cv->s[k].why |= why_of_owed(owed);
 	}
 	if (owed_of(planned) != 0 && pending_add(&cv->pd, name, owed_of(planned)) == -1) {
-		warn("cannot record pending work in %s/%s", cv->pd.dir, name);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot record pending work in %s/%s: %s",
+		          cv->pd.dir, name, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -693,7 +702,8 @@ static int pending_begin(struct converge *cv)
 {
 	const struct plans *ps = cv->ps;
 	if (pending_open(cv->ctl, &cv->pd, true) == -1) {
-		warn("cannot open %s", cv->pd.dir);
+		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot open %s: %s", cv->pd.dir,
+		          strerror(errno));
 		return -1;
 	}
 	const char **names = xcalloc(ps->np, sizeof *names);
@@ -701,7 +711,8 @@ static int pending_begin(struct converge *cv)
 	for (size_t k = 0; k < ps->np; k++)
 		names[k] = name_of(cv, k);
 	if (pending_prune(&cv->pd, names, ps->np) == -1)
-		warn("cannot clean %s", cv->pd.dir);
+		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot clean %s: %s", cv->pd.dir,
+		          strerror(errno));
 	for (size_t k = 0; k < ps->t.nc; k++) {
 		const struct tnode *n = &ps->t.v[ps->t.c[k].node];
 		if (n->svc >= 0)
@@ -720,7 +731,8 @@ static int pending_begin(struct converge *cv)
 static void pending_done(struct converge *cv, size_t k)
 {
 	if (pending_clear(&cv->pd, name_of(cv, k), PENDING_ALL) == -1)
-		warn("cannot update %s/%s", cv->pd.dir, name_of(cv, k));
+		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot update %s/%s: %s", cv->pd.dir,
+		          name_of(cv, k), strerror(errno));
 }
 
 /* ---- waves ----------------------------------------------------------------------------- */
@@ -757,9 +769,11 @@ static int files_failed(struct converge *cv)
 		rc = 1;
 		if (cv->s[k].failed)
 			continue;
-		warnx("%s: cannot write %s: %s%s; its other files are left as they were and it is "
-		      "not restarted",
-		      name_of(cv, k), f->path, strerror(f->err), f->why);
+		diag_file(
+		    &cv->d, DIAG_ERR, NULL, 0,
+		    "%s: cannot write %s: %s%s; its other files are left as they were and it is "
+		    "not restarted",
+		    name_of(cv, k), f->path, strerror(f->err), f->why);
 		cv->s[k].failed = true;
 		snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
 		         "its files could not be written");
@@ -779,7 +793,8 @@ static int apply_changes(struct converge *cv, int wave, bool *linked)
 		if (!in_wave(cv, &t->v[c->node], wave))
 			continue;
 		if (tree_apply(t, c) == -1) {
-			warn("cannot write %s%s", t->errpath, t->errwhy);
+			diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot write %s%s: %s", t->errpath,
+			          t->errwhy, strerror(errno));
 			return -1;
 		}
 		if (c->aside != NULL)
