@@ -21,6 +21,7 @@
 
 #include "lib/dirtrust.h"
 #include "lib/pathsafe.h"
+#include "lib/rmtree.h"
 
 static char dir[] = "/tmp/gitlab-ctl-dirtrust-test.XXXXXX";
 
@@ -142,14 +143,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char *argv[] = {"rm", "-rf", dir, NULL};
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	return pid > 0 && waitpid(pid, &st, 0) == pid ? 0 : -1;
+	return rmtree(dir, NULL);
 }
 
 int main(void)

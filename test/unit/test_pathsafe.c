@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lib/pathsafe.h"
+#include "lib/rmtree.h"
 
 static char dir[] = "/tmp/gitlab-ctl-pathsafe-test.XXXXXX";
 
@@ -127,14 +128,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char *argv[] = {"rm", "-rf", dir, NULL};
-	pid_t pid = fork();
-	if (pid == 0) {
-		execvp("rm", argv);
-		_exit(127);
-	}
-	int st;
-	return pid > 0 && waitpid(pid, &st, 0) == pid ? 0 : -1;
+	return rmtree(dir, NULL);
 }
 
 /* mkdir -p: existing directories pass; a file where a directory belongs is ENOTDIR at it. */
