@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/control.h"
+#include "engine/converge.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/fdio.h"
@@ -49,17 +50,6 @@ int control_status_get(int dfd, const char *dir, const char *label, struct sv_st
 		return -1;
 	}
 	return 1;
-}
-
-/* svdir_ensure, its wait for a stopping wrapper shown on stdout and its error on stderr. */
-static int ensure_wrapper(const struct ctl *ctl)
-{
-	struct diags d;
-	diags_init(&d);
-	d.live = stdout;
-	int rc = svdir_ensure(ctl, &d);
-	diags_flush(&d, stderr);
-	return rc;
 }
 
 static void put_state(int dfd, const char *dir, const char *name, const struct sv_status *st,
@@ -264,7 +254,7 @@ static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, siz
 	if (!missing && running != SVDIR_STOPPING)
 		return *deadline;
 	if (running != 1 && (running == SVDIR_STOPPING || !any_supervised(ctl)) &&
-	    ensure_wrapper(ctl) == -1)
+	    converge_ensure_wrapper(ctl) == -1)
 		return 0;
 	if (running == SVDIR_STOPPING) /* SVWAIT counts from the new wrapper */
 		*deadline = mono_ms() + wait_ms;

@@ -112,8 +112,7 @@ static const char *why_text(unsigned why, char *buf, size_t len)
 	return buf[0] ? buf + 2 : buf;
 }
 
-/* svdir_ensure, its wait for a stopping wrapper shown on stdout and its error on stderr. */
-static int ensure_wrapper(const struct ctl *ctl)
+int converge_ensure_wrapper(const struct ctl *ctl)
 {
 	struct diags d;
 	diags_init(&d);
@@ -859,7 +858,7 @@ static int ensure_runsvdir(const struct converge *cv, int *running)
 		printf("start runsvdir for %s\n", cv->ps->service_dir);
 		fflush(stdout);
 	}
-	if (ensure_wrapper(cv->ctl) == -1)
+	if (converge_ensure_wrapper(cv->ctl) == -1)
 		return -1;
 	*running = 1;
 	return 0;
@@ -947,8 +946,8 @@ int converge_run(struct converge *cv)
 	if (running == -1)
 		warn("cannot check runsvdir");
 	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
-	if (running == SVDIR_STOPPING &&
-	    (ensure_wrapper(cv->ctl) == -1 || (running = svdir_running(cv->ctl, &wpid)) != 1))
+	if (running == SVDIR_STOPPING && (converge_ensure_wrapper(cv->ctl) == -1 ||
+	                                  (running = svdir_running(cv->ctl, &wpid)) != 1))
 		return -1;
 	cv->deadline = mono_ms() + cv->wait_ms; /* one deadline for the whole run */
 	for (size_t k = 0; k < cv->ps->np; k++) {

@@ -58,6 +58,12 @@ void converge_init(struct converge *cv, const struct ctl *ctl, const struct attr
                    struct plans *ps, bool dry_run, long wait_ms, long t0);
 void converge_free(struct converge *cv);
 
+/*
+ * svdir_ensure for a command: its wait for a stopping wrapper goes out live on stdout,
+ * its error on stderr (control starts services through the same wrapper).
+ */
+int converge_ensure_wrapper(const struct ctl *ctl);
+
 /* Apply the plan's tree changes (ps->t after tree_diff) and converge runit. 0 or -1. */
 int converge_run(struct converge *cv);
 
