@@ -52,11 +52,11 @@ void steprec_close(struct steprec *r)
 static int rec_name(const char *svc, const char *step, char *out, size_t len)
 {
 	if (svc[0] == '\0' || svc[0] == '.' || strchr(svc, '/') != NULL ||
-	    strchr(step, '/') != NULL || (size_t)snprintf(out, len, "%s+%s", svc, step) >= len) {
+	    strchr(step, '/') != NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	return 0;
+	return path_fmt(out, len, "%s+%s", svc, step);
 }
 
 static int parse(char *text, struct step_entry *e)

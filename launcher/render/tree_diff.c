@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 
+#include "lib/fdio.h"
 #include "lib/pathjoin.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
@@ -34,10 +35,7 @@ static int read_fd(struct tree *t, int fd, off_t size, size_t max, bool *too_lar
 	*too_large = false;
 	if (size >= 0 && (size_t)size < max) {
 		size_t want = (size_t)size + 1;
-		ssize_t n;
-		do
-			n = read(fd, buf_room(&t->rbuf, want), want);
-		while (n == -1 && errno == EINTR);
+		ssize_t n = fdio_read(fd, buf_room(&t->rbuf, want), want);
 		if (n == -1)
 			return -1;
 		buf_commit(&t->rbuf, (size_t)n);
