@@ -177,6 +177,14 @@ free_port() {
 	ruby -rsocket -e 's = TCPServer.new("127.0.0.1", 0); puts s.addr[1]; s.close'
 }
 
+# Enabling Redis or PostgreSQL turns their exporters on at fixed ports (9121, 9187), and
+# pre-flight refuses a port another process holds: tests that run side by side give them
+# ports of their own with these gitlab.rb lines.
+exporter_ports() {
+	echo "redis_exporter['listen_address'] = 'localhost:$(free_port)'"
+	echo "postgres_exporter['listen_address'] = 'localhost:$(free_port)'"
+}
+
 # expect_rc RC CMD...: run CMD with stdout/stderr in $OUT/$ERR (the test sets both), check its
 # exit status. has/lacks/empty FILE [TEXT]: assertions on such a file. A test may redefine them.
 expect_rc() {

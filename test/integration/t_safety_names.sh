@@ -20,6 +20,7 @@ write_rb() {
 	cat >"$RB" <<EOF
 redis['enable'] = true
 redis['maxmemory'] = '$1'
+$(exporter_ports)
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 EOF

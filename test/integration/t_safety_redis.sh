@@ -20,6 +20,7 @@ mkdir -p "$R/etc/gitlab"
 cat >"$R/etc/gitlab/gitlab.rb" <<EOF
 postgresql['enable'] = true
 redis['enable'] = true
+$(exporter_ports)
 redis['password'] = 'p"a ss@:/%x'
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT

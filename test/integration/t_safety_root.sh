@@ -20,6 +20,7 @@ redis['enable'] = true
 redis['home'] = '$U/redis'
 redis['dir'] = '$U/redis'
 redis['unixsocket'] = '$U/redis/redis.socket'
+$(exporter_ports)
 gitlab_exporter['enable'] = false
 EOF
 chmod 600 "$RB"

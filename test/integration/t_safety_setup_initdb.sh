@@ -23,6 +23,7 @@ mkdir -p "$R/etc/gitlab"
 cat >"$R/etc/gitlab/gitlab.rb" <<EOF
 postgresql['enable'] = true
 gitlab_exporter['enable'] = false
+$(exporter_ports)
 EOF
 
 # Whatever is left working in this root's PostgreSQL home is stopped on exit (lib.sh).
