@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/connhost.h"
 #include "lib/clock.h"
 #include "lib/fdio.h"
 #include "proc/httpprobe.h"
@@ -107,11 +108,7 @@ int http_probe(const char *host, int port, const char *path, int timeout_ms, cha
 	struct addrinfo *res;
 	char portstr[16];
 
-	/* A server bound to the wildcard address is reached on loopback. */
-	if (*host == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0)
-		host = "127.0.0.1";
-	else if (strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0)
-		host = "::1";
+	host = connect_host(host);
 	snprintf(portstr, sizeof portstr, "%d", port);
 	int gai = getaddrinfo(host, portstr, &hints, &res);
 	if (gai != 0) {
