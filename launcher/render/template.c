@@ -245,7 +245,7 @@ static void put_data(struct render *r, const char *nm, bool items, bool on)
 	buf_init(&scratch);
 	struct buf *to = on ? r->out : &scratch; /* looked up even when off, to catch typos */
 	if (on && !items && to->len > 0 && to->p[to->len - 1] == ' ')
-		to->len--; /* the emitter writes its own separator */
+		buf_truncate(to, to->len - 1); /* the emitter writes its own separator */
 	if (r->vars->put_data == NULL ||
 	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to)) == -1)
 		rerr(r, "unknown data placeholder '%s'", nm);

@@ -71,6 +71,9 @@ static void render_err(const char *text, int line, const char *want)
 	diags_init(&d);
 	assert_int_equal(tpl_render("tpl/x", text, strlen(text), &vars, &out, &d), -1);
 	assert_true(d.nerr >= 1);
+	/* Even a failed render leaves the buffer's NUL at len (buf.h). */
+	if (out.len > 0)
+		assert_int_equal(strlen(out.p), out.len);
 	assert_string_equal(d.v[0].file, "tpl/x");
 	assert_int_equal(d.v[0].line, line);
 	if (strstr(d.v[0].msg, want) == NULL)
@@ -197,6 +200,7 @@ static void test_errors(void **state)
 	render_err("{{sh a b}}", 1, "malformed");
 	render_err("l {{nl}}\n", 1, "newline");
 	render_err("{{sh* plain}}\n", 1, "unknown list");
+	render_err("k: {{yamlv nosuch}}", 1, "unknown data placeholder");
 	/* an unknown name inside a false block is still an error */
 	render_err("{{#if empty}}\n{{typo}}\n{{/if}}\n", 2, "unknown placeholder 'typo'");
 }
