@@ -38,6 +38,7 @@ struct build {
 	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
 	const struct assigns *as;
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
+	bool root;                   /* run by root (asked once per run, not per service) */
 };
 
 enum vstate { V_TODO, V_BUSY, V_DONE };
@@ -247,9 +248,9 @@ static char *root_path(struct comp *c, const char *abs)
 }
 
 /* The run-as account: configured when root, else whoever runs gitlab-ctl. */
-static void run_as(const struct attrs *a, char **user, char **group)
+static void run_as(const struct attrs *a, bool root, char **user, char **group)
 {
-	if (geteuid() == 0) {
+	if (root) {
 		*user = xstrdup(a->user);
 		*group = xstrdup(a->group);
 		return;
@@ -269,8 +270,8 @@ static void run_as(const struct attrs *a, char **user, char **group)
 static void add_account(struct comp *c)
 {
 	char *user, *group;
-	bool root = geteuid() == 0;
-	run_as(c->b->out, &user, &group);
+	bool root = c->b->root;
+	run_as(c->b->out, root, &user, &group);
 	var_add(c, "gitlab_user", xstrdup(user), false, 0);
 	if (root && cat_setting_find(c->def, "username") != NULL) {
 		free(user);
@@ -1097,11 +1098,11 @@ static void compute_at(struct build *b, size_t i)
 }
 
 /* The groups of the enabled services s needs that share theirs (see attrs.h). */
-static void compute_groups(const struct attrs *a, struct svc *s)
+static void compute_groups(const struct attrs *a, bool root, struct svc *s)
 {
 	struct buf b;
 	buf_init(&b);
-	for (size_t i = 0; geteuid() == 0 && s->def != NULL && i < s->def->nafter; i++) {
+	for (size_t i = 0; root && s->def != NULL && i < s->def->nafter; i++) {
 		const struct svc *o = attrs_svc(a, s->def->after[i]);
 		if (o == NULL || !o->enabled || !o->def->share_group || o->group == NULL ||
 		    (s->group != NULL && strcmp(o->group, s->group) == 0))
@@ -1135,13 +1136,14 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
+	b.root = geteuid() == 0;
 	for (size_t i = 0; i < 3; i++)
 		if (ctl_path(ctl, b.root_dirs[i], PATH_MAX, builtin_dirs[i], (char *)NULL) == -1)
 			b.root_dirs[i][0] = '\0';
 	for (size_t i = 0; i < cat->n; i++)
 		compute_at(&b, i);
 	for (size_t i = 0; i < cat->n; i++)
-		compute_groups(out, &out->svcs[i]);
+		compute_groups(out, b.root, &out->svcs[i]);
 	for (size_t i = 0; i < cat->n; i++)
 		if (cat->v[i].scrape_collect != NULL && b.cstate[i] == C_DONE)
 			collect_scrape(&b, &out->svcs[i]);

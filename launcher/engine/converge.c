@@ -175,13 +175,26 @@ static void port_note(const struct svc *s, char *buf, size_t len)
 		         s->listen_port, (long)pid, cmd);
 }
 
-/* The run script exited since st0 (a new pid, or not running): say so with its log. */
-static bool exited(const struct converge *cv, size_t k, const struct sv_status *st0)
+/*
+ * The status of service k, kept as the last one seen: converge_one judges readiness by it
+ * when nothing was done to the service since (a no-op run reads each status once). 0 or -1.
+ */
+static int read_status(struct converge *cv, size_t k, struct sv_status *st)
+{
+	struct cv_svc *v = &cv->s[k];
+	v->seen = sv_read_status(cv->ps->p[k].sv_dir, st) == 0;
+	if (v->seen)
+		v->last = *st;
+	return v->seen ? 0 : -1;
+}
+
+/* The run script exited since st0 (st: now, NULL when unreadable): say so with its log. */
+static bool exited(const struct converge *cv, size_t k, const struct sv_status *st0,
+                   const struct sv_status *st)
 {
 	const struct plan *p = &cv->ps->p[k];
 	struct cv_svc *v = &cv->s[k];
-	struct sv_status st;
-	if (sv_read_status(p->sv_dir, &st) != 0 || (st.pid == st0->pid && st.state == SV_RUN))
+	if (st == NULL || (st->pid == st0->pid && st->state == SV_RUN))
 		return false;
 	char buf[256], note[256];
 	svwait_status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
@@ -198,15 +211,14 @@ static bool exited(const struct converge *cv, size_t k, const struct sv_status *
 
 /*
  * A service without a check is up only once it ran the same pid past
- * runit's one-second restart rule. 1 yes, 0 not yet, -1 out of time.
+ * runit's one-second restart rule (st: its status now, NULL when unreadable).
+ * 1 yes, 0 not yet, -1 out of time.
  */
-static int wait_settled(const struct converge *cv, size_t k, pid_t pid)
+static int wait_settled(const struct converge *cv, size_t k, pid_t pid, const struct sv_status *st)
 {
-	struct sv_status st;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (sv_read_status(cv->ps->p[k].sv_dir, &st) == 0 && st.pid == pid &&
-	    sv_up_settled(&st, &now))
+	if (st != NULL && st->pid == pid && sv_up_settled(st, &now))
 		return 1;
 	if (mono_ms() <= cv->deadline)
 		return 0;
@@ -223,39 +235,44 @@ static int wait_settled(const struct converge *cv, size_t k, pid_t pid)
  * (runsv restarts it) or a down state: reported at once with the status, not
  * after SVWAIT. Why it is not ready is kept in notready for dependents.
  */
-static int wait_ready(const struct converge *cv, size_t k)
+static int wait_ready(struct converge *cv, size_t k, const struct sv_status *known)
 {
 	const struct plan *p = &cv->ps->p[k];
 	struct cv_svc *v = &cv->s[k];
 	const char *name = name_of(cv, k);
-	struct sv_status st0;
+	struct sv_status st0, now;
 	long t0 = mono_ms();
 	snprintf(v->notready, sizeof v->notready, "not running");
-	if (sv_read_status(p->sv_dir, &st0) == -1)
+	if (known != NULL)
+		st0 = *known;
+	else if (read_status(cv, k, &st0) == -1)
 		return 0;
+	now = st0; /* just read: the first round looks at it */
+	const struct sv_status *cur = &now;
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
-		if (exited(cv, k, &st0))
+		if (exited(cv, k, &st0, cur))
 			return -1;
 		if (!p->has_check) {
-			int r = wait_settled(cv, k, st0.pid);
+			int r = wait_settled(cv, k, st0.pid, cur);
 			if (r != 0)
 				return r == 1 ? 0 : -1;
-			sleep_ms(ms);
-			continue;
-		}
-		long now = mono_ms(), until = now + 2000 < cv->deadline ? now + 2000 : cv->deadline;
-		if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
-		                sizeof v->notready) == 1) {
-			if (cv->ctl->verbose)
-				fprintf(stderr, "%s: ready after %ld ms\n", name, mono_ms() - t0);
-			return 0;
-		}
-		if (mono_ms() > cv->deadline) {
-			warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
-			      (long)st0.pid, v->notready);
-			return -1;
+		} else {
+			long t = mono_ms(), until = t + 2000 < cv->deadline ? t + 2000 : cv->deadline;
+			if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
+			                sizeof v->notready) == 1) {
+				if (cv->ctl->verbose)
+					fprintf(stderr, "%s: ready after %ld ms\n", name,
+					        mono_ms() - t0);
+				return 0;
+			}
+			if (mono_ms() > cv->deadline) {
+				warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
+				      (long)st0.pid, v->notready);
+				return -1;
+			}
 		}
 		sleep_ms(ms);
+		cur = read_status(cv, k, &now) == 0 ? &now : NULL;
 	}
 }
 
@@ -527,7 +544,7 @@ static int bring_up(struct converge *cv, size_t k, pid_t old, const char *what)
 		snprintf(cv->s[k].notready, sizeof cv->s[k].notready, "%s", what);
 		return -1;
 	}
-	return wait_ready(cv, k);
+	return wait_ready(cv, k, NULL);
 }
 
 /* Send cmds to the runsv of dir (the service's or its log's); log is "" or " log". */
@@ -574,9 +591,9 @@ static int reload(struct converge *cv, size_t k, const struct sv_status *st)
 	if (control(cv, cv->ps->p[k].sv_dir, "h", name, "") == -1)
 		return -1;
 	struct sv_status now;
-	if (sv_read_status(cv->ps->p[k].sv_dir, &now) == 0 && now.pid != st->pid)
+	if (read_status(cv, k, &now) == 0 && now.pid != st->pid)
 		return bring_up(cv, k, st->pid, "did not come back up after HUP");
-	return wait_ready(cv, k);
+	return wait_ready(cv, k, NULL);
 }
 
 /* Restart the log service when log/run changed; else HUP svlogd for a new config. */
@@ -625,10 +642,9 @@ static int left_down(const struct converge *cv, size_t k)
  */
 static int refresh(struct converge *cv, size_t k)
 {
-	const struct plan *p = &cv->ps->p[k];
 	const struct cv_svc *v = &cv->s[k];
 	struct sv_status st;
-	bool up = sv_read_status(p->sv_dir, &st) == 0 && st.want == 'u';
+	bool up = read_status(cv, k, &st) == 0 && st.want == 'u';
 	int rc;
 	if (v->setup_stop) {
 		rc = start_after_setup(cv, k);
@@ -639,7 +655,7 @@ static int refresh(struct converge *cv, size_t k)
 	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
 		rc = reload(cv, k, &st);
 	} else {
-		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k);
+		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k, &st);
 	}
 	return refresh_log(cv, k) == -1 ? -1 : rc;
 }
@@ -704,12 +720,15 @@ static unsigned why_of_owed(unsigned what)
 	return why;
 }
 
-/* Take over what an earlier run left owed for service k; record what this run will owe. */
-static int pending_take(struct converge *cv, size_t k, unsigned planned)
+/*
+ * Take over what an earlier run left owed for service k (recorded: the directory listing
+ * showed a record); record what this run will owe.
+ */
+static int pending_take(struct converge *cv, size_t k, bool recorded, unsigned planned)
 {
 	const char *name = name_of(cv, k);
-	unsigned owed;
-	if (pending_get(&cv->pd, name, &owed) == -1) {
+	unsigned owed = 0;
+	if (recorded && pending_get(&cv->pd, name, &owed) == -1) {
 		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot read %s/%s: %s", cv->pd.dir, name,
 		          strerror(errno));
 		return -1;
@@ -720,6 +739,7 @@ static int pending_take(struct converge *cv, size_t k, unsigned planned)
 		       pending_text(owed, text, sizeof text));
 		cv->s[k].why |= why_of_owed(owed);
 	}
+	cv->s[k].owes = recorded || owed_of(planned) != 0;
 	if (owed_of(planned) != 0 && pending_add(&cv->pd, name, owed_of(planned)) == -1) {
 		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot record pending work in %s/%s: %s",
 		          cv->pd.dir, name, strerror(errno));
@@ -731,7 +751,8 @@ static int pending_take(struct converge *cv, size_t k, unsigned planned)
 /*
  * Before anything is published: take over what earlier runs left owed, and
  * record durably what this run's changes will owe, so that a kill or a failed
- * write later on leaves the next run knowing which restarts to do.
+ * write later on leaves the next run knowing which restarts to do. Records are
+ * written only under the root lock this run holds: one listing says which exist.
  */
 static int pending_begin(struct converge *cv)
 {
@@ -743,11 +764,15 @@ static int pending_begin(struct converge *cv)
 	}
 	const char **names = xcalloc(ps->np, sizeof *names);
 	unsigned *why = xcalloc(ps->np, sizeof *why);
+	bool *present = xcalloc(ps->np, sizeof *present);
 	for (size_t k = 0; k < ps->np; k++)
 		names[k] = name_of(cv, k);
-	if (pending_prune(&cv->pd, names, ps->np) == -1)
+	if (pending_prune(&cv->pd, names, ps->np, present) == -1) {
 		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot clean %s: %s", cv->pd.dir,
 		          strerror(errno));
+		for (size_t k = 0; k < ps->np; k++)
+			present[k] = true; /* not listed: read each */
+	}
 	for (size_t k = 0; k < ps->t.nc; k++) {
 		const struct tnode *n = &ps->t.v[ps->t.c[k].node];
 		if (n->svc >= 0)
@@ -755,9 +780,10 @@ static int pending_begin(struct converge *cv)
 	}
 	int rc = 0;
 	for (size_t k = 0; k < ps->np && rc == 0; k++)
-		rc = pending_take(cv, k, why[k]);
+		rc = pending_take(cv, k, present[k], why[k]);
 	free(names);
 	free(why);
+	free(present);
 	fflush(stdout);
 	return rc;
 }
@@ -765,9 +791,13 @@ static int pending_begin(struct converge *cv)
 /* The service runs its new files (or is down and will at its start): nothing is owed. */
 static void pending_done(struct converge *cv, size_t k)
 {
+	if (!cv->s[k].owes)
+		return; /* no record was there, and this run wrote none */
 	if (pending_clear(&cv->pd, name_of(cv, k), PENDING_ALL) == -1)
 		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot update %s/%s: %s", cv->pd.dir,
 		          name_of(cv, k), strerror(errno));
+	else
+		cv->s[k].owes = false;
 }
 
 /* ---- waves ----------------------------------------------------------------------------- */
@@ -880,10 +910,12 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 		snprintf(v->notready, sizeof v->notready, "waiting for %s", name_of(cv, dep));
 		return -1;
 	}
+	v->seen = false;
 	int r1 = v->was_live ? refresh(cv, k) : bring_new(cv, k, nudge);
 	struct sv_status st;
-	v->ready = r1 == 0 && sv_read_status(cv->ps->p[k].sv_dir, &st) == 0 && st.want == 'u' &&
-	           st.pid != 0;
+	if (r1 == 0 && !v->seen)
+		(void)read_status(cv, k, &st);
+	v->ready = r1 == 0 && v->seen && v->last.want == 'u' && v->last.pid != 0;
 	if (r1 == -1 || (v->ready && steps_after(cv, k) == -1)) {
 		v->failed = true;
 		return -1;

@@ -162,8 +162,10 @@ int pending_clear(const struct pending *pd, const char *svc, unsigned what)
 	return store(pd, svc, have & ~what);
 }
 
-int pending_prune(const struct pending *pd, const char *const *names, size_t n)
+int pending_prune(const struct pending *pd, const char *const *names, size_t n, bool *present)
 {
+	for (size_t i = 0; present != NULL && i < n; i++)
+		present[i] = false;
 	int fd = openat(pd->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
@@ -177,7 +179,11 @@ int pending_prune(const struct pending *pd, const char *const *names, size_t n)
 	while ((de = readdir(dir)) != NULL) {
 		bool keep = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
 		for (size_t i = 0; i < n && !keep; i++)
-			keep = strcmp(names[i], de->d_name) == 0;
+			if (strcmp(names[i], de->d_name) == 0) {
+				keep = true;
+				if (present != NULL)
+					present[i] = true;
+			}
 		/* A record nobody is enabled for, or a temp file of a killed run. */
 		if (!keep && unlinkat(pd->dirfd, de->d_name, 0) == -1 && errno != ENOENT)
 			rc = -1;

@@ -53,9 +53,10 @@ int pending_clear(const struct pending *pd, const char *svc, unsigned what);
 
 /*
  * Remove records whose service is not among names[0..n) (a disabled service
- * owes nothing) and temp files of killed runs. 0, or -1 with errno.
+ * owes nothing) and temp files of killed runs; present[i] (when not NULL) says
+ * whether names[i] has a record, so a caller reads only those. 0, or -1 with errno.
  */
-int pending_prune(const struct pending *pd, const char *const *names, size_t n);
+int pending_prune(const struct pending *pd, const char *const *names, size_t n, bool *present);
 
 /* "restart, log reload" for messages (the reasons are not named). */
 const char *pending_text(unsigned what, char *buf, size_t len);

@@ -134,6 +134,7 @@ struct tree_fail {
 
 struct tree_dirfd {
 	int fd; /* -1: free */
+	bool listed; /* its offset moved (getdents64): rewind before listing it again */
 	unsigned long used;
 	char *path;
 	size_t len;

@@ -174,8 +174,8 @@ static int diff_entry(struct tree *t, size_t dnode, const char *dir, int dfd, co
 
 /*
  * Entries of a directory that the tree does not list: strays and stale temps. Read with
- * getdents64 from the kept fd itself, rewound (no *at call depends on its offset): no second
- * open and no DIR of its own per directory.
+ * getdents64 from the kept fd itself, rewound when listed before (no *at call depends on its
+ * offset): no second open and no DIR of its own per directory.
  */
 static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 {
@@ -184,8 +184,10 @@ static int diff_dir_entries(struct tree *t, size_t dnode, const char *dir)
 	int dfd = tr_open_dir(t, dir, false);
 	if (dfd == -1)
 		return errno == ENOENT ? 0 : -1;
-	if (lseek(dfd, 0, SEEK_SET) == -1)
+	struct tree_dirfd *kept = &t->dirs[t->last]; /* tr_open_dir's fd is the last one found */
+	if ((kept->fd != dfd || kept->listed) && lseek(dfd, 0, SEEK_SET) == -1)
 		return tr_fail_at(t, dir, errno);
+	kept->listed = kept->fd == dfd;
 	char ents[8192] __attribute__((aligned(8)));
 	for (;;) {
 		ssize_t n = getdents64(dfd, ents, sizeof ents);
@@ -278,12 +280,25 @@ static int diff_file(struct tree *t, size_t i, int dfd, const char *base)
 	return diff_not_regular(t, i, dfd, &st);
 }
 
+/*
+ * A link that already points where node n says: one readlinkat (it fails on anything but a
+ * link), no fstatat. A link's mode and owner are not compared anyway.
+ */
+static bool link_unchanged(const struct tnode *n, int dfd, const char *base)
+{
+	char target[PATH_MAX];
+	ssize_t r = readlinkat(dfd, base, target, sizeof target);
+	return r >= 0 && (size_t)r == n->len && memcmp(target, n->data, n->len) == 0;
+}
+
 static int diff_at(struct tree *t, size_t i, int dfd, const char *base)
 {
 	const struct tnode *n = &t->v[i];
 	struct stat st;
 	if (n->kind == TN_FILE && !(n->flags & TN_IF_MISSING))
 		return diff_file(t, i, dfd, base);
+	if (n->kind == TN_LINK && !(n->flags & TN_IF_MISSING) && link_unchanged(n, dfd, base))
+		return 0;
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
 			return tr_fail_at(t, n->path, errno);

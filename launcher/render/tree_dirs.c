@@ -81,6 +81,7 @@ static void dirs_put(struct tree *t, const char *dir, size_t len, int fd, int bu
 	v->path = xstrndup(dir, len);
 	v->len = len;
 	v->fd = fd;
+	v->listed = false;
 	v->used = ++t->clock;
 	t->last = (size_t)(v - t->dirs);
 }

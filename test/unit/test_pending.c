@@ -113,8 +113,11 @@ static void test_prune(void **state)
 	int fd = openat(pd.dirfd, ".a.123", O_WRONLY | O_CREAT, 0600); /* a killed run's temp */
 	assert_true(fd >= 0);
 	close(fd);
-	const char *keep[] = {"a"};
-	assert_int_equal(pending_prune(&pd, keep, 1), 0);
+	const char *keep[] = {"a", "c"};
+	bool present[] = {false, true};
+	assert_int_equal(pending_prune(&pd, keep, 2, present), 0);
+	assert_true(present[0]); /* a has a record: the caller reads it */
+	assert_false(present[1]); /* c has none: the caller need not look */
 	unsigned what;
 	assert_int_equal(pending_get(&pd, "a", &what), 0);
 	assert_int_equal(what, PENDING_RESTART);
@@ -157,7 +160,7 @@ static void test_in_the_way(void **state)
 	assert_int_equal(pending_add(&pd, "a", PENDING_RESTART), -1);
 	assert_int_equal(pending_clear(&pd, "a", PENDING_ALL), -1);
 	const char *keep[] = {"b"};
-	assert_int_equal(pending_prune(&pd, keep, 1), -1); /* a directory is not unlinked */
+	assert_int_equal(pending_prune(&pd, keep, 1, NULL), -1); /* a directory is not unlinked */
 	assert_int_equal(unlinkat(pd.dirfd, "a", AT_REMOVEDIR), 0);
 
 	char tmp[64];
