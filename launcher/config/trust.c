@@ -25,7 +25,8 @@ struct homes {
 		size_t svc;
 	} * v;
 	size_t n;
-	struct dirtrust *dt; /* the run's examined directories: each one examined once */
+	struct dirtrust *dt;           /* the run's examined directories: each one examined once */
+	char home_parent_ok[PATH_MAX]; /* the last home parent found safe: homes share one */
 };
 
 struct tpath {
@@ -168,15 +169,20 @@ static void parent_of(const char *path, char *out, size_t len)
 }
 
 /* The home's parent: another account able to write it could swap the home root chowns. */
-static int check_home(const struct homes *h, const struct svc *s, struct diags *d)
+static int check_home(struct homes *h, const struct svc *s, struct diags *d)
 {
 	char parent[PATH_MAX], bad[PATH_MAX];
 	const char *why;
 	if (s->home == NULL)
 		return 0;
 	parent_of(s->home, parent, sizeof parent);
-	if (dirtrust_check(h->dt, parent, bad, sizeof bad, &why) == 0)
+	/* One verdict per path in this check, as for every directory dirtrust examines. */
+	if (strcmp(parent, h->home_parent_ok) == 0)
 		return 0;
+	if (dirtrust_check(h->dt, parent, bad, sizeof bad, &why) == 0) {
+		strlcpy(h->home_parent_ok, parent, sizeof h->home_parent_ok);
+		return 0;
+	}
 	report(d, s, "home", "root chowns the home: %s %s", bad, why);
 	return -1;
 }
@@ -221,8 +227,8 @@ static const char *env_stray(int dirfd, const struct dirent64 *de)
  */
 static int check_env_dir(const struct svc *s, struct diags *d)
 {
-	int fd = s->env_dir ? open(s->env_dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC)
-	                    : -1;
+	int fd =
+	    s->env_dir ? open(s->env_dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (fd == -1)
 		return 0; /* missing: reconfigure creates it */
 	char ents[8192] __attribute__((aligned(8)));
@@ -243,8 +249,7 @@ static int check_env_dir(const struct svc *s, struct diags *d)
 	return stray != NULL ? -1 : 0;
 }
 
-static int check_svc(const struct ctl *ctl, const struct homes *h, const struct svc *s,
-                     struct diags *d)
+static int check_svc(const struct ctl *ctl, struct homes *h, const struct svc *s, struct diags *d)
 {
 	char sv[PATH_MAX];
 	if (ctl_sv_dir(ctl, sv, sizeof sv, s->def->name) == -1)
@@ -273,6 +278,7 @@ int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 	dirtrust_init(&dt, ctl->root);
 	homes_init(&h, a);
 	h.dt = &dt;
+	h.home_parent_ok[0] = '\0';
 	for (size_t i = 0; i < a->nsvcs; i++)
 		if (a->svcs[i].enabled && check_svc(ctl, &h, &a->svcs[i], d) == -1)
 			rc = -1;

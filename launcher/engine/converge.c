@@ -257,7 +257,8 @@ static int wait_ready(struct converge *cv, size_t k, const struct sv_status *kno
 			if (r != 0)
 				return r == 1 ? 0 : -1;
 		} else {
-			long t = mono_ms(), until = t + 2000 < cv->deadline ? t + 2000 : cv->deadline;
+			long t = mono_ms(),
+			     until = t + 2000 < cv->deadline ? t + 2000 : cv->deadline;
 			if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
 			                sizeof v->notready) == 1) {
 				if (cv->ctl->verbose)

@@ -31,13 +31,13 @@
 
 /* What converge learns of one planned service (parallel to plans.p). */
 struct cv_svc {
-	bool was_live;      /* runsv supervised it before anything changed */
-	bool ready;         /* up and ready in this run (or has nothing to wait for) */
-	bool failed;        /* did not come up ready: its dependents are not started */
-	bool setup_stop;    /* stopped for a before_start step: start it again */
-	unsigned why;       /* CV_WHY_* of the changes written, and of owed restarts */
-	bool owes;          /* a pending record may name it: cleared on disk once it is done */
-	bool seen;          /* last holds the status read since converge_one last acted on it */
+	bool was_live;   /* runsv supervised it before anything changed */
+	bool ready;      /* up and ready in this run (or has nothing to wait for) */
+	bool failed;     /* did not come up ready: its dependents are not started */
+	bool setup_stop; /* stopped for a before_start step: start it again */
+	unsigned why;    /* CV_WHY_* of the changes written, and of owed restarts */
+	bool owes;       /* a pending record may name it: cleared on disk once it is done */
+	bool seen;       /* last holds the status read since converge_one last acted on it */
 	struct sv_status last;
 	char notready[512]; /* why it is not ready, for its dependents' messages */
 };

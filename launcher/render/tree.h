@@ -133,7 +133,7 @@ struct tree_fail {
 #define TREE_TEMP_FDS 64 /* temp files kept open for one fsync pass, well below any fd limit */
 
 struct tree_dirfd {
-	int fd; /* -1: free */
+	int fd;      /* -1: free */
 	bool listed; /* its offset moved (getdents64): rewind before listing it again */
 	unsigned long used;
 	char *path;

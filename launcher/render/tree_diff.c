@@ -27,12 +27,14 @@
  * All of fd (of size bytes when opened) into the tree's read buffer (kept between files: a
  * no-op run reads every file); *too_large when it holds more than max. One read(2) asks for a
  * byte more than the size: a shorter answer is the end of a regular file, so an unchanged
- * file costs one call; a file that grew since is read on. 0 or -1.
+ * file costs one call (an empty one none); a file that grew since is read on. 0 or -1.
  */
 static int read_fd(struct tree *t, int fd, off_t size, size_t max, bool *too_large)
 {
 	buf_reset(&t->rbuf);
 	*too_large = false;
+	if (size == 0)
+		return 0; /* empty when opened: a write since is the next run's to see */
 	if (size >= 0 && (size_t)size < max) {
 		size_t want = (size_t)size + 1;
 		ssize_t n = fdio_read(fd, buf_room(&t->rbuf, want), want);
@@ -348,6 +350,28 @@ static int scan_once(struct tree *t, const char *dir)
 	return diff_dir_entries(t, (size_t)d, dir);
 }
 
+/*
+ * A directory node the next node lies in (its files follow it): opened itself, as their walk
+ * would, and judged by fstat of that fd, never its parent opened for an fstatat. 1 when
+ * judged; 0 when it could not be opened (missing, a link, not a directory...): diff_at then
+ * looks at it from its parent and says why.
+ */
+static int diff_dir_open(struct tree *t, size_t i)
+{
+	const struct tnode *n = &t->v[i];
+	struct stat st;
+	if (n->kind != TN_DIR || (n->flags & TN_IF_MISSING) || i + 1 >= t->n ||
+	    !tr_below(t->v[i + 1].path, n->path) || strcmp(t->v[i + 1].path, n->path) == 0)
+		return 0;
+	int fd = tr_open_dir(t, n->path, false);
+	if (fd == -1)
+		return 0;
+	if (fstat(fd, &st) == -1)
+		return tr_fail_at(t, n->path, errno);
+	unsigned what = meta_diff(n, &st);
+	return what != 0 && push(t, TC_UPDATE, what, i, NULL, &st) == -1 ? -1 : 1;
+}
+
 /* Nodes of one directory come in a row (an env dir): one walk for all of them. */
 static int diff_node(struct tree *t, size_t i)
 {
@@ -357,6 +381,9 @@ static int diff_node(struct tree *t, size_t i)
 		return tr_fail_at(t, t->v[i].path, errno);
 	if (t->missing[0] != '\0' && tr_below(dir, t->missing))
 		return push(t, TC_CREATE, 0, i, NULL, NULL); /* a first run: no walk per node */
+	int opened = diff_dir_open(t, i);
+	if (opened != 0)
+		return opened == 1 ? 0 : -1;
 	int dfd = tr_open_dir(t, dir, false);
 	if (dfd == -1 && errno == ENOENT) {
 		strlcpy(t->missing, t->errpath, sizeof t->missing);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/alloc.h"
@@ -153,6 +155,26 @@ static int step(struct tree *t, int fd, const char *dir, size_t off, size_t end,
 }
 
 /*
+ * The rest of dir below fd, dir[off, len) of two components or more, opened by one openat2
+ * that follows no symlink on the way (RESOLVE_NO_SYMLINKS: the walk's guarantee, without an
+ * fd per directory in between). -1 when it fails for any reason (a missing directory, a link,
+ * a kernel without openat2): the walk then goes one component at a time and says why.
+ */
+static int open_rest(int fd, const char *dir, size_t off, size_t len)
+{
+	while (off < len && dir[off] == '/')
+		off++;
+	if (off >= len || memchr(dir + off, '/', len - off) == NULL)
+		return -1; /* one component: a step */
+	char rest[PATH_MAX];
+	memcpy(rest, dir + off, len - off);
+	rest[len - off] = '\0';
+	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+	                       .resolve = RESOLVE_NO_SYMLINKS};
+	return (int)syscall(SYS_openat2, fd, rest, &how, sizeof how);
+}
+
+/*
  * An fd of directory dir, reached from the anchor one component at a time,
  * never through a symlink; missing components are made (0755) when create.
  * The fd is the tree's (kept for the next call, not to be closed) and valid
@@ -188,6 +210,11 @@ int tr_open_dir(struct tree *t, const char *dir, bool create)
 				return tr_fail_at(t, top, errno);
 			dirs_put(t, top, strlen(top), fd, -1);
 		}
+	}
+	int rest = create ? -1 : open_rest(fd, dir, off, len);
+	if (rest != -1) {
+		dirs_put(t, dir, len, rest, fd);
+		return rest;
 	}
 	while (off < len) {
 		while (dir[off] == '/')

@@ -116,7 +116,7 @@ static void test_prune(void **state)
 	const char *keep[] = {"a", "c"};
 	bool present[] = {false, true};
 	assert_int_equal(pending_prune(&pd, keep, 2, present), 0);
-	assert_true(present[0]); /* a has a record: the caller reads it */
+	assert_true(present[0]);  /* a has a record: the caller reads it */
 	assert_false(present[1]); /* c has none: the caller need not look */
 	unsigned what;
 	assert_int_equal(pending_get(&pd, "a", &what), 0);
