@@ -115,7 +115,11 @@ static const char *var_resolve(struct comp *c, struct var *v)
 	struct loc outer_from = c->from;
 	c->taint = SECRET_NONE;
 	c->from = (struct loc){0};
-	char *val = v->expand ? ph_expand(v->raw, comp_lookup, c, v->line) : xstrdup(v->raw);
+	char *val = v->raw; /* a literal is its own value: taken over, not copied */
+	if (v->expand)
+		val = ph_expand(v->raw, comp_lookup, c, v->line);
+	else
+		v->raw = NULL;
 	enum secrecy inner = c->taint;
 	if (v->from.src == NULL)
 		v->from = c->from;
@@ -571,22 +575,26 @@ static int check_bool(struct comp *c, const char *name, const char *v)
 	return -1;
 }
 
+/* The vars, and which hold secrets, as strings of the run's arena (attrs_free frees them). */
 static int resolve_all(struct comp *c, struct svc *out)
 {
+	struct arena *strs = &c->b->out->strs;
 	out->vars.v = xcalloc(c->n, sizeof *out->vars.v);
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = var_resolve(c, &c->v[i]);
 		if (v == NULL || check_bool(c, c->v[i].name, v) == -1)
 			return -1;
-		out->vars.v[out->vars.n++] = (struct kv){xstrdup(c->v[i].name), xstrdup(v)};
+		out->vars.v[out->vars.n++] =
+		    (struct kv){arena_strdup(strs, c->v[i].name), arena_strdup(strs, v)};
 	}
 	qsort(out->vars.v, out->vars.n, sizeof *out->vars.v, kv_cmp);
+	char *holds = arena_strdup(strs, "holds"), *may = arena_strdup(strs, "may");
 	out->secret_vars.v = xcalloc(c->n + 1, sizeof *out->secret_vars.v);
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].secret != SECRET_NONE)
 			out->secret_vars.v[out->secret_vars.n++] =
-			    (struct kv){xstrdup(c->v[i].name),
-			                xstrdup(c->v[i].secret == SECRET_HOLDS ? "holds" : "may")};
+			    (struct kv){arena_strdup(strs, c->v[i].name),
+			                c->v[i].secret == SECRET_HOLDS ? holds : may};
 	qsort(out->secret_vars.v, out->secret_vars.n, sizeof *out->secret_vars.v, kv_cmp);
 	return 0;
 }
@@ -1132,6 +1140,7 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	as.user = as.group = NULL;
 	memset(&as.logging, 0, sizeof as.logging);
 	memset(&as.unknown, 0, sizeof as.unknown);
+	arena_init(&out->strs);
 	struct build b = {.ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as};
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
@@ -1197,12 +1206,12 @@ void attrs_free(struct attrs *a)
 	svlog_free(&a->logging);
 	for (size_t i = 0; i < a->nsvcs; i++) {
 		struct svc *s = &a->svcs[i];
-		kvlist_free(&s->vars);
+		free(s->vars.v); /* its strings are a->strs' */
 		kvlist_free(&s->env);
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
 		kvlist_free(&s->where);
-		kvlist_free(&s->secret_vars);
+		free(s->secret_vars.v);
 		kvlist_free(&s->secret_env);
 		free(s->argv_secret);
 		free(s->groups);
@@ -1218,6 +1227,7 @@ void attrs_free(struct attrs *a)
 	}
 	free(a->svcs);
 	kvlist_free(&a->unknown_names);
+	arena_free(&a->strs);
 	memset(a, 0, sizeof *a);
 }
 

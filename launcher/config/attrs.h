@@ -44,6 +44,7 @@
 #include "config/rbconf.h"
 #include "config/secret.h" /* env_is_secret: what redacts a service's env */
 #include "config/svlog.h"
+#include "lib/arena.h"
 #include "lib/ctl.h"
 #include "lib/diag.h"
 #include "lib/kvlist.h"
@@ -87,6 +88,7 @@ struct attrs {
 	struct svc *svcs; /* one per catalog service, catalog order */
 	size_t nsvcs;
 	struct kvlist unknown_names; /* ignored top-level names -> first "file:line" */
+	struct arena strs; /* every service's vars and secret_vars strings: freed at once */
 };
 
 /*
