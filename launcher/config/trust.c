@@ -25,6 +25,8 @@ struct homes {
 		size_t svc;
 	} * v;
 	size_t n;
+	bool *len_used; /* [maxlen + 1]: some home is this long: only such prefixes are searched */
+	size_t maxlen;
 	struct dirtrust *dt;           /* the run's examined directories: each one examined once */
 	char home_parent_ok[PATH_MAX]; /* the last home parent found safe: homes share one */
 };
@@ -102,6 +104,7 @@ static void homes_init(struct homes *h, const struct attrs *a)
 	h->a = a;
 	h->n = 0;
 	h->v = xcalloc(a->nsvcs, sizeof *h->v);
+	h->maxlen = 0;
 	for (size_t k = 0; k < a->nsvcs; k++) {
 		const struct svc *o = &a->svcs[k];
 		if (!o->enabled || o->home == NULL)
@@ -110,7 +113,11 @@ static void homes_init(struct homes *h, const struct attrs *a)
 		while (len > 0 && o->home[len - 1] == '/')
 			len--;
 		h->v[h->n++] = (struct home){o->home, len, k};
+		h->maxlen = len > h->maxlen ? len : h->maxlen;
 	}
+	h->len_used = xcalloc(h->maxlen + 1, sizeof *h->len_used);
+	for (size_t k = 0; k < h->n; k++)
+		h->len_used[h->v[k].len] = true;
 	qsort(h->v, h->n, sizeof *h->v, home_cmp);
 }
 
@@ -153,7 +160,8 @@ static int check_path(const struct homes *h, const struct svc *s, const struct t
 	/* pathsafe_below(path, home) for every home: home is path or one of its ancestors */
 	size_t len = strlen(p->path);
 	for (size_t end = 0; end <= len; end++)
-		if ((end == len || p->path[end] == '/') && homes_at(h, s, p, end, d) == -1)
+		if ((end == len || p->path[end] == '/') && end <= h->maxlen && h->len_used[end] &&
+		    homes_at(h, s, p, end, d) == -1)
 			rc = -1;
 	return rc;
 }
@@ -283,6 +291,7 @@ int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 		if (a->svcs[i].enabled && check_svc(ctl, &h, &a->svcs[i], d) == -1)
 			rc = -1;
 	free(h.v);
+	free(h.len_used);
 	dirtrust_free(&dt);
 	return rc;
 }
