@@ -381,6 +381,30 @@ static void test_symlinked_dir(void **state)
 	assert_int_equal(access(P("real/conf"), F_OK), -1);
 }
 
+/*
+ * A symlink deeper down, past a directory already kept: the rest of the path is opened in one
+ * openat2 that follows no link, and the walk that follows names the link, never its target.
+ */
+static void test_symlink_mid_path(void **state)
+{
+	(void)state;
+	struct tree t;
+	assert_int_equal(mkdir(P("mid"), 0755), 0);
+	assert_int_equal(mkdir(P("mid/real"), 0755), 0);
+	assert_int_equal(mkdir(P("mid/real/b"), 0755), 0);
+	assert_int_equal(mkdir(P("mid/a"), 0755), 0);
+	assert_int_equal(symlink(P("mid/real"), P("mid/a/lnk")), 0);
+	put(P("mid/real/b/conf"), "x", 0600);
+	one_file(&t, "mid/a/lnk/b/conf", "y", 0600);
+	assert_int_equal(tree_set_anchor(&t, root), 0);
+	assert_int_equal(tree_diff(&t), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_string_equal(t.errpath, P("mid/a/lnk"));
+	assert_non_null(strstr(t.errwhy, "symlink"));
+	tree_free(&t);
+	assert_string_equal(slurp(P("mid/real/b/conf")), "x");
+}
+
 /* The env dir holds only what gitlab-ctl wrote: anything else fails before any write. */
 static void test_env_foreign(void **state)
 {
@@ -740,6 +764,7 @@ int main(void)
 	    cmocka_unit_test(test_replace_non_regular),
 	    cmocka_unit_test(test_print_diff),
 	    cmocka_unit_test(test_symlinked_dir),
+	    cmocka_unit_test(test_symlink_mid_path),
 	    cmocka_unit_test(test_env_foreign),
 	    cmocka_unit_test(test_foreign_dir_and_link_temp),
 	    cmocka_unit_test(test_batch_publish),
