@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 12, what a newcomer meets before anything runs: the build tree's binary finds its
+# What a newcomer meets before anything runs: the build tree's binary finds its
 # catalog alone (and says how to fix it when there is none), typos get "did you mean" with
 # FILE:LINE:COL and --strict fails on them, unknown commands and services are named with
 # suggestions, global options work after the command, check-config proves every enabled
