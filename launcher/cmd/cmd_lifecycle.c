@@ -278,8 +278,12 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 		if (lstat(v[i].path, &st) == -1)
 			continue;
 		printf("remove %s\n", v[i].path);
-		if (rmtree(v[i].path, stderr) == -1)
+		fflush(stdout);
+		struct diags d;
+		diags_init(&d);
+		if (rmtree_diags(v[i].path, &d) == -1)
 			rc = -1;
+		diags_flush(&d, stderr);
 	}
 	if (rc == 0)
 		remove_embedded(ctl);
