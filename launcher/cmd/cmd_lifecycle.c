@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "render/accounts.h"
+#include "render/exporterlink.h"
 #include "config/attrs.h"
 #include "build_config.h"
 #include "lib/alloc.h"
@@ -228,20 +229,15 @@ static bool confirm(const struct doomed *v, size_t n)
 	return strcmp(line, "yes") == 0;
 }
 
-/* The embedded/bin/gitlab-exporter link reconfigure made; directories left empty. */
+/* The exporter link reconfigure made; directories left empty. */
 static void remove_embedded(const struct ctl *ctl)
 {
-	char link[PATH_MAX], target[PATH_MAX], bundled[PATH_MAX], dir[PATH_MAX];
-	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == -1 ||
-	    path_join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
+	struct exporter_link x;
+	char dir[PATH_MAX];
+	if (exporter_link_paths(ctl, &x) == -1)
 		return;
-	ssize_t len = readlink(link, target, sizeof target - 1);
-	if (len > 0) {
-		target[len] = '\0';
-		if (strcmp(target, bundled) == 0 && unlink(link) == 0)
-			printf("remove %s\n", link);
-	}
+	if (exporter_link_remove(&x) == 1)
+		printf("remove %s\n", x.path);
 	static const char *const dirs[] = {"embedded/bin", "embedded", ""};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
 		if (ctl_path(ctl, dir, sizeof dir, GITLAB_CTL_INSTALL_DIR, dirs[i], (char *)NULL) ==
