@@ -283,6 +283,16 @@ static void test_malloc_conf_unasked(void **state)
 	BAD("MALLOC_CONF", "narenas:zero");
 	assert_int_equal(check("MALLOC_CONF", "narenas:4", &warns), 0); /* a new value: asked */
 	assert_int_equal(warns, 1);
+	/* the answers are the run's (its caller's context), not the process's: a new run asks */
+	struct envcheck next;
+	envcheck_init(&next, copy);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_var(&next, "MALLOC_CONF", "narenas:3", L, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "MALLOC_CONF is not checked"));
+	diags_free(&d);
+	envcheck_free(&next);
 	envcheck_free(&ec);
 	envcheck_init(&ec, NULL);
 }
