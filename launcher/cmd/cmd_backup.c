@@ -22,6 +22,7 @@
 #include "cmd/commands.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
+#include "lib/dirtrust.h"
 #include "lib/pathsafe.h"
 #include "lib/rootlock.h"
 #include "lib/spawn.h"
@@ -92,7 +93,7 @@ static int backup_dir_open(const char *dir)
 		fprintf(stderr, "gitlab-ctl backup-etc: %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	if (pathsafe_trusted("", dir, bad, sizeof bad, &why) == -1) {
+	if (dirtrust_path("", dir, bad, sizeof bad, &why) == -1) {
 		fprintf(stderr,
 		        "gitlab-ctl backup-etc: refusing %s: %s %s (only root may write to it and "
 		        "the directories above it)\n",

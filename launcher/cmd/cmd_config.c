@@ -20,7 +20,7 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
-#include "cmd/preflight.h"
+#include "engine/preflight.h"
 #include "lib/alloc.h"
 #include "config/trust.h"
 #include "render/plan.h"

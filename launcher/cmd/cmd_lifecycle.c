@@ -10,39 +10,33 @@
  *                    changed on disk since they started
  * Each takes the reconfigure lock of the root, so no reconfigure runs in between.
  */
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "render/accounts.h"
+#include "render/exporterlink.h"
 #include "config/attrs.h"
 #include "build_config.h"
 #include "lib/alloc.h"
-#include "lib/clock.h"
-#include "lib/proctree.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "engine/teardown.h"
 #include "lib/rmtree.h"
 #include "lib/rootlock.h"
 #include "runit/runit.h"
-#include "runit/sdunit.h"
 #include "lib/spawn.h"
+#include "proc/procinfo.h"
 #include "lib/pathjoin.h"
 #include "runit/svdir.h"
 #include "runit/svsel.h"
-
-#define STOP_TIMEOUT_MS 150000 /* the wrapper kills what is left after 120 s */
 
 static int usage(const char *cmd, const char *args)
 {
@@ -64,116 +58,15 @@ static int parse_yes(int argc, char **argv, bool allow_yes, bool *yes)
 	return 0;
 }
 
-/* Has pid ended: gone, or a zombie (a detached wrapper is reaped by init, maybe late)? */
-static bool ended(pid_t pid)
-{
-	struct pstat ps;
-	return proc_stat(pid, &ps) == -1 || ps.state == 'Z' || ps.state == 'X';
-}
-
-/*
- * TERM to the wrapper (found by its lock, never by name), then wait for the lock to go and
- * for the process itself to end: it unlocks just before it exits.
- */
-static int stop_wrapper(const struct ctl *ctl)
-{
-	pid_t pid = 0;
-	int r = svdir_running(ctl, &pid);
-	for (int i = 0; r == 1 && pid <= 0 && i < 100; i++) { /* the pid follows the lock */
-		sleep_ms(10);
-		r = svdir_running(ctl, &pid);
-	}
-	if (r == -1) {
-		warn("cannot check runsvdir");
-		return -1;
-	}
-	if (r == 0) {
-		printf("runsvdir is not running\n");
-		return 0;
-	}
-	printf("stop runsvdir (pid %ld) and every service it supervises\n", (long)pid);
-	fflush(stdout);
-	if (pid <= 0 || (kill(pid, SIGTERM) == -1 && errno != ESRCH)) {
-		warn("cannot signal runsvdir wrapper (pid %ld)", (long)pid);
-		return -1;
-	}
-	long t0 = mono_ms();
-	pid_t wrapper = pid;
-	while ((r = svdir_running(ctl, &pid)) == 1 || !ended(wrapper)) {
-		if (r == -1)
-			break;
-		if (mono_ms() - t0 > STOP_TIMEOUT_MS) {
-			warnx("runsvdir wrapper (pid %ld) still runs after %d s", (long)wrapper,
-			      STOP_TIMEOUT_MS / 1000);
-			return -1;
-		}
-		sleep_ms(20);
-	}
-	printf("runsvdir stopped after %ld ms\n", mono_ms() - t0);
-	return r == -1 ? -1 : 0;
-}
-
-/* A runsv that outlived its runsvdir (killed wrapper): tell it to stop and exit. */
-static int stop_runsv(const char *dir, const char *name)
-{
-	if (sv_live(dir) != SV_LIVE_OK)
-		return 0;
-	printf("stop %s: its runsv outlived runsvdir\n", name);
-	if (sv_control_str(dir, "dx") == -1) {
-		warn("%s: cannot control runsv", name);
-		return -1;
-	}
-	long wait_s;
-	const char *errstr;
-	if (sv_wait_seconds(&wait_s, &errstr) == -1)
-		wait_s = SV_WAIT_DEFAULT;
-	long deadline = mono_ms() + wait_s * 1000L;
-	while (sv_live(dir) == SV_LIVE_OK) {
-		if (mono_ms() > deadline) {
-			warnx("%s: runsv did not exit within SVWAIT", name);
-			return -1;
-		}
-		sleep_ms(20);
-	}
-	return 0;
-}
-
-static int stop_orphans(const struct ctl *ctl)
-{
-	char sv[PATH_MAX];
-	if (ctl_path(ctl, sv, sizeof sv, GITLAB_CTL_INSTALL_DIR, "sv", (char *)NULL) == -1)
-		return -1;
-	DIR *d = opendir(sv);
-	if (d == NULL)
-		return errno == ENOENT ? 0 : -1;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		char dir[PATH_MAX], log[PATH_MAX];
-		if (de->d_name[0] == '.' || path_join(dir, sizeof dir, sv, de->d_name) == -1 ||
-		    path_join(log, sizeof log, dir, "log") == -1)
-			continue;
-		if (stop_runsv(dir, de->d_name) == -1 || stop_runsv(log, de->d_name) == -1)
-			rc = -1;
-	}
-	closedir(d);
-	return rc;
-}
-
-/* uninstall's work, also cleanse's first step. */
+/* uninstall's work, also cleanse's first step: its progress as it goes, problems after. */
 static int stop_everything(const struct ctl *ctl)
 {
 	struct diags d;
 	diags_init(&d);
-	int unit = sdunit_stop(ctl, &d);
+	d.live = stdout;
+	int rc = teardown_stop_all(ctl, &d);
 	diags_flush(&d, stderr);
-	if (unit == -1)
-		return -1;
-	if (unit == 1)
-		printf("stopped and disabled %s\n", SDUNIT_NAME);
-	if (stop_wrapper(ctl) == -1 || stop_orphans(ctl) == -1)
-		return -1;
-	return 0;
+	return rc;
 }
 
 int cmd_uninstall(const struct ctl *ctl, int argc, char **argv)
@@ -228,20 +121,15 @@ static bool confirm(const struct doomed *v, size_t n)
 	return strcmp(line, "yes") == 0;
 }
 
-/* The embedded/bin/gitlab-exporter link reconfigure made; directories left empty. */
+/* The exporter link reconfigure made; directories left empty. */
 static void remove_embedded(const struct ctl *ctl)
 {
-	char link[PATH_MAX], target[PATH_MAX], bundled[PATH_MAX], dir[PATH_MAX];
-	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == -1 ||
-	    path_join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter") == -1)
+	struct exporter_link x;
+	char dir[PATH_MAX];
+	if (exporter_link_paths(ctl, &x) == -1)
 		return;
-	ssize_t len = readlink(link, target, sizeof target - 1);
-	if (len > 0) {
-		target[len] = '\0';
-		if (strcmp(target, bundled) == 0 && unlink(link) == 0)
-			printf("remove %s\n", link);
-	}
+	if (exporter_link_remove(&x) == 1)
+		printf("remove %s\n", x.path);
 	static const char *const dirs[] = {"embedded/bin", "embedded", ""};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
 		if (ctl_path(ctl, dir, sizeof dir, GITLAB_CTL_INSTALL_DIR, dirs[i], (char *)NULL) ==
@@ -278,8 +166,12 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv)
 		if (lstat(v[i].path, &st) == -1)
 			continue;
 		printf("remove %s\n", v[i].path);
-		if (rmtree(v[i].path, stderr) == -1)
+		fflush(stdout);
+		struct diags d;
+		diags_init(&d);
+		if (rmtree_diags(v[i].path, &d) == -1)
 			rc = -1;
+		diags_flush(&d, stderr);
 	}
 	if (rc == 0)
 		remove_embedded(ctl);
@@ -372,60 +264,6 @@ int cmd_diff_config(const struct ctl *ctl, int argc, char **argv)
 
 /* ---- upgrade ------------------------------------------------------------------------- */
 
-/*
- * When pid started, in ns since the epoch: /proc/PID/stat counts clock ticks
- * since boot, and boot_epoch_ns() is exact to the ns (/proc/stat's btime is
- * whole seconds: a file written just before a start could look newer).
- */
-static int proc_start_ns(pid_t pid, long long *ns)
-{
-	struct pstat ps;
-	long hz = sysconf(_SC_CLK_TCK);
-	long long boot = boot_epoch_ns();
-	if (proc_stat(pid, &ps) == -1 || hz <= 0 || boot == -1)
-		return -1;
-	*ns = boot + (long long)(ps.start * 1000000000ULL / (unsigned long long)hz);
-	return 0;
-}
-
-static long long ctime_ns(const struct stat *st)
-{
-	return st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
-}
-
-/*
- * Did the program of a running service change on disk after it started? Its executable
- * replaced (dpkg renames new files over old ones: the mapping is then "(deleted)"), or its
- * command (a script, a link to one) changed after the start. 1 (what in why), 0, -1.
- */
-static int program_changed(pid_t pid, const char *prog, char *why, size_t len)
-{
-	char path[64], exe[PATH_MAX];
-	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
-	ssize_t n = readlink(path, exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		const char *del = " (deleted)";
-		size_t dl = strlen(del);
-		if ((size_t)n > dl && strcmp(exe + n - dl, del) == 0) {
-			snprintf(why, len, "%s", exe);
-			return 1;
-		}
-	}
-	long long started;
-	if (prog == NULL || prog[0] != '/' || proc_start_ns(pid, &started) == -1)
-		return 0;
-	/* The clock tick of the start time is 10 ms: allow for it. */
-	started += 10000000LL;
-	struct stat st;
-	if ((lstat(prog, &st) == 0 && ctime_ns(&st) > started) ||
-	    (stat(prog, &st) == 0 && ctime_ns(&st) > started)) {
-		snprintf(why, len, "%s", prog);
-		return 1;
-	}
-	return 0;
-}
-
 struct before {
 	char name[NAME_MAX + 1];
 	pid_t pid;
@@ -469,7 +307,7 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 		if (s == NULL || !s->enabled || ctl_sv_dir(ctl, dir, sizeof dir, b[i].name) == -1 ||
 		    sv_read_status(dir, &st) == -1 || st.state != SV_RUN || st.pid != b[i].pid)
 			continue; /* gone, or reconfigure restarted it already */
-		if (program_changed(st.pid, s->argv ? s->argv[0] : NULL, why, sizeof why) != 1)
+		if (proc_program_changed(st.pid, s->argv ? s->argv[0] : NULL, why, sizeof why) != 1)
 			continue;
 		printf("restart %s (pid %ld): %s changed since it started\n", b[i].name,
 		       (long)st.pid, why);

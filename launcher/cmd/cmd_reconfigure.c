@@ -19,7 +19,7 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "engine/converge.h"
-#include "cmd/preflight.h"
+#include "engine/preflight.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "config/trust.h"

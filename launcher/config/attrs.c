@@ -38,6 +38,7 @@ struct build {
 	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
 	const struct assigns *as;
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
+	struct envcheck ec;          /* the env checks' answers, shared by every service */
 };
 
 enum vstate { V_TODO, V_BUSY, V_DONE };
@@ -701,7 +702,7 @@ static void compute_env(struct comp *c, struct svc *out)
 	out->env.v = e.v;
 	out->env.n = e.n;
 	for (size_t i = 0; i < e.n; i++)
-		envcheck_var(e.v[i].name, e.v[i].value, e.locs[i], c->b->d);
+		envcheck_var(&c->b->ec, e.v[i].name, e.v[i].value, e.locs[i], c->b->d);
 	struct envloc el = {&out->env, e.locs};
 	envcheck_env_at(&out->env, env_where, &el, c->b->d);
 	out->secret_env.v = xcalloc(e.n + 1, sizeof *out->secret_env.v);
@@ -1135,6 +1136,7 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
+	envcheck_init(&b.ec, NULL);
 	for (size_t i = 0; i < 3; i++)
 		if (ctl_path(ctl, b.root_dirs[i], PATH_MAX, builtin_dirs[i], (char *)NULL) == -1)
 			b.root_dirs[i][0] = '\0';
@@ -1149,6 +1151,7 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 		for (size_t j = 0; j < out->svcs[i].ndata; j++)
 			out->svcs[i].data[j].loc = (struct loc){0};
 	free(b.cstate);
+	envcheck_free(&b.ec);
 	assigns_free(&as);
 	return d->nerr > nerr ? -1 : 0;
 }

@@ -197,17 +197,25 @@ static int check_gc(const char *name, const char *value, struct loc loc, struct 
  * "<jemalloc>: Invalid conf pair: k:v" (or "Malformed conf string", ...) on its stderr for
  * anything it refuses.
  */
-static const char *je_path = GITLAB_CTL_JEMALLOC;
-
-void envcheck_jemalloc(const char *path)
+void envcheck_init(struct envcheck *ec, const char *jemalloc)
 {
-	je_path = path;
+	memset(ec, 0, sizeof *ec);
+	ec->jemalloc = jemalloc != NULL ? jemalloc : GITLAB_CTL_JEMALLOC;
+}
+
+void envcheck_free(struct envcheck *ec)
+{
+	for (size_t i = 0; i < ec->nseen; i++)
+		free(ec->seen[i].value);
+	free(ec->seen);
+	ec->seen = NULL;
+	ec->nseen = ec->cap = 0;
 }
 
 enum je_answer { JE_ACCEPTED, JE_REFUSED, JE_UNKNOWN };
 
 /* One run: its answer, with jemalloc's first complaint, or why there was none, in msg. */
-static enum je_answer je_run(const char *value, char *msg, size_t len)
+static enum je_answer je_run(const char *je_path, const char *value, char *msg, size_t len)
 {
 	if (access(je_path, R_OK) == -1) {
 		snprintf(msg, len, "cannot read %s: %s", je_path, strerror(errno));
@@ -245,34 +253,28 @@ static enum je_answer je_run(const char *value, char *msg, size_t len)
 	return a;
 }
 
-/* Asked once per value and jemalloc in a process: a run checks every service's env. */
-static enum je_answer je_ask(const char *value, char *msg, size_t len)
+/* Asked once per value in a run: a run checks every service's env. */
+static enum je_answer je_ask(struct envcheck *ec, const char *value, char *msg, size_t len)
 {
-	static struct je_seen {
-		char *value;
-		const char *je;
-		enum je_answer a;
-		char msg[200];
-	} * seen;
-	static size_t nseen, cap;
-	for (size_t i = 0; i < nseen; i++)
-		if (seen[i].je == je_path && strcmp(seen[i].value, value) == 0) {
-			strlcpy(msg, seen[i].msg, len);
-			return seen[i].a;
+	for (size_t i = 0; i < ec->nseen; i++)
+		if (strcmp(ec->seen[i].value, value) == 0) {
+			strlcpy(msg, ec->seen[i].msg, len);
+			return ec->seen[i].answer;
 		}
-	enum je_answer a = je_run(value, msg, len);
-	grow(&seen, &cap, nseen + 1, sizeof *seen, 8);
-	seen[nseen] = (struct je_seen){xstrdup(value), je_path, a, ""};
-	strlcpy(seen[nseen++].msg, msg, sizeof seen[0].msg);
+	enum je_answer a = je_run(ec->jemalloc, value, msg, len);
+	grow(&ec->seen, &ec->cap, ec->nseen + 1, sizeof *ec->seen, 8);
+	ec->seen[ec->nseen] = (struct envcheck_answer){.value = xstrdup(value), .answer = (int)a};
+	strlcpy(ec->seen[ec->nseen++].msg, msg, sizeof ec->seen[0].msg);
 	return a;
 }
 
-static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
+static int check_malloc_conf(struct envcheck *ec, const char *value, struct loc loc,
+                             struct diags *d)
 {
-	char msg[200];
+	char msg[sizeof ec->seen[0].msg];
 	if (value[0] == '\0')
 		return 0;
-	switch (je_ask(value, msg, sizeof msg)) {
+	switch (je_ask(ec, value, msg, sizeof msg)) {
 	case JE_ACCEPTED:
 		return 0;
 	case JE_UNKNOWN:
@@ -287,11 +289,11 @@ static int check_malloc_conf(const char *value, struct loc loc, struct diags *d)
 	}
 	const char *pair = "Invalid conf pair: ";
 	if (strncmp(msg, pair, strlen(pair)) == 0)
-		diag_at(d, DIAG_ERR, loc,
-		        "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
-		        (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair), je_path, msg);
+		diag_at(
+		    d, DIAG_ERR, loc, "MALLOC_CONF: unknown jemalloc option '%.*s' (%s says: %s)",
+		    (int)strcspn(msg + strlen(pair), ":"), msg + strlen(pair), ec->jemalloc, msg);
 	else
-		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s", je_path, msg);
+		diag_at(d, DIAG_ERR, loc, "MALLOC_CONF: %s refuses it: %s", ec->jemalloc, msg);
 	return -1;
 }
 
@@ -323,7 +325,8 @@ static int check_preload(const char *value, struct loc loc, struct diags *d)
 	return rc;
 }
 
-int envcheck_var(const char *name, const char *value, struct loc loc, struct diags *d)
+int envcheck_var(struct envcheck *ec, const char *name, const char *value, struct loc loc,
+                 struct diags *d)
 {
 	if (!name_env_ok(name)) {
 		diag_at(d, DIAG_ERR, loc,
@@ -346,7 +349,7 @@ int envcheck_var(const char *name, const char *value, struct loc loc, struct dia
 	if (strncmp(name, "RUBY_GC_", 8) == 0)
 		return check_gc(name, value, loc, d);
 	if (strcmp(name, "MALLOC_CONF") == 0)
-		return check_malloc_conf(value, loc, d);
+		return check_malloc_conf(ec, value, loc, d);
 	if (strcmp(name, "LD_PRELOAD") == 0)
 		return check_preload(value, loc, d);
 	return 0;

@@ -22,14 +22,30 @@
 #define ENVCHECK_BASE_VARS      16
 
 /*
- * The jemalloc that judges MALLOC_CONF values (default: the one services preload,
- * GITLAB_CTL_JEMALLOC). When it cannot be run, a value is not checked and a warning says why.
+ * What the checks of one run share, owned by the caller: the jemalloc that judges MALLOC_CONF
+ * values, and its answers so far (a value is run past it once per run, not once per service).
  */
-void envcheck_jemalloc(const char *path);
+struct envcheck {
+	const char *jemalloc;
+	struct envcheck_answer {
+		char *value;
+		int answer;
+		char msg[200];
+	} * seen;
+	size_t nseen, cap;
+};
+
+/*
+ * jemalloc NULL: the one services preload (GITLAB_CTL_JEMALLOC). When it cannot be run, a
+ * MALLOC_CONF value is not checked and a warning says why.
+ */
+void envcheck_init(struct envcheck *ec, const char *jemalloc);
+void envcheck_free(struct envcheck *ec);
 
 /* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
  * or -1 if an error was recorded. */
-int envcheck_var(const char *name, const char *value, struct loc loc, struct diags *d);
+int envcheck_var(struct envcheck *ec, const char *name, const char *value, struct loc loc,
+                 struct diags *d);
 
 /*
  * Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) and the

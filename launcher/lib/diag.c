@@ -214,6 +214,8 @@ void diags_sort(struct diags *d)
 
 static void print_some(const struct diags *d, FILE *fp, bool errors_only)
 {
+	if (d->n == 0) /* nothing allocated nor sorted: exec flushes before its execve */
+		return;
 	struct ord *o = in_order(d);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag *g = o[i].g;

@@ -1,4 +1,4 @@
-/* pathsafe's trust walk from kept directory fds (see dirtrust.h). */
+/* The trust walk from kept directory fds (see dirtrust.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -130,7 +130,7 @@ static void keep(struct dirtrust *c, const char *path, size_t len, int fd, const
 	                           .used = ++c->clock};
 }
 
-/* pathsafe's verdict on one existing component: 0, or -1 with bad/why. *loose is updated. */
+/* The verdict on one existing component: 0, or -1 with bad/why. *loose is updated. */
 static int judge(const struct dirtrust *c, struct step *s, const struct stat *st, char *bad,
                  size_t badlen, const char **why)
 {
@@ -287,4 +287,13 @@ int dirtrust_check(struct dirtrust *c, const char *path, char *bad, size_t badle
 		fd = r; /* kept (closed by dirtrust_free), or WALK_NOTDIR */
 		off = end;
 	}
+}
+
+int dirtrust_path(const char *root, const char *path, char *bad, size_t badlen, const char **why)
+{
+	struct dirtrust c;
+	dirtrust_init(&c, root);
+	int r = dirtrust_check(&c, path, bad, badlen, why);
+	dirtrust_free(&c);
+	return r;
 }

@@ -1,7 +1,12 @@
 /*
- * dirtrust: pathsafe_trusted() for the many paths of one run, each directory examined once.
+ * dirtrust: the trust walk of README's Trust section (lib/pathsafe.h), OpenSSH's StrictModes
+ * check: from / down to the path, every existing component is owned by root (or, when not
+ * running as root, the invoking user) and not writable by group or others, unless it is
+ * sticky and the next component is itself trusted. Components down to and including the
+ * operator's --root are followed; below it a symlink is refused. Components that do not exist
+ * yet end the walk: root creates them (not in a sticky directory others can write).
  *
- * The walk is pathsafe's (same verdicts, same messages), made from directory fds: every
+ * The walk is made from directory fds, for the many paths of one run: every
  * component is opened (O_PATH; O_NOFOLLOW below the root) relative to the one above it and
  * judged by fstat of what was opened. The directories found trusted are kept open (a few,
  * most recently used first) with their device and inode, and a later path continues from the
@@ -43,10 +48,13 @@ void dirtrust_init(struct dirtrust *c, const char *root);
 void dirtrust_free(struct dirtrust *c);
 
 /*
- * pathsafe_trusted(c->root, path, ...) (lib/pathsafe.h): 0 when path is safe, else -1 with
- * the offending path in bad and the reason in why (a static string).
+ * The walk of an absolute, normalised path: 0 when path is safe, else -1 with the offending
+ * path in bad and the reason in why (a static string).
  */
 int dirtrust_check(struct dirtrust *c, const char *path, char *bad, size_t badlen,
                    const char **why);
+
+/* dirtrust_check of one path, from a cache of its own: for a command that checks one. */
+int dirtrust_path(const char *root, const char *path, char *bad, size_t badlen, const char **why);
 
 #endif

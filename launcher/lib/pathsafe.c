@@ -1,4 +1,4 @@
-/* Path policy: normalisation, containment, StrictModes walk (see pathsafe.h). */
+/* Path policy: normalisation, containment, gitlab.rb's own checks (see pathsafe.h). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -57,63 +57,6 @@ bool pathsafe_below(const char *path, const char *dir)
 	if (n == 0)
 		return true;
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-static bool trusted_uid(uid_t u)
-{
-	return u == 0 || u == geteuid();
-}
-
-static int refuse(const char *path, char *bad, size_t badlen, const char **why, const char *w)
-{
-	strlcpy(bad, path, badlen);
-	*why = w;
-	return -1;
-}
-
-int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badlen, const char **why)
-{
-	char cur[PATH_MAX], loose[PATH_MAX] = "";
-	size_t n = strlen(path), rootlen = strlen(root);
-	if (path[0] != '/' || n >= sizeof cur)
-		return refuse(path, bad, badlen, why, "is not a usable absolute path");
-	for (size_t i = 1; i <= n; i++) {
-		if (i > 1 && path[i] != '/' && path[i] != '\0')
-			continue;
-		size_t len = i == 1 ? 1 : i;
-		bool last = i == n || (i == 1 && n == 1);
-		memcpy(cur, path, len);
-		cur[len] = '\0';
-		/* Up to the root the operator chose its path; below it nothing is followed. */
-		bool follow = len <= rootlen && pathsafe_below(root, cur);
-		struct stat st;
-		if ((follow ? stat(cur, &st) : lstat(cur, &st)) == -1) {
-			if (errno != ENOENT)
-				return refuse(cur, bad, badlen, why, "cannot be examined");
-			if (loose[0] != '\0')
-				return refuse(
-				    loose, bad, badlen, why,
-				    "is writable by others, and what root would create in "
-				    "it does not exist yet");
-			return 0; /* root creates the rest */
-		}
-		if (S_ISLNK(st.st_mode))
-			return refuse(cur, bad, badlen, why,
-			              "is a symlink below the root (root does not follow it)");
-		if (!trusted_uid(st.st_uid))
-			return refuse(cur, bad, badlen, why,
-			              "is owned by an account other than root");
-		loose[0] = '\0';
-		if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-			if (!S_ISDIR(st.st_mode) || !(st.st_mode & S_ISVTX) || last)
-				return refuse(cur, bad, badlen, why,
-				              "is writable by group or others");
-			strlcpy(loose, cur, sizeof loose); /* sticky: the next one must be ours */
-		}
-		if (last)
-			break;
-	}
-	return 0;
 }
 
 /*

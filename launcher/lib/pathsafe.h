@@ -5,10 +5,8 @@
  * Root must never act on a path that another account can change: a path
  * from gitlab.rb is normalised and kept inside --root, and anything root
  * executes or interprets must sit below directories only root (or, when not
- * running as root, the invoking user) can write. The walk is OpenSSH's
- * StrictModes check: from / down to the path, every existing component is
- * owned by a trusted uid and not writable by group or others, unless it is
- * sticky and the next component is itself trusted.
+ * running as root, the invoking user) can write. That walk (OpenSSH's
+ * StrictModes check) is lib/dirtrust's: one implementation, from directory fds.
  */
 #ifndef GITLAB_CTL_PATHSAFE_H
 #define GITLAB_CTL_PATHSAFE_H
@@ -26,16 +24,6 @@ int pathsafe_normalize(const char *in, char *out, size_t outlen, const char **wh
 
 /* Is path dir itself or below it (component-wise)? Every path is below "" and "/". */
 bool pathsafe_below(const char *path, const char *dir);
-
-/*
- * StrictModes walk of an absolute, normalised path. Components down to and
- * including root (the operator's --root, "" for none) are followed; below it
- * a symlink is refused. Components that do not exist yet end the walk: root
- * creates them. Returns 0 when the path is safe, else -1 with the offending
- * path in bad and the reason in why (a static string).
- */
-int pathsafe_trusted(const char *root, const char *path, char *bad, size_t badlen,
-                     const char **why);
 
 /*
  * What doas asks of its config, for gitlab.rb read by root: a regular file

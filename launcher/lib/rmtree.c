@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+
 #include "lib/alloc.h"
+#include "lib/diag.h"
 #include "lib/grow.h"
 #include "lib/rmtree.h"
 
@@ -25,7 +28,8 @@ struct frame {
 };
 
 struct rm {
-	FILE *warn;
+	FILE *warn;      /* where problems are printed as they happen, or */
+	struct diags *d; /* where they are recorded */
 	int failed;
 	dev_t dev;          /* the tree's file system */
 	int top;            /* the tree's parent, held open from the start */
@@ -48,12 +52,28 @@ static void path_of(const struct rm *r, size_t depth, char *out, size_t len)
 	}
 }
 
+/* A problem, recorded in r->d or printed on r->warn. */
+__attribute__((format(printf, 3, 4))) static void say(const struct rm *r, enum diag_sev sev,
+                                                      const char *fmt, ...)
+{
+	char msg[2 * PATH_MAX + 128];
+	va_list ap;
+	va_start(ap, fmt);
+	if (vsnprintf(msg, sizeof msg, fmt, ap) < 0) /* a cut message still names the path */
+		msg[0] = '\0';
+	va_end(ap);
+	if (r->d != NULL)
+		diag_add(r->d, sev, "%s", msg);
+	else
+		fprintf(r->warn, "gitlab-ctl: %s\n", msg);
+}
+
 /* name in the directory at depth could not be removed. */
 static void complain(struct rm *r, size_t depth, const char *name, const char *why)
 {
 	char dir[PATH_MAX];
 	path_of(r, depth, dir, sizeof dir);
-	fprintf(r->warn, "gitlab-ctl: cannot remove %s/%s: %s\n", dir, name, why);
+	say(r, DIAG_ERR, "cannot remove %s/%s: %s", dir, name, why);
 	r->failed = 1;
 }
 
@@ -177,8 +197,8 @@ static int leave(struct rm *r, int fd)
 	else if (unlinkat(up, cur->name, AT_REMOVEDIR) == -1 && errno != ENOENT) {
 		if (errno == EBUSY &&
 		    r->depth == 1) /* the mount point of the whole tree: emptied */
-			fprintf(r->warn, "gitlab-ctl: %s/%s is a mount point: emptied, kept\n",
-			        r->parent, cur->name);
+			say(r, DIAG_WARN, "%s/%s is a mount point: emptied, kept", r->parent,
+			    cur->name);
 		else
 			complain(r, r->depth - 1, cur->name, strerror(errno));
 	}
@@ -216,18 +236,17 @@ static void walk(struct rm *r, const char *name)
 	}
 }
 
-int rmtree(const char *path, FILE *warn)
+static int remove_tree(const char *path, struct rm *r)
 {
 	char parent[PATH_MAX];
-	FILE *w = warn ? warn : stderr;
 	if (strlcpy(parent, path, sizeof parent) >= sizeof parent || path[0] != '/') {
-		fprintf(w, "gitlab-ctl: cannot remove %s: not an absolute path\n", path);
+		say(r, DIAG_ERR, "cannot remove %s: not an absolute path", path);
 		return -1;
 	}
 	char *slash = strrchr(parent, '/');
 	const char *name = path + (slash - parent) + 1;
 	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
-		fprintf(w, "gitlab-ctl: refusing to remove %s\n", path);
+		say(r, DIAG_ERR, "refusing to remove %s", path);
 		return -1;
 	}
 	*slash = '\0';
@@ -236,17 +255,31 @@ int rmtree(const char *path, FILE *warn)
 	if (dfd == -1) {
 		if (errno == ENOENT)
 			return 0;
-		fprintf(w, "gitlab-ctl: cannot open %s: %s\n", parent, strerror(errno));
+		say(r, DIAG_ERR, "cannot open %s: %s", parent, strerror(errno));
 		return -1;
 	}
-	struct rm r = {.warn = w, .top = dfd, .parent = parent};
+	r->top = dfd;
+	r->parent = parent;
 	if (unlinkat(dfd, name, 0) == -1 && errno != ENOENT) {
 		if (errno == EISDIR || errno == EPERM)
-			walk(&r, name);
+			walk(r, name);
 		else
-			complain(&r, 0, name, strerror(errno));
+			complain(r, 0, name, strerror(errno));
 	}
-	free(r.f);
+	free(r->f);
+	r->parent = NULL; /* parent goes with this frame */
 	close(dfd);
-	return r.failed ? -1 : 0;
+	return r->failed ? -1 : 0;
+}
+
+int rmtree(const char *path, FILE *warn)
+{
+	struct rm r = {.warn = warn ? warn : stderr};
+	return remove_tree(path, &r);
+}
+
+int rmtree_diags(const char *path, struct diags *d)
+{
+	struct rm r = {.d = d};
+	return remove_tree(path, &r);
 }

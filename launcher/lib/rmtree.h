@@ -17,11 +17,17 @@
 
 #include <stdio.h>
 
+#include "lib/diag.h"
+
 /*
  * Remove path (a directory, a file or a link) and everything below it.
- * A missing path is not an error. What cannot be removed is named on warn
- * (NULL: stderr). Returns 0 when all of it is gone, -1 otherwise.
+ * A missing path is not an error. What cannot be removed is recorded in d
+ * (an error; a mount point emptied and kept, a warning). Returns 0 when all
+ * of it is gone, -1 otherwise.
  */
+int rmtree_diags(const char *path, struct diags *d);
+
+/* The same, each problem printed on warn (NULL: stderr) as it happens. */
 int rmtree(const char *path, FILE *warn);
 
 #endif

@@ -1,10 +1,15 @@
-/* /proc/PID readers for `inspect`: whole-file reads, then small parsers. */
+/* /proc/PID readers for `inspect` and `upgrade`: whole-file reads, then small parsers. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proc/procinfo.h"
+#include "lib/clock.h"
+#include "lib/proctree.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/readfile.h"
@@ -167,5 +172,55 @@ int proc_environ(pid_t pid, struct envv *e)
 	}
 	procinfo_parse_environ(buf_str(&t), t.len, e);
 	buf_free(&t);
+	return 0;
+}
+
+/*
+ * When pid started, in ns since the epoch: /proc/PID/stat counts clock ticks
+ * since boot, and boot_epoch_ns() is exact to the ns (/proc/stat's btime is
+ * whole seconds: a file written just before a start could look newer).
+ */
+static int proc_start_ns(pid_t pid, long long *ns)
+{
+	struct pstat ps;
+	long hz = sysconf(_SC_CLK_TCK);
+	long long boot = boot_epoch_ns();
+	if (proc_stat(pid, &ps) == -1 || hz <= 0 || boot == -1)
+		return -1;
+	*ns = boot + (long long)(ps.start * 1000000000ULL / (unsigned long long)hz);
+	return 0;
+}
+
+static long long ctime_ns(const struct stat *st)
+{
+	return st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+}
+
+/* Its executable renamed over (dpkg): the mapping says "(deleted)"; else its command's ctime. */
+int proc_program_changed(pid_t pid, const char *prog, char *why, size_t len)
+{
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof path, "/proc/%ld/exe", (long)pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		const char *del = " (deleted)";
+		size_t dl = strlen(del);
+		if ((size_t)n > dl && strcmp(exe + n - dl, del) == 0) {
+			snprintf(why, len, "%s", exe);
+			return 1;
+		}
+	}
+	long long started;
+	if (prog == NULL || prog[0] != '/' || proc_start_ns(pid, &started) == -1)
+		return 0;
+	/* The clock tick of the start time is 10 ms: allow for it. */
+	started += 10000000LL;
+	struct stat st;
+	if ((lstat(prog, &st) == 0 && ctime_ns(&st) > started) ||
+	    (stat(prog, &st) == 0 && ctime_ns(&st) > started)) {
+		snprintf(why, len, "%s", prog);
+		return 1;
+	}
 	return 0;
 }

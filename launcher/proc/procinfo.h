@@ -1,7 +1,8 @@
 /*
  * procinfo: what the kernel says about a running process, from /proc/PID
- * (smaps_rollup, maps, status, environ). Used by `inspect` to prove what a
- * service really runs with, rather than what its configuration intends.
+ * (smaps_rollup, maps, status, environ, exe). Used by `inspect` to prove what a
+ * service really runs with, rather than what its configuration intends, and by
+ * `upgrade` to find the services whose program changed under them.
  */
 #ifndef GITLAB_CTL_PROCINFO_H
 #define GITLAB_CTL_PROCINFO_H
@@ -29,6 +30,13 @@ int proc_uid(pid_t pid, uid_t *uid);
 
 /* The environment pid was exec'd with (/proc/PID/environ), added to e. 0, or -1 with errno. */
 int proc_environ(pid_t pid, struct envv *e);
+
+/*
+ * Did pid's program change on disk after it started? Its executable replaced (dpkg renames
+ * new files over old ones), or prog, its command (a script, a link to one; NULL: not
+ * asked), changed after the start. 1 with the changed path in why, else 0.
+ */
+int proc_program_changed(pid_t pid, const char *prog, char *why, size_t len);
 
 /* Parsers, separated from /proc for tests and fuzzing. */
 int procinfo_parse_mem(const char *text, struct pmem *m);

@@ -174,7 +174,7 @@ static int clear_interrupted(const struct setupstep *x, const struct step_entry 
 		         step_name(x), (long)e->pid);
 		return -1;
 	}
-	if (e->path[0] != '\0' && is_staging_name(e->path) && rmtree(e->path, stderr) == -1) {
+	if (e->path[0] != '\0' && is_staging_name(e->path) && rmtree_diags(e->path, x->d) == -1) {
 		diag_add(x->d, DIAG_ERR, "%s: setup step %s: cannot remove %s", svc_name(x),
 		         step_name(x), e->path);
 		return -1;
@@ -272,7 +272,7 @@ static int publish(const struct setupstep *x)
 static void discard(const struct setupstep *x)
 {
 	if (x->st->staging != NULL)
-		(void)rmtree(x->st->staging, stderr);
+		(void)rmtree_diags(x->st->staging, x->d);
 	(void)put(x, STEP_NONE, 0, 0, NULL);
 }
 

@@ -14,6 +14,7 @@
 #include "lib/grow.h"
 #include "lib/pathjoin.h"
 #include "render/accounts.h"
+#include "render/exporterlink.h"
 #include "render/plan.h"
 #include "render/svvars.h"
 
@@ -574,18 +575,13 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
  */
 static int add_exporter_link(const struct ctl *ctl, struct tree *t, struct diags *d)
 {
-	char bundled[PATH_MAX], path[PATH_MAX];
-	struct stat lst;
-	if (join(bundled, sizeof bundled, ctl->datadir, "exporter/gitlab-exporter", d) == -1)
-		return -1;
-	if (ctl_path(ctl, path, sizeof path, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == -1) {
-		diag_add(d, DIAG_ERR, "path too long");
+	struct exporter_link x;
+	if (exporter_link_paths(ctl, &x) == -1) {
+		diag_add(d, DIAG_ERR, "path too long: %s", ctl->datadir);
 		return -1;
 	}
-	if (access(bundled, X_OK) == 0 && bundled[0] == '/' &&
-	    (lstat(path, &lst) == -1 || S_ISLNK(lst.st_mode)))
-		tree_add_link(t, path, bundled, -1, TR_NONE, 0);
+	if (access(x.bundled, X_OK) == 0 && x.bundled[0] == '/' && exporter_link_managed(&x))
+		tree_add_link(t, x.path, x.bundled, -1, TR_NONE, 0);
 	return 0;
 }
 

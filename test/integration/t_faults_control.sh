@@ -1,4 +1,4 @@
-# Fault suite (issue 11): SVWAIT is one deadline for the whole command, checks included (a
+# Fault suite: SVWAIT is one deadline for the whole command, checks included (a
 # check that hangs is killed at it), and a signal verb reports the pid running afterwards,
 # saying when the signalled one died.
 . "$SRCDIR/test/integration/lib.sh"

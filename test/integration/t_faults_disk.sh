@@ -1,4 +1,4 @@
-# Fault suite (issue 11): a reconfigure that changes env and log settings together fails
+# Fault suite: a reconfigure that changes env and log settings together fails
 # part way, after the env file's temp is written and before the log config's is: on a full
 # disk (ENOSPC: a 4 KiB tmpfs, already full, over the log directory), on a read-only one
 # (EROFS: a read-only bind mount), and with too few file descriptors (EMFILE: ulimit -n).

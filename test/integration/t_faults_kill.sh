@@ -1,4 +1,4 @@
-# Fault suite (issue 11): kill -9 at every step of a reconfigure that changes env, config and
+# Fault suite: kill -9 at every step of a reconfigure that changes env, config and
 # log settings together, then one plain reconfigure: the files are all new, the running
 # service has the new env (no drift), no temp files are left, and exactly one runsvdir
 # wrapper runs. Kill points: every rename/renameat/renameat2 (the publishing steps and the
@@ -72,7 +72,7 @@ count_runsvdirs() {
 temp_files() {
 	find "$T_ROOT" -name '.*.gitlab-ctl-tmp.*' -print 2>/dev/null
 }
-# The stale-temp cleanup is the tree writer's (issue 10); older builds do not have it.
+# The stale-temp cleanup is the tree writer's; older builds do not have it.
 CHECK_TEMPS=0
 grep -q 'stale temp file' "$GITLAB_CTL" && CHECK_TEMPS=1
 

@@ -1,4 +1,4 @@
-# Fault suite (issue 11): runsvdir and the services start from the system's resource limits,
+# Fault suite: runsvdir and the services start from the system's resource limits,
 # never from the caller's shell: `(ulimit -Sn 10; gitlab-ctl reconfigure)` leaves services
 # whose open-file limit is pid 1's (or as near as the hard limit allows), and a hard limit
 # of 10 that cannot be raised (no CAP_SYS_RESOURCE) makes the start fail with a message

@@ -1,4 +1,4 @@
-# Fault suite (issue 11): the runsvdir wrapper is the subreaper of its tree.
+# Fault suite: the runsvdir wrapper is the subreaper of its tree.
 #  - kill -9 of the exporter's runsv: the wrapper stops the orphaned exporter and svlogd
 #    (TERM, logged), so the exporter runsvdir restarts gets the port and the log lock;
 #  - a service that ignores TERM: when the wrapper stops, it is killed at the deadline

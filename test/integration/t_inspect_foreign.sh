@@ -1,5 +1,5 @@
 # inspect does not take an answer on the service's port from another process as proof
-# (issue 11: an orphan of a dead runsv kept answering /metrics and inspect said healthy).
+# (an orphan of a dead runsv can keep answering /metrics: that is no healthy service).
 . "$SRCDIR/test/integration/lib.sh"
 
 DATA=$T_ROOT/data

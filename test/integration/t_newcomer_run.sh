@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 12 with services running: the embedded exporter link follows the data dir of the
+# A newcomer's first run, with services running: the embedded exporter link follows the data dir of the
 # gitlab-ctl that reconfigures (another checkout's old link is replaced, an operator's own
 # file is left alone) and run scripts exec the installed copy; a service that fails to start
 # has the cause from its log on screen (reconfigure and start); tail and inspect as non-root

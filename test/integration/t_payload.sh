@@ -1,5 +1,5 @@
 #!/bin/sh
-# The payload: PostgreSQL, Redis and the exporter in one private root (issue #9).
+# The payload: PostgreSQL, Redis and the exporter in one private root.
 # - reconfigure creates each service's account, runs initdb once as gitlab-psql,
 #   brings PostgreSQL and Redis up and ready before the exporter starts, and
 #   creates the exporter's role and database;

@@ -1,4 +1,4 @@
-# Issue 10: root never acts on what a service account controls. One section per numbered
+# Root never acts on what a service account controls. One section per numbered
 # attack, in its deterministic form (the link, fifo or directory is in place before
 # reconfigure runs), then stale temps, homes, and a trace showing that no command run
 # with --root creates, chmods or chowns anything outside the root. Needs root.

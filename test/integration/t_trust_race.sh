@@ -1,6 +1,6 @@
-# Issue 10 item 2, the race form: while reconfigure runs, the service account keeps
-# swapping its config between a same-content copy of mode 0644 (so that a mode fix is
-# due) and a hard link to another account's file. Root must never chmod or chown that
+# t_trust's item 2 (a hard-linked config) in its race form: while reconfigure runs, the
+# service account keeps swapping its config between a same-content copy of mode 0644 (so
+# that a mode fix is due) and a hard link to another account's file. Root must never chmod or chown that
 # file. Bounded: a fixed number of reconfigure runs. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }

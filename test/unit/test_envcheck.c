@@ -16,13 +16,15 @@
 
 static struct src test_src = {"gitlab.rb", NULL, 0, NULL, 0};
 static const struct loc L = {&test_src, 7, 3};
+/* The checks' shared answers, as one run of attrs has them. */
+static struct envcheck ec;
 
 /* Check one variable; returns the number of errors and, via warns, warnings. */
 static size_t check(const char *name, const char *value, size_t *warns)
 {
 	struct diags d;
 	diags_init(&d);
-	int rc = envcheck_var(name, value, L, &d);
+	int rc = envcheck_var(&ec, name, value, L, &d);
 	size_t nerr = d.nerr;
 	if (warns)
 		*warns = d.n - d.nerr;
@@ -219,7 +221,7 @@ static void test_malloc_conf(void **state)
 	/* the installed jemalloc's own words, at the value's location */
 	struct diags d;
 	diags_init(&d);
-	assert_int_equal(envcheck_var("MALLOC_CONF", "tcache:false,bogus:1", L, &d), -1);
+	assert_int_equal(envcheck_var(&ec, "MALLOC_CONF", "tcache:false,bogus:1", L, &d), -1);
 	assert_int_equal(d.n, 1);
 	assert_non_null(strstr(d.v[0].msg, "Invalid conf pair: bogus:1"));
 	assert_non_null(strstr(d.v[0].msg, GITLAB_CTL_JEMALLOC));
@@ -230,16 +232,17 @@ static void test_malloc_conf(void **state)
 /* A warning (not an error, not silence) naming why, when the jemalloc cannot be asked. */
 static void expect_unchecked(const char *je, const char *why)
 {
-	envcheck_jemalloc(je);
+	struct envcheck other;
+	envcheck_init(&other, je);
 	struct diags d;
 	diags_init(&d);
-	assert_int_equal(envcheck_var("MALLOC_CONF", "bogus:1", L, &d), 0);
+	assert_int_equal(envcheck_var(&other, "MALLOC_CONF", "bogus:1", L, &d), 0);
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.nerr, 0);
 	assert_non_null(strstr(d.v[0].msg, "MALLOC_CONF is not checked"));
 	assert_non_null(strstr(d.v[0].msg, why));
 	diags_free(&d);
-	envcheck_jemalloc(GITLAB_CTL_JEMALLOC);
+	envcheck_free(&other);
 }
 
 static void copy_file(const char *from, const char *to)
@@ -268,7 +271,8 @@ static void test_malloc_conf_unasked(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(copy, sizeof copy, "%s/libjemalloc.so.2", dir);
 	copy_file(GITLAB_CTL_JEMALLOC, copy);
-	envcheck_jemalloc(copy);
+	envcheck_free(&ec);
+	envcheck_init(&ec, copy);
 	OK("MALLOC_CONF", "narenas:3");
 	BAD("MALLOC_CONF", "narenas:zero");
 	assert_int_equal(unlink(copy), 0);
@@ -279,7 +283,18 @@ static void test_malloc_conf_unasked(void **state)
 	BAD("MALLOC_CONF", "narenas:zero");
 	assert_int_equal(check("MALLOC_CONF", "narenas:4", &warns), 0); /* a new value: asked */
 	assert_int_equal(warns, 1);
-	envcheck_jemalloc(GITLAB_CTL_JEMALLOC);
+	/* the answers are the run's (its caller's context), not the process's: a new run asks */
+	struct envcheck next;
+	envcheck_init(&next, copy);
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(envcheck_var(&next, "MALLOC_CONF", "narenas:3", L, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "MALLOC_CONF is not checked"));
+	diags_free(&d);
+	envcheck_free(&next);
+	envcheck_free(&ec);
+	envcheck_init(&ec, NULL);
 }
 
 static void test_ld_preload(void **state)
@@ -299,7 +314,7 @@ static void test_ld_preload(void **state)
 	/* the error names the missing file */
 	struct diags d;
 	diags_init(&d);
-	envcheck_var("LD_PRELOAD", "/nonexistent/libfoo.so", L, &d);
+	envcheck_var(&ec, "LD_PRELOAD", "/nonexistent/libfoo.so", L, &d);
 	assert_int_equal(d.nerr, 1);
 	assert_non_null(strstr(d.v[0].msg, "/nonexistent/libfoo.so"));
 	diags_free(&d);
@@ -430,5 +445,8 @@ int main(void)
 	    cmocka_unit_test(test_ld_preload),  cmocka_unit_test(test_execve_limits),
 	    cmocka_unit_test(test_diag_window), cmocka_unit_test(test_argv_limits),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	envcheck_init(&ec, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	envcheck_free(&ec);
+	return rc;
 }

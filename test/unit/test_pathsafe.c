@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "lib/dirtrust.h"
 #include "lib/pathsafe.h"
 #include "lib/rmtree.h"
 
@@ -64,35 +65,35 @@ static void test_trusted(void **state)
 	char bad[PATH_MAX];
 	const char *why = NULL;
 	/* missing components: root creates them */
-	assert_int_equal(pathsafe_trusted("", P("a/b/c"), bad, sizeof bad, &why), 0);
+	assert_int_equal(dirtrust_path("", P("a/b/c"), bad, sizeof bad, &why), 0);
 	assert_int_equal(mkdir(P("a"), 0755), 0);
-	assert_int_equal(pathsafe_trusted("", P("a/b"), bad, sizeof bad, &why), 0);
+	assert_int_equal(dirtrust_path("", P("a/b"), bad, sizeof bad, &why), 0);
 	/* writable by others: refused, naming the directory */
 	assert_int_equal(chmod(P("a"), 0777), 0);
-	assert_int_equal(pathsafe_trusted("", P("a/b"), bad, sizeof bad, &why), -1);
+	assert_int_equal(dirtrust_path("", P("a/b"), bad, sizeof bad, &why), -1);
 	assert_string_equal(bad, P("a"));
 	assert_non_null(strstr(why, "writable"));
 	/* sticky: fine when the next component exists and is ours, not before */
 	assert_int_equal(chmod(P("a"), 01777), 0);
-	assert_int_equal(pathsafe_trusted("", P("a/b"), bad, sizeof bad, &why), -1);
+	assert_int_equal(dirtrust_path("", P("a/b"), bad, sizeof bad, &why), -1);
 	assert_string_equal(bad, P("a"));
 	assert_int_equal(mkdir(P("a/b"), 0755), 0);
-	assert_int_equal(pathsafe_trusted("", P("a/b/c"), bad, sizeof bad, &why), 0);
+	assert_int_equal(dirtrust_path("", P("a/b/c"), bad, sizeof bad, &why), 0);
 	/* the path itself writable by others */
 	assert_int_equal(chmod(P("a/b"), 0775), 0);
-	assert_int_equal(pathsafe_trusted("", P("a/b"), bad, sizeof bad, &why), -1);
+	assert_int_equal(dirtrust_path("", P("a/b"), bad, sizeof bad, &why), -1);
 	assert_int_equal(chmod(P("a/b"), 0755), 0);
 	/* a symlink below the root is refused; the root itself may be one */
 	assert_int_equal(symlink(P("a"), P("l")), 0);
-	assert_int_equal(pathsafe_trusted(dir, P("l/b"), bad, sizeof bad, &why), -1);
+	assert_int_equal(dirtrust_path(dir, P("l/b"), bad, sizeof bad, &why), -1);
 	assert_string_equal(bad, P("l"));
 	assert_non_null(strstr(why, "symlink"));
-	assert_int_equal(pathsafe_trusted(P("l"), P("l/b"), bad, sizeof bad, &why), 0);
+	assert_int_equal(dirtrust_path(P("l"), P("l/b"), bad, sizeof bad, &why), 0);
 	/* owned by another account (needs root to set up) */
 	if (geteuid() == 0) {
 		assert_int_equal(mkdir(P("o"), 0755), 0);
 		assert_int_equal(chown(P("o"), 65534, 65534), 0);
-		assert_int_equal(pathsafe_trusted("", P("o/log"), bad, sizeof bad, &why), -1);
+		assert_int_equal(dirtrust_path("", P("o/log"), bad, sizeof bad, &why), -1);
 		assert_string_equal(bad, P("o"));
 		assert_non_null(strstr(why, "owned"));
 	}

@@ -103,6 +103,15 @@ static void test_missing_and_bad_paths(void **state)
 	path(p, "..");
 	assert_int_equal(rmtree(p, warn), -1);
 	fclose(warn);
+	/* a stage's removal: recorded for the command to print, nothing printed */
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(rmtree_diags("relative/path", &d), -1);
+	assert_int_equal(rmtree_diags(p, &d), -1);
+	assert_int_equal(d.nerr, 2);
+	assert_string_equal(d.v[0].msg, "cannot remove relative/path: not an absolute path");
+	assert_non_null(strstr(d.v[1].msg, "refusing to remove"));
+	diags_free(&d);
 }
 
 static void test_link_as_the_tree(void **state)

@@ -9,11 +9,12 @@
 #include <unistd.h>
 
 #include "build_config.h"
-#include "cmd/preflight.h"
+#include "engine/preflight.h"
 #include "lib/alloc.h"
 #include "lib/reach.h"
 #include "lib/pathjoin.h"
 #include "proc/ready.h"
+#include "render/exporterlink.h"
 #include "runit/runit.h"
 
 /* Where to blame s: the gitlab.rb line that set key, else the one that enabled s, else cat_line. */
@@ -48,18 +49,17 @@ static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t
 	return false;
 }
 
-/* What the service will execute: for the managed embedded link, the bundled exporter. */
+/* What the service will execute: for the managed exporter link, the bundled exporter. */
 static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
 {
 	const char *cmd = s->argv[0];
-	char link[PATH_MAX];
+	struct exporter_link x;
 	struct stat st;
 	if (strchr(cmd, '/') == NULL)
 		return find_in_path(s, cmd, out, len);
-	if (ctl_path(ctl, link, sizeof link, GITLAB_CTL_INSTALL_DIR, "embedded/bin/gitlab-exporter",
-	             (char *)NULL) == 0 &&
-	    strcmp(cmd, link) == 0 && (lstat(link, &st) == -1 || S_ISLNK(st.st_mode)))
-		return path_join(out, len, ctl->datadir, "exporter/gitlab-exporter") == 0;
+	if (exporter_link_paths(ctl, &x) == 0 && strcmp(cmd, x.path) == 0 &&
+	    exporter_link_managed(&x))
+		return strlcpy(out, x.bundled, len) < len;
 	if (strlcpy(out, cmd, len) >= len)
 		return false;
 	/* Only a missing file is "not found"; reach_exec explains any other failure. */

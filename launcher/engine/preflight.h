@@ -6,6 +6,9 @@
  * Each problem is an error at the gitlab.rb line that set or enabled the
  * service (the catalog's line when gitlab.rb says nothing), with the fix: the
  * Debian package to install, the process holding the port.
+ *
+ * A stage of its own between loading and planning; it sits in engine/ because it reads the
+ * live services (runsv's status, the processes holding ports).
  */
 #ifndef GITLAB_CTL_PREFLIGHT_H
 #define GITLAB_CTL_PREFLIGHT_H
