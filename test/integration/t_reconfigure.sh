@@ -40,7 +40,7 @@ PID1=$(svpid)
 alive "$PID1" || fail "service pid $PID1 not alive"
 [ "$(stat -c %a "$ENVDIR")" = 700 ] || fail "envdir mode $(stat -c %a "$ENVDIR")"
 [ "$(stat -c %a "$ENVDIR/MALLOC_CONF")" = 600 ] || fail "env file mode"
-[ "$(cat "$ENVDIR/MALLOC_CONF")" = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true" ] || fail "MALLOC_CONF"
+[ "$(cat "$ENVDIR/MALLOC_CONF")" = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false" ] || fail "MALLOC_CONF"
 [ "$(tail -c1 "$ENVDIR/LANG" | od -An -c | tr -d ' ')" = 8 ] || fail "env file ends in a newline"
 [ "$(stat -c %a "$SVC/run")" = 755 ] || fail "run mode"
 # svlogd (root) runs the '!' processor its config names: the service user must not own it.
@@ -48,7 +48,7 @@ alive "$PID1" || fail "service pid $PID1 not alive"
 [ "$(stat -c %u "$LOGCONF")" = "$(id -u)" ] || fail "log config not owned by root/us"
 grep -q "^s209715200\$" "$LOGCONF" && grep -q '^!gzip$' "$LOGCONF" || fail "svlogd defaults: $(cat "$LOGCONF")"
 until_true 150 answers || fail "exporter does not answer /metrics on $PORT"
-[ "$(env_of "$PID1" MALLOC_CONF)" = "$(hex narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true)" ] || fail "env not in process"
+[ "$(env_of "$PID1" MALLOC_CONF)" = "$(hex narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false)" ] || fail "env not in process"
 
 # --- second reconfigure: nothing to do ---------------------------------------------------
 out=$(ctl reconfigure) || fail "second reconfigure failed: $out"
