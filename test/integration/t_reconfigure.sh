@@ -129,7 +129,11 @@ sed -i '/enable/d' "$RB"
 out=$(ctl -v reconfigure 2>&1) || fail "re-enable failed: $out"
 note "$(printf '%s\n' "$out" | grep -E 'supervised|mtime' | tr '\n' ' ')"
 [ "$(state)" = 1 ] || fail "not running after re-enable"
-printf '%s\n' "$out" | grep -q '^service dir mtime backdated by 1 s$' || fail "mtime not backdated: $out"
+# Backdated when the link and the check fall in the same second; on a loaded machine
+# the second may already have turned (then runsvdir's next scan sees it anyway, and
+# test_svdir covers the backdating itself): the decision must be made either way.
+printf '%s\n' "$out" | grep -Eq '^service dir mtime (backdated by 1 s|left as is)$' ||
+	fail "no mtime decision: $out"
 nudges=$(printf '%s\n' "$out" | sed -n 's/^gitlab-exporter: supervised after [0-9]* ms (\([0-9]*\) nudges)$/\1/p')
 [ -n "$nudges" ] || fail "no supervision line in: $out"
 [ "$nudges" -ge 1 ] || fail "reconfigure did not nudge the running runsvdir: $out"
