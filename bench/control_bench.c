@@ -2,8 +2,9 @@
  * control_bench: time two commands against each other, interleaved (A B A B
  * ...), so that a machine whose load drifts during the run (shared CI
  * runners) slows both alike. For each run: wall time from fork to reaped
- * exit, and the child's CPU time (user + system, from wait4). Prints median,
- * mean and p90 of each and the ratios A/B. Built and run by bench/control.
+ * exit, the child's CPU time (user + system) and page faults (minor + major),
+ * from wait4. Prints median, mean and p90 of the wall time, the means of CPU
+ * time and faults, and the ratios A/B. Built and run by bench/control.
  *
  *   control_bench N NAME-A NAME-B ARGV-A... -- ARGV-B...
  *
@@ -24,6 +25,7 @@ extern char **environ;
 
 struct sample {
 	double wall, cpu; /* milliseconds */
+	double faults;
 };
 
 static double ms(const struct timespec *a, const struct timespec *b)
@@ -52,7 +54,7 @@ static struct sample run(char **argv, int devnull)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		errx(1, "cannot run %s", argv[0]);
-	struct sample s = {ms(&t0, &t1), 0};
+	struct sample s = {ms(&t0, &t1), 0, (double)(ru.ru_minflt + ru.ru_majflt)};
 	s.cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	        (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return s;
@@ -101,11 +103,12 @@ int main(int argc, char **argv)
 	if (devnull == -1)
 		err(1, "/dev/null");
 
-	double *wall[2], *cpu[2];
+	double *wall[2], *cpu[2], *flt[2];
 	for (int k = 0; k < 2; k++) {
 		wall[k] = calloc((size_t)n, sizeof(double));
 		cpu[k] = calloc((size_t)n, sizeof(double));
-		if (wall[k] == NULL || cpu[k] == NULL)
+		flt[k] = calloc((size_t)n, sizeof(double));
+		if (wall[k] == NULL || cpu[k] == NULL || flt[k] == NULL)
 			err(1, "calloc");
 		for (int w = 0; w < 20; w++) /* warm the page cache and dentries */
 			run(cmd[k], devnull);
@@ -117,18 +120,21 @@ int main(int argc, char **argv)
 			struct sample s = run(cmd[which], devnull);
 			wall[which][i] = s.wall;
 			cpu[which][i] = s.cpu;
+			flt[which][i] = s.faults;
 		}
-	struct stats w[2], c[2];
+	struct stats w[2], c[2], f[2];
 	for (int k = 0; k < 2; k++) {
 		w[k] = stats(wall[k], (size_t)n);
 		c[k] = stats(cpu[k], (size_t)n);
+		f[k] = stats(flt[k], (size_t)n);
 	}
-	printf("%-20s %10s %10s %10s %12s\n", "command (ms/call)", "median", "mean", "p90",
-	       "cpu mean");
+	printf("%-20s %10s %10s %10s %12s %8s\n", "command (ms/call)", "median", "mean", "p90",
+	       "cpu mean", "faults");
 	for (int k = 0; k < 2; k++)
-		printf("%-20s %10.3f %10.3f %10.3f %12.3f\n", name[k], w[k].median, w[k].mean,
-		       w[k].p90, c[k].mean);
-	printf("%-20s %10.2f %10.2f %10.2f %12.2f\n", "ratio", w[0].median / w[1].median,
-	       w[0].mean / w[1].mean, w[0].p90 / w[1].p90, c[0].mean / c[1].mean);
+		printf("%-20s %10.3f %10.3f %10.3f %12.3f %8.1f\n", name[k], w[k].median, w[k].mean,
+		       w[k].p90, c[k].mean, f[k].mean);
+	printf("%-20s %10.2f %10.2f %10.2f %12.2f %8.2f\n", "ratio", w[0].median / w[1].median,
+	       w[0].mean / w[1].mean, w[0].p90 / w[1].p90, c[0].mean / c[1].mean,
+	       f[0].mean / f[1].mean);
 	return 0;
 }

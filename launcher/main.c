@@ -148,9 +148,12 @@ int main(int argc, char **argv)
 		command_unknown(argv[0], stderr);
 		return 1; /* as Omnibus' gitlab-ctl */
 	}
-	/* err(3)/warn(3) then say which command speaks: "gitlab-ctl tail: ...". */
-	char progname[64];
-	snprintf(progname, sizeof progname, "gitlab-ctl %s", c->name);
+	/* err(3)/warn(3) then say which command speaks: "gitlab-ctl tail: ...". Not snprintf
+	 * (or strlcat): their code is more pages every `status` would fault in. */
+	char progname[64] = "gitlab-ctl ";
+	size_t used = strlen(progname), n = strnlen(c->name, sizeof progname - used - 1);
+	memcpy(progname + used, c->name, n);
+	progname[used + n] = '\0';
 	program_invocation_short_name = progname;
 	if (wants_help(argc, argv)) {
 		command_usage(stdout, c);
@@ -159,15 +162,24 @@ int main(int argc, char **argv)
 	if (trailing_globals(&argc, argv, &g, strcmp(c->name, "exec") != 0) == -1)
 		return 2;
 
-	struct ctl ctl;
+	/*
+	 * Static, so zero without being touched: `status` reads only the root's runit tree, so it
+	 * skips locating the binary and the catalog (ctl_init_root), and the pages of the paths
+	 * it leaves "" are never faulted in (on the stack or from calloc, each 4 KiB path is a
+	 * page fault). main runs once: this is the one ctl, handed down like any other.
+	 */
+	static struct ctl ctl_storage;
+	struct ctl *ctl = &ctl_storage;
 	if (g.root == NULL)
 		g.root = getenv("GITLAB_CTL_ROOT");
-	if (ctl_init(&ctl, g.root, g.config) == -1) {
+	int r = strcmp(c->name, "status") == 0 ? ctl_init_root(ctl, g.root, g.config)
+	                                       : ctl_init(ctl, g.root, g.config);
+	if (r == -1) {
 		if (g.root != NULL && g.root[0] != '\0')
 			err(1, "root %s", g.root);
 		err(1, "cannot set up paths");
 	}
-	ctl.verbose = g.verbose;
+	ctl->verbose = g.verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
-	return c->fn(&ctl, argc, argv);
+	return c->fn(ctl, argc, argv);
 }

@@ -164,6 +164,27 @@ static int status_opts(int argc, char **argv, bool *lsb)
 	return 0;
 }
 
+/*
+ * The selection did not load: command_select says why, and may name the catalog's services,
+ * which needs the paths main skipped for status (ctl_init_root). Called only then, so that
+ * neither its frame nor a full ctl is on the stack of every `status`. 0 when a second
+ * attempt loads after all.
+ */
+static __attribute__((noinline)) int status_unselected(const struct ctl *ctl, const char *verb,
+                                                       const char *name, struct svsel *sel)
+{
+	struct ctl *full = xmalloc(sizeof *full);
+	const struct ctl *use = full;
+	if (ctl_init(full, ctl->root[0] != '\0' ? ctl->root : NULL,
+	             ctl->config[0] != '\0' ? ctl->config : NULL) == -1)
+		use = ctl; /* the message then names no catalog service */
+	else
+		full->verbose = ctl->verbose;
+	int r = command_select(use, verb, name, sel, stderr);
+	free(full);
+	return r;
+}
+
 int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
 	out_init();
@@ -172,7 +193,7 @@ int cmd_status(const struct ctl *ctl, int argc, char **argv)
 	bool lsb = false;
 	if (status_opts(argc, argv, &lsb) == -1 || command_one_arg(argc, argv, &name) == -1)
 		return 2;
-	if (command_select(ctl, argv[0], name, &sel, stderr) != 0)
+	if (svsel_load(ctl, name, &sel) == -1 && status_unselected(ctl, argv[0], name, &sel) != 0)
 		return lsb ? 4 : 1;
 	time_t now = time(NULL);
 	static const int lsb_of_rank[] = {0, 3, 1, 4};

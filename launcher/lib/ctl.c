@@ -43,14 +43,32 @@ static bool has_catalog(const char *dir)
 }
 
 /*
- * dir (canonical: the binary's own directory) joined with rel, each leading "../" of rel
- * dropping one component of dir: no readlink per component as realpath would do, since dir
- * holds no symlink and no "..". -1 (ENAMETOOLONG) when it does not fit.
+ * Does dir (in a buffer of size len) hold sv/? "/sv" is appended in place and taken off
+ * again: ctl_init runs under every command, `status` too, and a second PATH_MAX buffer would
+ * put its stack a page deeper (a page fault).
  */
-static int join_up(char *out, size_t outlen, const char *dir, const char *rel)
+static bool has_catalog_in(char *dir, size_t len)
 {
-	if (copy(out, outlen, dir) == -1)
-		return -1;
+	size_t n = strlen(dir);
+	struct stat st;
+	if (path_join(dir, len, dir, "sv") == -1)
+		return false;
+	bool found = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	dir[n] = '\0';
+	return found;
+}
+
+/*
+ * The first dirlen bytes of self (the binary's directory, canonical) joined with rel, each
+ * leading "../" of rel dropping one component: no readlink per component as realpath would
+ * do, since the directory holds no symlink and no "..". -1 (ENAMETOOLONG) when it does not fit.
+ */
+static int join_up(char *out, size_t outlen, const char *self, size_t dirlen, const char *rel)
+{
+	if (dirlen >= outlen)
+		goto toolong;
+	memcpy(out, self, dirlen);
+	out[dirlen] = '\0';
 	for (; strncmp(rel, "../", 3) == 0; rel += 3) {
 		char *slash = strrchr(out, '/');
 		if (slash != NULL)
@@ -68,39 +86,42 @@ toolong:
 }
 
 /*
- * The build tree's data link, resolved: its absolute target as CMake wrote it (one
- * readlink, not realpath's one per component of both paths), else realpath.
+ * The build tree's data link at *link (a buffer of size len), replaced by what it resolves
+ * to: its absolute target as CMake wrote it (one readlink, not realpath's one per component
+ * of both paths), else realpath. Its own frame: only a build tree pays for the buffer.
  */
-static int resolve_link(const char *link, char *out, size_t outlen)
+static __attribute__((noinline)) int resolve_link(char *link, size_t len)
 {
-	ssize_t n = readlink(link, out, outlen);
-	if (n > 0 && (size_t)n < outlen && out[0] == '/') {
-		out[n] = '\0';
-		return 0;
-	}
-	return realpath(link, out) != NULL ? 0 : -1;
+	char real[PATH_MAX];
+	ssize_t n = readlink(link, real, sizeof real);
+	if (n > 0 && (size_t)n < sizeof real && real[0] == '/')
+		real[n] = '\0';
+	else if (realpath(link, real) == NULL)
+		return -1;
+	return copy(link, len, real);
 }
 
 /*
  * GITLAB_CTL_DATADIR, else the data dir next to the binary: where an install puts it relative
  * to <bindir> (any prefix), or the gitlab-ctl-data link CMake makes in a build tree (resolved);
- * else the compiled-in path, which then names the catalog in the error.
+ * else the compiled-in path, which then names the catalog in the error. Candidates are built
+ * in ctl->datadir itself (see has_catalog_in).
  */
 static int find_datadir(struct ctl *ctl)
 {
 	const char *env = getenv("GITLAB_CTL_DATADIR");
 	if (env != NULL && *env != '\0')
 		return copy(ctl->datadir, sizeof ctl->datadir, env);
-	char dir[PATH_MAX];
-	if (copy(dir, sizeof dir, ctl->self) == 0 && strrchr(dir, '/') != NULL) {
-		char cand[PATH_MAX], real[PATH_MAX];
-		*strrchr(dir, '/') = '\0';
-		if (join_up(cand, sizeof cand, dir, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
-		    has_catalog(cand))
-			return copy(ctl->datadir, sizeof ctl->datadir, cand);
-		if (path_join(cand, sizeof cand, dir, "gitlab-ctl-data") == 0 &&
-		    has_catalog(cand) && resolve_link(cand, real, sizeof real) == 0)
-			return copy(ctl->datadir, sizeof ctl->datadir, real);
+	const char *slash = strrchr(ctl->self, '/');
+	if (slash != NULL) {
+		char *cand = ctl->datadir;
+		size_t len = sizeof ctl->datadir, dirlen = (size_t)(slash - ctl->self);
+		if (join_up(cand, len, ctl->self, dirlen, GITLAB_CTL_PKGDATADIR_REL) == 0 &&
+		    has_catalog_in(cand, len))
+			return 0;
+		if (join_up(cand, len, ctl->self, dirlen, "gitlab-ctl-data") == 0 &&
+		    has_catalog_in(cand, len) && resolve_link(cand, len) == 0)
+			return 0;
 	}
 	return copy(ctl->datadir, sizeof ctl->datadir, GITLAB_CTL_PKGDATADIR);
 }
@@ -127,18 +148,27 @@ const char *ctl_root_hint(const struct ctl *ctl, int err)
 	return "";
 }
 
+static int set_root(struct ctl *ctl, const char *root)
+{
+	if (root == NULL || root[0] == '\0')
+		return 0;
+	/* realpath writes at most PATH_MAX bytes: straight into root, no copy */
+	if (realpath(root, ctl->root) == NULL) {
+		ctl->root[0] = '\0';
+		return -1;
+	}
+	if (strcmp(ctl->root, "/") == 0)
+		ctl->root[0] = '\0';
+	return 0;
+}
+
 int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
 	/* each string is set below: zeroing all 16 KiB would touch four pages for nothing */
 	ctl->root[0] = ctl->config[0] = ctl->datadir[0] = ctl->self[0] = '\0';
 	ctl->verbose = false;
-	if (root != NULL && root[0] != '\0') {
-		char abs[PATH_MAX];
-		if (realpath(root, abs) == NULL)
-			return -1;
-		if (strcmp(abs, "/") != 0 && copy(ctl->root, sizeof ctl->root, abs) == -1)
-			return -1;
-	}
+	if (set_root(ctl, root) == -1)
+		return -1;
 	if (config != NULL) {
 		if (copy(ctl->config, sizeof ctl->config, config) == -1)
 			return -1;
@@ -149,6 +179,13 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 	if (find_self(ctl->self, sizeof ctl->self) == -1)
 		return -1;
 	return find_datadir(ctl);
+}
+
+int ctl_init_root(struct ctl *ctl, const char *root, const char *config)
+{
+	if (set_root(ctl, root) == -1)
+		return -1;
+	return config != NULL ? copy(ctl->config, sizeof ctl->config, config) : 0;
 }
 
 int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)

@@ -27,6 +27,14 @@ struct ctl {
  */
 int ctl_init(struct ctl *ctl, const char *root, const char *config);
 
+/*
+ * ctl_init for a command that reads only the root's runit tree (`status`): root, and config
+ * when given; datadir and self are not looked for. ctl must be zeroed (calloc): the strings
+ * it leaves alone then read "" and their pages are never touched, which `status` would
+ * otherwise pay for as page faults. Returns 0, or -1 with errno.
+ */
+int ctl_init_root(struct ctl *ctl, const char *root, const char *config);
+
 /* Whether <datadir>/sv exists; the hint says where it was looked for and how to fix it. */
 bool ctl_catalog_found(const struct ctl *ctl);
 void ctl_catalog_hint(const struct ctl *ctl, FILE *fp);

@@ -68,13 +68,52 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
 	return st->state == SV_RUN && st->pid != 0 && !sv_status_since(st, &t);
 }
 
-int sv_live_at(int dirfd, const char *dir)
+/*
+ * dir/file opened (or stat'ed) relative to dirfd. `status` does this for every service with
+ * "<name>/supervise/...": a PATH_MAX buffer there would put each call on a stack page of its
+ * own, and a fresh page costs a page fault, more than the call. Short paths are joined in a
+ * small buffer, long ones (absolute service directories) in a full one.
+ */
+#define SHORT_PATH (NAME_MAX + 32)
+
+static __attribute__((noinline)) int open_in_long(int dirfd, const char *dir, const char *file,
+                                                  int flags)
 {
 	char path[PATH_MAX];
-	if (path_join(path, sizeof path, dir, "supervise/ok") == -1)
+	if (path_join(path, sizeof path, dir, file) == -1)
 		return -1;
+	return openat(dirfd, path, flags);
+}
+
+static int open_in(int dirfd, const char *dir, const char *file, int flags)
+{
+	char path[SHORT_PATH];
+	if (path_join(path, sizeof path, dir, file) == -1)
+		return open_in_long(dirfd, dir, file, flags);
+	return openat(dirfd, path, flags);
+}
+
+static __attribute__((noinline)) int stat_in_long(int dirfd, const char *dir, const char *file,
+                                                  struct stat *sb)
+{
+	char path[PATH_MAX];
+	if (path_join(path, sizeof path, dir, file) == -1)
+		return -1;
+	return fstatat(dirfd, path, sb, 0);
+}
+
+static int stat_in(int dirfd, const char *dir, const char *file, struct stat *sb)
+{
+	char path[SHORT_PATH];
+	if (path_join(path, sizeof path, dir, file) == -1)
+		return stat_in_long(dirfd, dir, file, sb);
+	return fstatat(dirfd, path, sb, 0);
+}
+
+int sv_live_at(int dirfd, const char *dir)
+{
 	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
-	int fd = openat(dirfd, path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open_in(dirfd, dir, "supervise/ok", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1) {
 		if (errno == ENXIO)
 			return SV_LIVE_NOT_RUNNING;
@@ -93,12 +132,9 @@ int sv_live(const char *dir)
 
 int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 {
-	char path[PATH_MAX];
 	unsigned char buf[SV_STATUS_LEN + 1];
 
-	if (path_join(path, sizeof path, dir, "supervise/status") == -1)
-		return -1;
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	int fd = open_in(dirfd, dir, "supervise/status", O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
 	/*
@@ -152,11 +188,8 @@ int sv_control(const char *dir, char cmd)
 
 bool sv_normally_down_at(int dirfd, const char *dir)
 {
-	char path[PATH_MAX];
 	struct stat sb;
-	if (path_join(path, sizeof path, dir, "down") == -1)
-		return false;
-	return fstatat(dirfd, path, &sb, 0) == 0;
+	return stat_in(dirfd, dir, "down", &sb) == 0;
 }
 
 bool sv_normally_down(const char *dir)

@@ -52,12 +52,14 @@ static bool is_service(int dfd, const char *name, unsigned char type)
 /*
  * getdents64 on sel->fd itself, into a stack buffer: opendir would dup the fd, fstat and
  * fcntl it and allocate 32 KiB, all of it start-up cost of every `status`. The *at calls
- * that follow ignore the offset this moves.
+ * that follow ignore the offset this moves. The buffer is small: `status` runs this at its
+ * deepest point, where each further 4 KiB of stack is a page fault, dearer than the few
+ * more getdents64 calls of a long list (one per ~60 names).
  */
 static int load_all(struct svsel *sel)
 {
 	size_t cap = 0;
-	char buf[8192] __attribute__((aligned(8)));
+	char buf[2048] __attribute__((aligned(8)));
 	for (;;) {
 		long n = syscall(SYS_getdents64, sel->fd, buf, sizeof buf);
 		if (n == -1)

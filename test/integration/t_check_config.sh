@@ -78,7 +78,7 @@ preload=$(sed -n 's/^[[:space:]]*"LD_PRELOAD=\(.*\)",*$/\1/p' "$OUT")
 [ -f "$preload" ] || fail "LD_PRELOAD=$preload does not exist"
 has "$OUT" "gitlab-exporter = {"
 has "$OUT" "# node-exporter: disabled"
-has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true\""
+has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false\""
 has "$OUT" "home = \"$T_ROOT/var/opt/gitlab/gitlab-exporter\"" # defaults are root-prefixed
 
 note "show-config: secrets redacted unless --show-secrets"

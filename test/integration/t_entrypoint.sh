@@ -56,7 +56,7 @@ esac
 
 note "its environment is exactly the computed one"
 tr '\0' '\n' <"/proc/$pid/environ" | sort >"$T_ROOT/environ"
-for kv in "LD_PRELOAD=$JEMALLOC" "MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true" \
+for kv in "LD_PRELOAD=$JEMALLOC" "MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false" \
 	RUBY_GC_HEAP_INIT_SLOTS=80000 RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO=0.055 \
 	RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO=0.111 "EXTRA_SETTING=from gitlab.rb" "HOME=$HOME_DIR"; do
 	grep -qxF "$kv" "$T_ROOT/environ" || { cat "$T_ROOT/environ"; fail "env lacks $kv"; }

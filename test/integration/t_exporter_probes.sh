@@ -41,6 +41,9 @@ backends_init "$T_ROOT/db"
 pg_start || fail "PostgreSQL did not start"
 redis_start || fail "redis-server did not start"
 backends_seed "$FIX" || fail "seeding failed"
+# A table name a label must escape, without an index (its idx_* are NULL).
+psql -X -q -v ON_ERROR_STOP=1 -h "$BACKENDS_DIR" -p 5432 -U gitlab -d gitlabhq_production \
+	-c 'CREATE TABLE "we""ird\name" (x int)' || fail "cannot create the odd table"
 note "postgres $PG_PID, redis $REDIS_PID ($REDIS_URL)"
 
 PORT=$(free_port)
@@ -204,6 +207,9 @@ done
 n_ins() { scrape && grep -qxF 'gitlab_database_stat_table_n_tup_ins{table_name="uploads"} 7.0' "$M"; }
 until_true 200 n_ins || fail "tuple stats: $(grep 'table_name="uploads"' "$M" | head -3)"
 has 'gitlab_database_stat_table_n_tup_ins{table_name="projects"} 5.0'
+# The label escaped as every other label (\\ and \"); a NULL column is no series.
+has 'gitlab_database_stat_table_seq_scan{table_name="we\"ird\\name"} 0.0'
+lacks '^gitlab_database_stat_table_idx_tup_fetch{table_name="we'
 # GitLab's eight columns by default, one series each per table; all_columns adds seven.
 tuple_cols() { grep -o '^gitlab_database_stat_table_[a-z_]*{table_name="uploads"}' "$M" | sort -u | wc -l; }
 [ "$(tuple_cols)" = 8 ] || fail "tuple_stats: $(tuple_cols) columns by default, want GitLab's 8"

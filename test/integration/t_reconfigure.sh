@@ -40,7 +40,7 @@ PID1=$(svpid)
 alive "$PID1" || fail "service pid $PID1 not alive"
 [ "$(stat -c %a "$ENVDIR")" = 700 ] || fail "envdir mode $(stat -c %a "$ENVDIR")"
 [ "$(stat -c %a "$ENVDIR/MALLOC_CONF")" = 600 ] || fail "env file mode"
-[ "$(cat "$ENVDIR/MALLOC_CONF")" = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true" ] || fail "MALLOC_CONF"
+[ "$(cat "$ENVDIR/MALLOC_CONF")" = "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false" ] || fail "MALLOC_CONF"
 [ "$(tail -c1 "$ENVDIR/LANG" | od -An -c | tr -d ' ')" = 8 ] || fail "env file ends in a newline"
 [ "$(stat -c %a "$SVC/run")" = 755 ] || fail "run mode"
 # svlogd (root) runs the '!' processor its config names: the service user must not own it.
@@ -48,7 +48,7 @@ alive "$PID1" || fail "service pid $PID1 not alive"
 [ "$(stat -c %u "$LOGCONF")" = "$(id -u)" ] || fail "log config not owned by root/us"
 grep -q "^s209715200\$" "$LOGCONF" && grep -q '^!gzip$' "$LOGCONF" || fail "svlogd defaults: $(cat "$LOGCONF")"
 until_true 150 answers || fail "exporter does not answer /metrics on $PORT"
-[ "$(env_of "$PID1" MALLOC_CONF)" = "$(hex narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true)" ] || fail "env not in process"
+[ "$(env_of "$PID1" MALLOC_CONF)" = "$(hex narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false)" ] || fail "env not in process"
 
 # --- second reconfigure: nothing to do ---------------------------------------------------
 out=$(ctl reconfigure) || fail "second reconfigure failed: $out"
@@ -129,7 +129,11 @@ sed -i '/enable/d' "$RB"
 out=$(ctl -v reconfigure 2>&1) || fail "re-enable failed: $out"
 note "$(printf '%s\n' "$out" | grep -E 'supervised|mtime' | tr '\n' ' ')"
 [ "$(state)" = 1 ] || fail "not running after re-enable"
-printf '%s\n' "$out" | grep -q '^service dir mtime backdated by 1 s$' || fail "mtime not backdated: $out"
+# Backdated when the link and the check fall in the same second; on a loaded machine
+# the second may already have turned (then runsvdir's next scan sees it anyway, and
+# test_svdir covers the backdating itself): the decision must be made either way.
+printf '%s\n' "$out" | grep -Eq '^service dir mtime (backdated by 1 s|left as is)$' ||
+	fail "no mtime decision: $out"
 nudges=$(printf '%s\n' "$out" | sed -n 's/^gitlab-exporter: supervised after [0-9]* ms (\([0-9]*\) nudges)$/\1/p')
 [ -n "$nudges" ] || fail "no supervision line in: $out"
 [ "$nudges" -ge 1 ] || fail "reconfigure did not nudge the running runsvdir: $out"

@@ -117,7 +117,7 @@ static void test_defaults(void **state)
 	assert_string_equal(kv_get(&s->env, "LD_PRELOAD"), GITLAB_CTL_JEMALLOC);
 	assert_string_equal(
 	    kv_get(&s->env, "MALLOC_CONF"),
-	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true");
+	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
 	assert_string_equal(kv_get(&s->env, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");

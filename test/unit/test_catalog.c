@@ -74,7 +74,7 @@ static void test_shipped_catalog(void **state)
 	assert_string_equal(kv(ge->env, ge->nenv, "LD_PRELOAD"), "@JEMALLOC@");
 	assert_string_equal(
 	    kv(ge->env, ge->nenv, "MALLOC_CONF"),
-	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true");
+	    "narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_INIT_SLOTS"), "80000");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO"), "0.055");
 	assert_string_equal(kv(ge->env, ge->nenv, "RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO"), "0.111");

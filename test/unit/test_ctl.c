@@ -190,6 +190,32 @@ static void test_datadir(void **state)
 	}
 }
 
+/* status's init: the root (canonical) and a given config only; the rest stays "". */
+static void test_init_root(void **state)
+{
+	(void)state;
+	static struct ctl ctl; /* zeroed, as main's */
+	char real[PATH_MAX], rel[128];
+	assert_non_null(realpath(top, real));
+	snprintf(rel, sizeof rel, "%s/./", top);
+	assert_int_equal(ctl_init_root(&ctl, rel, NULL), 0);
+	assert_string_equal(ctl.root, real);
+	assert_string_equal(ctl.config, "");
+	assert_string_equal(ctl.datadir, "");
+	assert_string_equal(ctl.self, "");
+	char buf[PATH_MAX], want[PATH_MAX + 64];
+	assert_int_equal(ctl_service_dir(&ctl, buf, sizeof buf), 0);
+	snprintf(want, sizeof want, "%s" GITLAB_CTL_INSTALL_DIR "/service", real);
+	assert_string_equal(buf, want);
+	assert_int_equal(ctl_init_root(&ctl, "/", "/x/gitlab.rb"), 0);
+	assert_string_equal(ctl.root, "");
+	assert_string_equal(ctl.config, "/x/gitlab.rb");
+	snprintf(rel, sizeof rel, "%s/nosuch", top);
+	assert_int_equal(ctl_init_root(&ctl, rel, NULL), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(ctl.root, "");
+}
+
 static void test_root_hint(void **state)
 {
 	(void)state;
@@ -209,7 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_paths_no_root), cmocka_unit_test(test_paths_root),
 	    cmocka_unit_test(test_too_long),      cmocka_unit_test(test_datadir),
-	    cmocka_unit_test(test_root_hint),
+	    cmocka_unit_test(test_root_hint),     cmocka_unit_test(test_init_root),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -320,6 +320,70 @@ static void test_live_read_control(void **state)
 	rmdir(tmpdir);
 }
 
+/*
+ * A service directory longer than a name (status joins short paths in a small buffer): the
+ * same answers through the full-length join, absolute and relative to a directory fd.
+ */
+static void test_long_dir(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/test_runit_long.XXXXXX", dir[PATH_MAX], path[PATH_MAX + 32];
+	char part[101];
+	struct sv_status st;
+	memset(part, 'd', sizeof part - 1);
+	part[sizeof part - 1] = '\0';
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof dir, "%s", top);
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(dir);
+		snprintf(dir + n, sizeof dir - n, "/%s", part);
+		assert_int_equal(mkdir(dir, 0700), 0);
+	}
+	const char *rel = dir + strlen(top) + 1;
+	assert_true(strlen(rel) > NAME_MAX + 32);
+	snprintf(path, sizeof path, "%s/supervise", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/supervise/ok", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	int okfd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(okfd >= 0);
+	unsigned char rec[SV_STATUS_LEN] = {0x40, 0, 0, 0, 0, 0, 0, 1};
+	rec[12] = 42; /* pid, little-endian */
+	rec[17] = 'u';
+	rec[19] = SV_RUN;
+	snprintf(path, sizeof path, "%s/supervise/status", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_int_equal(write(fd, rec, sizeof rec), (ssize_t)sizeof rec);
+	close(fd);
+	snprintf(path, sizeof path, "%s/down", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	close(fd);
+
+	int dfd = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(sv_live(dir), SV_LIVE_OK);
+	assert_int_equal(sv_live_at(dfd, rel), SV_LIVE_OK);
+	memset(&st, 0, sizeof st);
+	assert_int_equal(sv_read_status_at(dfd, rel, &st), 0);
+	assert_int_equal(st.pid, 42);
+	assert_int_equal(st.state, SV_RUN);
+	assert_true(sv_normally_down(dir));
+	assert_true(sv_normally_down_at(dfd, rel));
+	close(dfd);
+	close(okfd);
+
+	const char *const files[] = {"down", "supervise/status", "supervise/ok", "supervise"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		remove(path);
+	}
+	for (int i = 0; i < 3; i++) {
+		rmdir(dir);
+		*strrchr(dir, '/') = '\0';
+	}
+	rmdir(top);
+}
+
 /* A check that hangs is killed at the deadline, with what it started; a past deadline runs none. */
 /* Not running: no such process, or a zombie (state Z in /proc/PID/stat). */
 static bool gone(pid_t pid)
@@ -403,6 +467,7 @@ int main(void)
 	    cmocka_unit_test(test_path_too_long),
 	    cmocka_unit_test(test_format_flags),
 	    cmocka_unit_test(test_live_read_control),
+	    cmocka_unit_test(test_long_dir),
 	    cmocka_unit_test(test_strerror),
 	    cmocka_unit_test(test_check_deadline),
 	};
