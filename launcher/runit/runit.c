@@ -76,44 +76,33 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
  */
 #define SHORT_PATH (NAME_MAX + 32)
 
-static __attribute__((noinline)) int open_in_long(int dirfd, const char *dir, const char *file,
-                                                  int flags)
+/* dir/file relative to dirfd: stat'ed into sb when sb is given, else opened with flags. */
+static int at_path(int dirfd, const char *path, int flags, struct stat *sb)
+{
+	return sb != NULL ? fstatat(dirfd, path, sb, 0) : openat(dirfd, path, flags);
+}
+
+static __attribute__((noinline)) int at_long(int dirfd, const char *dir, const char *file,
+                                             int flags, struct stat *sb)
 {
 	char path[PATH_MAX];
 	if (path_join(path, sizeof path, dir, file) == -1)
 		return -1;
-	return openat(dirfd, path, flags);
+	return at_path(dirfd, path, flags, sb);
 }
 
-static int open_in(int dirfd, const char *dir, const char *file, int flags)
+static int at_in(int dirfd, const char *dir, const char *file, int flags, struct stat *sb)
 {
 	char path[SHORT_PATH];
 	if (path_join(path, sizeof path, dir, file) == -1)
-		return open_in_long(dirfd, dir, file, flags);
-	return openat(dirfd, path, flags);
-}
-
-static __attribute__((noinline)) int stat_in_long(int dirfd, const char *dir, const char *file,
-                                                  struct stat *sb)
-{
-	char path[PATH_MAX];
-	if (path_join(path, sizeof path, dir, file) == -1)
-		return -1;
-	return fstatat(dirfd, path, sb, 0);
-}
-
-static int stat_in(int dirfd, const char *dir, const char *file, struct stat *sb)
-{
-	char path[SHORT_PATH];
-	if (path_join(path, sizeof path, dir, file) == -1)
-		return stat_in_long(dirfd, dir, file, sb);
-	return fstatat(dirfd, path, sb, 0);
+		return at_long(dirfd, dir, file, flags, sb);
+	return at_path(dirfd, path, flags, sb);
 }
 
 int sv_live_at(int dirfd, const char *dir)
 {
 	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
-	int fd = open_in(dirfd, dir, "supervise/ok", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = at_in(dirfd, dir, "supervise/ok", O_WRONLY | O_NONBLOCK | O_CLOEXEC, NULL);
 	if (fd == -1) {
 		if (errno == ENXIO)
 			return SV_LIVE_NOT_RUNNING;
@@ -134,7 +123,7 @@ int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 {
 	unsigned char buf[SV_STATUS_LEN + 1];
 
-	int fd = open_in(dirfd, dir, "supervise/status", O_RDONLY | O_CLOEXEC);
+	int fd = at_in(dirfd, dir, "supervise/status", O_RDONLY | O_CLOEXEC, NULL);
 	if (fd == -1)
 		return -1;
 	/*
@@ -189,7 +178,7 @@ int sv_control(const char *dir, char cmd)
 bool sv_normally_down_at(int dirfd, const char *dir)
 {
 	struct stat sb;
-	return stat_in(dirfd, dir, "down", &sb) == 0;
+	return at_in(dirfd, dir, "down", 0, &sb) == 0;
 }
 
 bool sv_normally_down(const char *dir)
