@@ -67,7 +67,7 @@ struct globals {
 
 /*
  * Global options after the command (`gitlab-ctl status --root X`), up to "--": taken out of
- * argv. exec keeps its own -c, which names the config it computes from.
+ * argv; -c/--config only when take_config (not a CMD_OWN_CONFIG command's).
  */
 static int trailing_globals(int *argc, char **argv, struct globals *g, bool take_config)
 {
@@ -159,21 +159,21 @@ int main(int argc, char **argv)
 		command_usage(stdout, c);
 		return 0;
 	}
-	if (trailing_globals(&argc, argv, &g, strcmp(c->name, "exec") != 0) == -1)
+	if (trailing_globals(&argc, argv, &g, !(c->flags & CMD_OWN_CONFIG)) == -1)
 		return 2;
 
 	/*
-	 * Static, so zero without being touched: `status` reads only the root's runit tree, so it
-	 * skips locating the binary and the catalog (ctl_init_root), and the pages of the paths
-	 * it leaves "" are never faulted in (on the stack or from calloc, each 4 KiB path is a
-	 * page fault). main runs once: this is the one ctl, handed down like any other.
+	 * Static, so zero without being touched: a CMD_ROOT_ONLY command skips locating the
+	 * binary and the catalog (ctl_init_root), and the pages of the paths it leaves "" are
+	 * never faulted in (on the stack or from calloc, each 4 KiB path is a page fault). main
+	 * runs once: this is the one ctl, the parsed options, handed down like any other.
 	 */
 	static struct ctl ctl_storage;
 	struct ctl *ctl = &ctl_storage;
 	if (g.root == NULL)
 		g.root = getenv("GITLAB_CTL_ROOT");
-	int r = strcmp(c->name, "status") == 0 ? ctl_init_root(ctl, g.root, g.config)
-	                                       : ctl_init(ctl, g.root, g.config);
+	int r = c->flags & CMD_ROOT_ONLY ? ctl_init_root(ctl, g.root, g.config)
+	                                 : ctl_init(ctl, g.root, g.config);
 	if (r == -1) {
 		if (g.root != NULL && g.root[0] != '\0')
 			err(1, "root %s", g.root);

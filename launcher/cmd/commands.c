@@ -17,87 +17,159 @@
 #include "runit/svsel.h"
 
 const struct command commands[] = {
-    {"reconfigure", cmd_reconfigure, "[--dry-run] [--diff]",
-     "render the service tree from gitlab.rb and converge the running services",
-     "options:\n  --dry-run  say what would change, change nothing\n  --diff     show each file's "
-     "changes (secrets hidden)\n"
-     "exit: 0 converged; 1 an error (pre-flight, config, a service not ready): a pre-flight\n"
-     "  failure changes nothing\nexample: gitlab-ctl reconfigure --dry-run --diff"},
-    {"check-config", cmd_check_config, "[-c FILE] [--strict] [--json] [-v VERSION]",
-     "validate gitlab.rb and the catalog; exit 1 on errors",
-     "options:\n  -c FILE   check FILE instead of gitlab.rb\n  --strict  warnings and unknown keys "
-     "are errors (CI)\n"
-     "  --json    one JSON document: ok, config, errors, warnings, strict, diagnostics (file,\n"
-     "            line, col, severity, message, hint: the fix the message names, or null)\n"
-     "  -v VERSION  accepted for Omnibus' sake: no version checks are done here\n"
-     "exit: 0 valid; 1 errors (or warnings under --strict); 2 usage\nexample: gitlab-ctl "
-     "check-config --strict"},
-    {"show-config", cmd_show_config, "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
-     "print the effective settings and env of every enabled service",
-     "options:\n  --show-secrets  do not redact\n  --json          one JSON document; on errors "
-     "their file, line, col, severity, message and hint\n"
-     "exit: 0; 1 the configuration has errors\nexample: gitlab-ctl show-config gitlab-exporter"},
-    {"start", cmd_control, "[SERVICE]", "start services and wait until they run", NULL},
-    {"stop", cmd_control, "[SERVICE]", "stop services and wait until they are down", NULL},
-    {"restart", cmd_control, "[SERVICE]", "stop then start services", NULL},
-    {"restart-except", cmd_control, "SERVICE...",
-     "restart every enabled service except the ones named",
-     "exit: 0 all restarted; 1 a service failed or an unknown name\n"
-     "example: gitlab-ctl restart-except postgresql redis"},
-    {"once", cmd_control, "[SERVICE]", "start services, do not restart them when they exit", NULL},
-    {"kill", cmd_control, "[SERVICE]", "send SIGKILL", NULL},
-    {"term", cmd_control, "[SERVICE]", "send SIGTERM", NULL},
-    {"hup", cmd_control, "[SERVICE]", "send SIGHUP", NULL},
-    {"int", cmd_control, "[SERVICE]", "send SIGINT", NULL},
-    {"usr1", cmd_control, "[SERVICE]", "send SIGUSR1", NULL},
-    {"usr2", cmd_control, "[SERVICE]", "send SIGUSR2", NULL},
-    {"graceful-kill", cmd_control, "[SERVICE]",
-     "stop gracefully, then SIGKILL what is left after SVWAIT", NULL},
-    {"status", cmd_status, "[--lsb] [SERVICE]", "print runit status; exit 0 when all run",
-     "options:\n  --lsb  exit with one LSB code for the selection (worst wins): 0 running, 1 dead\n"
-     "         (down although runit wants it up), 3 not running, 4 unknown\n"
-     "exit: without --lsb, the sum over services (as Omnibus): 0 run, 1 runsv not running,\n"
-     "  3 down, 4 status unreadable (capped at 255)\nexample: gitlab-ctl status --lsb postgresql"},
-    {"service-list", cmd_service_list, "", "list catalog services, '*' marks enabled ones", NULL},
-    {"tail", cmd_tail, "[-f] [-n LINES] [SERVICE[/FILE]]", "follow the current logs of services",
-     "options:\n  -n N  start with the last N lines (default 10)\n  -f    accepted and ignored: "
-     "tail always follows\n"
-     "SERVICE/FILE follows FILE in the service's log directory\n"
-     "exit: 1 an unknown service or unreadable log\nexample: gitlab-ctl tail postgresql/current"},
-    {"inspect", cmd_inspect, "[--json] [SERVICE]",
-     "check the running process: memory, allocator, env drift, user, /metrics",
-     "options:\n  --json  one JSON document\nexit: 0 healthy; 1 a problem found\n"
-     "example: gitlab-ctl inspect --json gitlab-exporter"},
-    {"exec", cmd_exec,
-     "[--envdir DIR | --from-config [-c FILE]] [--user USER] [--group GROUP] [--chdir DIR] SERVICE "
-     "[-- COMMAND ARGS...]",
-     "run a service in the foreground with its computed env (run scripts, containers)", NULL},
-    {"runsvdir", cmd_runsvdir, "", "run runsvdir for the service tree in the foreground", NULL},
-    {"upgrade", cmd_upgrade, "", "reconfigure, then restart services whose program changed", NULL},
-    {"diff-config", cmd_diff_config, "",
-     "diff -u of your gitlab.rb against the shipped template (as Omnibus: yours is '-')",
-     "compares as Omnibus' diff-config does: your lines are the '-' side, the template's the '+'\n"
-     "  side (a line you added or changed shows as '-', the template's default as '+')\n"
-     "exit: diff's: 0 the same; 1 different; 2 a file is missing or diff failed\n"
-     "example: gitlab-ctl diff-config | grep '^-[^-]'   # what you changed"},
-    {"backup-etc", cmd_backup_etc, "[-p DIR] [--delete-old-backups [-k N]]",
-     "archive gitlab.rb and the generated service tree (0600, in a 0700 directory)",
-     "options:\n  -p DIR  the backup directory (default <root>/etc/gitlab/config_backup, made "
-     "0700);\n"
-     "          it must be root's and closed to others: the archive holds secrets\n"
-     "  --delete-old-backups  then keep only the newest N archives\n"
-     "  -k N    how many --delete-old-backups keeps (default 7)\n"
-     "writes gitlab_config_<epoch>_<YYYY_MM_DD>.tar holding etc/gitlab, <install>/sv (without\n"
-     "  supervise/) and <install>/etc; links are stored as links, never followed\n"
-     "exit: 0 written; 1 refused or failed (nothing half written); 2 usage\n"
-     "example: gitlab-ctl backup-etc --delete-old-backups -k 14"},
-    {"uninstall", cmd_uninstall, "", "stop every service and runsvdir; keep config, data, logs",
-     NULL},
-    {"cleanse", cmd_cleanse, "[--yes | yes]",
-     "uninstall, then delete generated files, logs and service data", NULL},
-    {"remove-accounts", cmd_remove_accounts, "", "delete the accounts reconfigure created", NULL},
-    {"probe", cmd_probe, "SERVICE", NULL, NULL}, /* sv/<svc>/check: readiness, exit 0 when ready */
-    {NULL, NULL, NULL, NULL, NULL},
+    {.name = "reconfigure",
+     .fn = cmd_reconfigure,
+     .usage = "[--dry-run] [--diff]",
+     .summary = "render the service tree from gitlab.rb and converge the running services",
+     .details =
+         "options:\n"
+         "  --dry-run  say what would change, change nothing\n"
+         "  --diff     show each file's changes (secrets hidden)\n"
+         "exit: 0 converged; 1 an error (pre-flight, config, a service not ready): a pre-flight\n"
+         "  failure changes nothing\n"
+         "example: gitlab-ctl reconfigure --dry-run --diff"},
+    {.name = "check-config",
+     .fn = cmd_check_config,
+     .usage = "[-c FILE] [--strict] [--json] [-v VERSION]",
+     .summary = "validate gitlab.rb and the catalog; exit 1 on errors",
+     .details =
+         "options:\n"
+         "  -c FILE   check FILE instead of gitlab.rb\n"
+         "  --strict  warnings and unknown keys are errors (CI)\n"
+         "  --json    one JSON document: ok, config, errors, warnings, strict, diagnostics (file,\n"
+         "            line, col, severity, message, hint: the fix the message names, or null)\n"
+         "  -v VERSION  accepted for Omnibus' sake: no version checks are done here\n"
+         "exit: 0 valid; 1 errors (or warnings under --strict); 2 usage\n"
+         "example: gitlab-ctl check-config --strict"},
+    {.name = "show-config",
+     .fn = cmd_show_config,
+     .usage = "[-c FILE] [--show-secrets] [--json] [SERVICE...]",
+     .summary = "print the effective settings and env of every enabled service",
+     .details = "options:\n"
+                "  --show-secrets  do not redact\n"
+                "  --json          one JSON document; on errors their file, line, col, severity, "
+                "message and hint\n"
+                "exit: 0; 1 the configuration has errors\n"
+                "example: gitlab-ctl show-config gitlab-exporter"},
+    {.name = "start",
+     .fn = cmd_control,
+     .usage = "[SERVICE]",
+     .summary = "start services and wait until they run"},
+    {.name = "stop",
+     .fn = cmd_control,
+     .usage = "[SERVICE]",
+     .summary = "stop services and wait until they are down"},
+    {.name = "restart",
+     .fn = cmd_control,
+     .usage = "[SERVICE]",
+     .summary = "stop then start services"},
+    {.name = "restart-except",
+     .fn = cmd_control,
+     .usage = "SERVICE...",
+     .summary = "restart every enabled service except the ones named",
+     .details = "exit: 0 all restarted; 1 a service failed or an unknown name\n"
+                "example: gitlab-ctl restart-except postgresql redis"},
+    {.name = "once",
+     .fn = cmd_control,
+     .usage = "[SERVICE]",
+     .summary = "start services, do not restart them when they exit"},
+    {.name = "kill", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGKILL"},
+    {.name = "term", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGTERM"},
+    {.name = "hup", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGHUP"},
+    {.name = "int", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGINT"},
+    {.name = "usr1", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGUSR1"},
+    {.name = "usr2", .fn = cmd_control, .usage = "[SERVICE]", .summary = "send SIGUSR2"},
+    {.name = "graceful-kill",
+     .fn = cmd_control,
+     .usage = "[SERVICE]",
+     .summary = "stop gracefully, then SIGKILL what is left after SVWAIT"},
+    {.name = "status",
+     .fn = cmd_status,
+     .usage = "[--lsb] [SERVICE]",
+     .summary = "print runit status; exit 0 when all run",
+     .flags = CMD_ROOT_ONLY,
+     .details =
+         "options:\n"
+         "  --lsb  exit with one LSB code for the selection (worst wins): 0 running, 1 dead\n"
+         "         (down although runit wants it up), 3 not running, 4 unknown\n"
+         "exit: without --lsb, the sum over services (as Omnibus): 0 run, 1 runsv not running,\n"
+         "  3 down, 4 status unreadable (capped at 255)\n"
+         "example: gitlab-ctl status --lsb postgresql"},
+    {.name = "service-list",
+     .fn = cmd_service_list,
+     .usage = "",
+     .summary = "list catalog services, '*' marks enabled ones"},
+    {.name = "tail",
+     .fn = cmd_tail,
+     .usage = "[-f] [-n LINES] [SERVICE[/FILE]]",
+     .summary = "follow the current logs of services",
+     .details = "options:\n"
+                "  -n N  start with the last N lines (default 10)\n"
+                "  -f    accepted and ignored: tail always follows\n"
+                "SERVICE/FILE follows FILE in the service's log directory\n"
+                "exit: 1 an unknown service or unreadable log\n"
+                "example: gitlab-ctl tail postgresql/current"},
+    {.name = "inspect",
+     .fn = cmd_inspect,
+     .usage = "[--json] [SERVICE]",
+     .summary = "check the running process: memory, allocator, env drift, user, /metrics",
+     .details = "options:\n"
+                "  --json  one JSON document\n"
+                "exit: 0 healthy; 1 a problem found\n"
+                "example: gitlab-ctl inspect --json gitlab-exporter"},
+    {.name = "exec",
+     .fn = cmd_exec,
+     .usage = "[--envdir DIR | --from-config [-c FILE]] [--user USER] [--group GROUP] [--chdir "
+              "DIR] SERVICE [-- COMMAND ARGS...]",
+     .summary = "run a service in the foreground with its computed env (run scripts, containers)",
+     .flags = CMD_OWN_CONFIG},
+    {.name = "runsvdir",
+     .fn = cmd_runsvdir,
+     .usage = "",
+     .summary = "run runsvdir for the service tree in the foreground"},
+    {.name = "upgrade",
+     .fn = cmd_upgrade,
+     .usage = "",
+     .summary = "reconfigure, then restart services whose program changed"},
+    {.name = "diff-config",
+     .fn = cmd_diff_config,
+     .usage = "",
+     .summary = "diff -u of your gitlab.rb against the shipped template (as Omnibus: yours is '-')",
+     .details = "compares as Omnibus' diff-config does: your lines are the '-' side, the "
+                "template's the '+'\n"
+                "  side (a line you added or changed shows as '-', the template's default as '+')\n"
+                "exit: diff's: 0 the same; 1 different; 2 a file is missing or diff failed\n"
+                "example: gitlab-ctl diff-config | grep '^-[^-]'   # what you changed"},
+    {.name = "backup-etc",
+     .fn = cmd_backup_etc,
+     .usage = "[-p DIR] [--delete-old-backups [-k N]]",
+     .summary = "archive gitlab.rb and the generated service tree (0600, in a 0700 directory)",
+     .details =
+         "options:\n"
+         "  -p DIR  the backup directory (default <root>/etc/gitlab/config_backup, made 0700);\n"
+         "          it must be root's and closed to others: the archive holds secrets\n"
+         "  --delete-old-backups  then keep only the newest N archives\n"
+         "  -k N    how many --delete-old-backups keeps (default 7)\n"
+         "writes gitlab_config_<epoch>_<YYYY_MM_DD>.tar holding etc/gitlab, <install>/sv (without\n"
+         "  supervise/) and <install>/etc; links are stored as links, never followed\n"
+         "exit: 0 written; 1 refused or failed (nothing half written); 2 usage\n"
+         "example: gitlab-ctl backup-etc --delete-old-backups -k 14"},
+    {.name = "uninstall",
+     .fn = cmd_uninstall,
+     .usage = "",
+     .summary = "stop every service and runsvdir; keep config, data, logs"},
+    {.name = "cleanse",
+     .fn = cmd_cleanse,
+     .usage = "[--yes | yes]",
+     .summary = "uninstall, then delete generated files, logs and service data"},
+    {.name = "remove-accounts",
+     .fn = cmd_remove_accounts,
+     .usage = "",
+     .summary = "delete the accounts reconfigure created"},
+    {.name = "probe",
+     .fn = cmd_probe,
+     .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
+    {.name = NULL},
 };
 
 const struct command *command_find(const char *name)

@@ -13,13 +13,25 @@
 
 typedef int (*cmd_fn)(const struct ctl *ctl, int argc, char **argv);
 
+/* What main() does differently for a command before calling it (struct command's flags). */
+enum command_flag {
+	/* It reads only the root's runit tree: main sets up the root alone (ctl_init_root), not
+	 * the binary's and the catalog's paths, which `status` would pay for on every call. */
+	CMD_ROOT_ONLY = 1u << 0,
+	/* -c/--config after the command name is the command's own option (exec: the gitlab.rb it
+	 * computes the env from), left in argv rather than taken as the global one. */
+	CMD_OWN_CONFIG = 1u << 1,
+};
+
+/* One entry of the table; designated initializers, so an entry names only what it sets. */
 struct command {
 	const char *name;
 	cmd_fn fn;
 	const char *usage;   /* arguments, e.g. "[SERVICE]" */
 	const char *summary; /* one line; NULL: internal (run by generated scripts), not in help */
 	const char
-	    *details; /* `help CMD`: options, exit codes, an example; NULL: the usage says it */
+	    *details;   /* `help CMD`: options, exit codes, an example; NULL: the usage says it */
+	unsigned flags; /* enum command_flag bits; 0 for most */
 };
 
 /* The command table, NULL-terminated; defined in commands.c. */

@@ -1,0 +1,53 @@
+/* The command table: what main() does differently for a command is a flag of its entry. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmd/commands.h"
+
+static unsigned flags_of(const char *name)
+{
+	const struct command *c = command_find(name);
+	assert_non_null(c);
+	return c->flags;
+}
+
+static void test_flags(void **state)
+{
+	(void)state;
+	/* status alone reads only the runit tree; exec alone keeps a -c after its name */
+	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY);
+	assert_int_equal(flags_of("exec"), CMD_OWN_CONFIG);
+	for (const struct command *c = commands; c->name != NULL; c++)
+		if (strcmp(c->name, "status") != 0 && strcmp(c->name, "exec") != 0)
+			assert_int_equal(c->flags, 0);
+}
+
+/* Designated initializers leave out what an entry does not set: what must be there is. */
+static void test_entries_complete(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	for (const struct command *c = commands; c->name != NULL; c++, n++) {
+		assert_non_null(c->fn);
+		assert_non_null(c->usage);
+		assert_ptr_equal(command_find(c->name), c);
+		if (c->summary == NULL) /* internal: only what generated scripts run */
+			assert_string_equal(c->name, "probe");
+	}
+	assert_true(n > 20);
+	assert_null(command_find("statsu"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_entries_complete),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
