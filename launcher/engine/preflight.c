@@ -12,7 +12,7 @@
 #include "engine/preflight.h"
 #include "lib/alloc.h"
 #include "lib/reach.h"
-#include "lib/pathjoin.h"
+#include "lib/pathsearch.h"
 #include "proc/ready.h"
 #include "render/exporterlink.h"
 #include "runit/runit.h"
@@ -32,38 +32,65 @@ static void blame(const struct svc *s, const char *key, int cat_line, char *file
 	}
 }
 
-/* A relative command is looked up in the service's PATH, as exec does. */
-static bool find_in_path(const struct svc *s, const char *cmd, char *out, size_t len)
+/* The account's verdict on each PATH match (reach_exec), the first refusal kept to explain. */
+struct runs_as {
+	const struct reach_who *w;
+	char *why;
+	size_t len;
+	bool refused;
+};
+
+static bool account_may_run(const char *file, void *arg)
+{
+	struct runs_as *r = arg;
+	char why[PATH_MAX + 128];
+	if (reach_exec(r->w, file, why, sizeof why) == 0)
+		return true;
+	if (!r->refused)
+		strlcpy(r->why, why, r->len);
+	r->refused = true;
+	return false;
+}
+
+enum verdict { RUNS, MISSING, REFUSED };
+
+/* A relative command: the match in the service's PATH its account can run, as exec finds it. */
+static enum verdict search_path(const struct svc *s, const struct reach_who *w, char *out,
+                                size_t len, char *why, size_t whylen)
 {
 	const char *path = kv_get(&s->env, "PATH");
 	if (path == NULL)
 		path = kv_get(&s->base_env, "PATH");
-	while (path != NULL && *path != '\0') {
-		size_t n = strcspn(path, ":");
-		struct stat st;
-		if (path_fmt(out, len, "%.*s/%s", (int)n, path, cmd) == 0 && stat(out, &st) == 0 &&
-		    S_ISREG(st.st_mode))
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
+	struct runs_as r = {w, why, whylen, false};
+	if (path_search(path, s->argv[0], account_may_run, &r, out, len) == 0)
+		return RUNS;
+	if (errno != EACCES)
+		return MISSING;
+	if (!r.refused) /* a directory on the way that root cannot search */
+		strlcpy(why, strerror(EACCES), whylen);
+	return REFUSED;
 }
 
-/* What the service will execute: for the managed exporter link, the bundled exporter. */
-static bool command_path(const struct ctl *ctl, const struct svc *s, char *out, size_t len)
+/* What s will execute (for the managed exporter link, the bundled exporter), as its account. */
+static enum verdict command_path(const struct ctl *ctl, const struct svc *s,
+                                 const struct reach_who *w, char *out, size_t len, char *why,
+                                 size_t whylen)
 {
 	const char *cmd = s->argv[0];
 	struct exporter_link x;
 	struct stat st;
 	if (strchr(cmd, '/') == NULL)
-		return find_in_path(s, cmd, out, len);
+		return search_path(s, w, out, len, why, whylen);
 	if (exporter_link_paths(ctl, &x) == 0 && strcmp(cmd, x.path) == 0 &&
-	    exporter_link_managed(&x))
-		return strlcpy(out, x.bundled, len) < len;
-	if (strlcpy(out, cmd, len) >= len)
-		return false;
-	/* Only a missing file is "not found"; reach_exec explains any other failure. */
-	return stat(out, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+	    exporter_link_managed(&x)) {
+		if (strlcpy(out, x.bundled, len) >= len)
+			return MISSING;
+	} else if (strlcpy(out, cmd, len) >= len) {
+		return MISSING;
+	} else if (stat(out, &st) == -1 && (errno == ENOENT || errno == ENOTDIR)) {
+		return MISSING; /* only a missing file: reach_exec explains any other failure */
+	}
+	return reach_exec(w, out, why, whylen) == 0 ? RUNS : REFUSED;
 }
 
 static void report_missing(const struct svc *s, const char *file, int line, struct diags *d)
@@ -116,11 +143,11 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
 			continue;
 		blame(s, "command", s->def->command_line, file, sizeof file, &line);
-		if (!command_path(ctl, s, path, sizeof path)) {
+		enum verdict v = command_path(ctl, s, who_runs(s, seen, &nseen), path, sizeof path,
+		                              why, sizeof why);
+		if (v == MISSING)
 			report_missing(s, file, line, d);
-			continue;
-		}
-		if (reach_exec(who_runs(s, seen, &nseen), path, why, sizeof why) != 0)
+		else if (v == REFUSED)
 			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);
 	}

@@ -1,9 +1,12 @@
 /* Fixed-argv child processes (see spawn.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/gcovflush.h"
+#include "lib/pathsearch.h"
 #include "lib/reap.h"
 #include "lib/rlimits.h"
 #include "lib/spawn.h"
@@ -33,17 +36,29 @@ static void child(const char *path, char *const argv[], const struct spawn *sp)
 	/* Its own group: at a deadline, whatever it started is killed with it. */
 	if (sp->deadline != 0 && setpgid(0, 0) == -1)
 		_exit(127);
-	char *const *envp = sp->envp ? sp->envp : default_env;
 	gcov_before_exec();
-	if (sp->search)
-		execvpe(path, argv, envp);
-	else
-		execve(path, argv, envp);
+	execve(path, argv, sp->envp ? sp->envp : default_env);
 	_exit(127);
+}
+
+/* PATH of the environment the program gets (not ours, which execvpe would search); or NULL. */
+static const char *path_of(char *const *envp)
+{
+	for (; *envp != NULL; envp++)
+		if (strncmp(*envp, "PATH=", 5) == 0)
+			return *envp + 5;
+	return NULL;
 }
 
 int spawn_wait(const char *path, char *const argv[], const struct spawn *sp)
 {
+	char found[PATH_MAX];
+	if (sp->search) {
+		if (path_search(path_of(sp->envp ? sp->envp : default_env), path,
+		                path_runnable_self, NULL, found, sizeof found) == -1)
+			return 127; /* what the child would have exited with */
+		path = found;
+	}
 	pid_t pid = fork();
 	if (pid == -1)
 		return -1;

@@ -14,7 +14,7 @@ struct spawn {
 	const char *dir;   /* chdir there first; NULL to stay */
 	char *const *envp; /* NULL: a minimal environment holding only a standard PATH */
 	int out, err;     /* a descriptor, SPAWN_NULL or SPAWN_INHERIT; stdin is always /dev/null */
-	bool search;      /* look the program up in PATH like execvp */
+	bool search;      /* look the program up in envp's PATH (lib/pathsearch) */
 	bool sane_limits; /* the system's resource limits, not ours (rlimits.h) */
 	long deadline;    /* mono_ms() time at which the program (its process group) is
 	                     stopped as reap.h says and spawn_wait fails with ETIMEDOUT; 0: wait

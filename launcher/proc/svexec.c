@@ -15,7 +15,7 @@
 #include "lib/buf.h"
 #include "lib/fdio.h"
 #include "lib/gcovflush.h"
-#include "lib/pathjoin.h"
+#include "lib/pathsearch.h"
 #include "lib/ptyrelay.h"
 #include "proc/svexec.h"
 
@@ -251,43 +251,25 @@ static void filter_preload(struct envv *env, struct diags *d)
 }
 
 /*
- * Find the command like a shell does, but in the PATH of the NEW
- * environment. Returns 0 with the path in out, or the exit status to use.
+ * Find the command as a shell does (lib/pathsearch: never in the cwd), in the PATH of the NEW
+ * environment, as the account: credentials are already switched. Returns 0 with the path in
+ * out, or the exit status to use.
  */
 static int resolve(const char *cmd, const struct envv *env, char *out, size_t outlen,
                    struct diags *d)
 {
-	if (strchr(cmd, '/') != NULL) {
-		if (strlcpy(out, cmd, outlen) >= outlen) {
-			diag_add(d, DIAG_ERR, "exec: %s: path too long", cmd);
-			return SVEXEC_NOTFOUND;
-		}
-		return 0;
-	}
 	const char *path = envv_get(env, "PATH");
-	if (path == NULL)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	bool denied = false;
-	for (const char *p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-		int dlen = (int)(end - p);
-		struct stat st;
-		/* An empty element means the current directory, as in execvp. */
-		if (path_fmt(out, outlen, "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd) == 0 &&
-		    stat(out, &st) == 0) {
-			if (S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-				return 0;
-			denied = true;
-		}
-		if (*end == '\0')
-			break;
-		p = end;
-	}
-	if (denied) {
+	if (path_search(path, cmd, path_runnable_self, NULL, out, outlen) == 0)
+		return 0;
+	if (errno == EACCES) {
 		diag_add(d, DIAG_ERR, "exec: %s: found in PATH but not executable", cmd);
 		return SVEXEC_NOTEXEC;
 	}
-	diag_add(d, DIAG_ERR, "exec: %s: not found in PATH=%s", cmd, path);
+	if (errno == ENAMETOOLONG)
+		diag_add(d, DIAG_ERR, "exec: %s: path too long", cmd);
+	else
+		diag_add(d, DIAG_ERR, "exec: %s: not found in PATH=%s", cmd,
+		         path != NULL ? path : PATHSEARCH_DEFAULT);
 	return SVEXEC_NOTFOUND;
 }
 

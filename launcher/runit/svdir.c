@@ -16,6 +16,7 @@
 #include <bsd/libutil.h>
 
 #include "lib/pathjoin.h"
+#include "lib/pathsearch.h"
 #include "lib/clock.h"
 #include "lib/readfile.h"
 #include "lib/gcovflush.h"
@@ -283,18 +284,11 @@ int svdir_settle(const char *service_dir, time_t before, bool running)
 static int find_runsvdir(char *out, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[4096];
-	strlcpy(buf, path && *path ? path : DEFAULT_PATH, sizeof buf);
-	strlcat(buf, ":/usr/bin:/usr/sbin:/bin:/sbin", sizeof buf);
-	char *save = NULL;
-	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		if (*d != '/')
-			continue;
-		if (path_join(out, len, d, "runsvdir") == 0 && access(out, X_OK) == 0)
-			return 0;
-	}
-	errno = ENOENT;
-	return -1;
+	if (path_search(path && *path ? path : DEFAULT_PATH, "runsvdir", path_runnable_self, NULL,
+	                out, len) == 0)
+		return 0;
+	return path_search("/usr/bin:/usr/sbin:/bin:/sbin", "runsvdir", path_runnable_self, NULL,
+	                   out, len);
 }
 
 /*

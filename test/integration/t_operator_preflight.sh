@@ -70,4 +70,34 @@ want="$RB:2: error: gitlab-exporter: port $P2 is in use by pid $HOLDER (ruby -rs
 [ "$(head -n1 "$ERR")" = "$want" ] || fail "got: $(cat "$ERR")"
 [ "$(status_pid "$SVC/supervise/status")" = "$PID" ] || fail "the working exporter was restarted"
 [ "$(snapshot)" = "$before" ] || { printf "%s\n" "$before" >"$T_ROOT/b"; snapshot | diff "$T_ROOT/b" - >&2; fail "the tree changed after a failed pre-flight"; }
+# --- a relative command: looked up in the service's PATH as exec looks it up ---------------------
+mkdir -p "$T_ROOT/p/plain" "$T_ROOT/p/run"
+chmod 755 "$T_ROOT/p" "$T_ROOT/p/plain" "$T_ROOT/p/run"
+printf '#!/bin/sh\n' >"$T_ROOT/p/plain/pathtest-prog"
+printf '#!/bin/sh\n' >"$T_ROOT/p/run/pathtest-prog"
+chmod 644 "$T_ROOT/p/plain/pathtest-prog"
+chmod 755 "$T_ROOT/p/run/pathtest-prog"
+pathtest() {
+	sed -e 's/pgtest/pathtest/g' -e '/^package/d' -e "s|^base_env = .*|base_env = { PATH = \"$1\"; };|" \
+		-e 's|^command = .*|command = [ "pathtest-prog" ];|' "$DATA/sv/pgtest.conf" >"$DATA/sv/pathtest.conf"
+}
+RB2=$T_ROOT/etc/gitlab/pathtest.rb
+echo "pathtest['enable'] = true" >"$RB2"
+# a file its account may not run is passed over for the next element, as exec passes it over
+pathtest "$T_ROOT/p/plain:$T_ROOT/p/run"
+GITLAB_CTL_DATADIR=$DATA expect_rc 0 ctl check-config -c "$RB2"
+# only that file: named, and why
+pathtest "$T_ROOT/p/plain"
+GITLAB_CTL_DATADIR=$DATA expect_rc 1 ctl check-config -c "$RB2"
+has "$ERR" "pathtest cannot run its command $T_ROOT/p/plain/pathtest-prog"
+# a directory of that name is not the command
+pathtest "$T_ROOT/p:$T_ROOT/p/plain"
+mkdir "$T_ROOT/p/pathtest-prog"
+GITLAB_CTL_DATADIR=$DATA expect_rc 1 ctl check-config -c "$RB2"
+has "$ERR" "pathtest cannot run its command $T_ROOT/p/plain/pathtest-prog"
+# an empty or relative element is not the current directory
+pathtest ":.:run"
+(cd "$T_ROOT/p" && GITLAB_CTL_DATADIR=$DATA expect_rc 1 ctl check-config -c "$RB2")
+has "$ERR" "pathtest: command pathtest-prog not found"
+rm -f "$DATA/sv/pathtest.conf"
 echo ok
