@@ -37,14 +37,15 @@
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4, CODE_DEAD = 5 };
 
 /*
- * stdout fully buffered in a static buffer: a whole `status` is one write(2), as sv's, and
- * nothing is allocated for it. Commands that wait flush before each wait. `status` hands
- * stdio one line per service: stdio's cost is per call.
+ * stdout fully buffered: a whole `status` is one write(2), as sv's. The buffer is given, not
+ * left to stdio, which would fstat stdout to size it; it is stdout's until exit flushes it,
+ * so it is never freed. Commands that wait flush before each wait. `status` hands stdio one
+ * line per service: stdio's cost is per call.
  */
 static void out_init(void)
 {
-	static char buf[8192];
-	setvbuf(stdout, buf, _IOFBF, sizeof buf);
+	enum { OUT_BUF = 8192 };
+	setvbuf(stdout, xmalloc(OUT_BUF), _IOFBF, OUT_BUF);
 }
 
 static int state_code(const struct sv_status *st)

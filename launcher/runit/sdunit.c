@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "lib/fdio.h"
 #include "lib/pathjoin.h"
 #include "lib/clock.h"
@@ -78,11 +79,11 @@ void sdunit_probe(const struct ctl *ctl, struct sdunit_facts *f)
 	f->env = getenv("GITLAB_CTL_SYSTEMD");
 	if (f->root_given || !f->booted)
 		return; /* nothing else matters: spare the reads */
-	static char text[UNIT_MAX];
-	char prog[PATH_MAX], real[PATH_MAX];
-	f->unit_found = read_unit(text, sizeof text) == 0;
+	char *text = xmalloc(UNIT_MAX), prog[PATH_MAX], real[PATH_MAX];
+	f->unit_found = read_unit(text, UNIT_MAX) == 0;
 	f->runs_self = f->unit_found && sdunit_exec_path(text, prog, sizeof prog) == 0 &&
 	               realpath(prog, real) != NULL && strcmp(real, ctl->self) == 0;
+	free(text);
 }
 
 static int systemctl(const char *verb, const char *opt, struct diags *d)

@@ -336,10 +336,14 @@ static void exec_runsvdir(const char *prog, const char *service_dir, pid_t wrapp
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* The readproctitle log: runsvdir's errors show in `ps`, like Omnibus' runsvdir. */
-	static char logarg[] = "log: ..........................................................."
-	                       "..............................................................."
-	                       "...............................................................";
+	/*
+	 * The readproctitle log: runsvdir's errors show in `ps`, like Omnibus' runsvdir. runsvdir
+	 * writes them over the dots of its own copy of argv (execv copies the strings), so this
+	 * array needs only the length, not to outlive this frame: automatic, not static.
+	 */
+	char logarg[] = "log: ..........................................................."
+	                "..............................................................."
+	                "...............................................................";
 	char *argv[] = {"runsvdir", "-P", (char *)service_dir, logarg, NULL};
 	gcov_before_exec();
 	execv(prog, argv);
