@@ -121,6 +121,18 @@ chmod 644 "$T_ROOT/bin/not-executable"
 rc=0; ex -- not-executable 2>"$ERR" || rc=$?
 [ "$rc" = 126 ] || fail "in PATH, not executable: want 126, got $rc"
 grep -q 'found in PATH but not executable' "$ERR" || fail "message: $(cat "$ERR")"
+note "an empty or relative PATH element is not the cwd (the service's home, its account's)"
+mkdir "$T_ROOT/env-cwd" "$T_ROOT/home/bin"
+chmod 755 "$T_ROOT/env-cwd" "$T_ROOT/home/bin"
+printf '%s' ":bin:/usr/bin:/bin" >"$T_ROOT/env-cwd/PATH"
+printf '#!/bin/sh\necho ran-from-cwd\n' >"$T_ROOT/home/in-home-only"
+cp "$T_ROOT/home/in-home-only" "$T_ROOT/home/bin/in-home-only"
+chmod 755 "$T_ROOT/home/in-home-only" "$T_ROOT/home/bin/in-home-only"
+rc=0; ctl exec --envdir "$T_ROOT/env-cwd" --chdir "$T_ROOT/home" svc -- in-home-only \
+	>"$OUT" 2>"$ERR" || rc=$?
+[ "$rc" = 127 ] || fail "empty PATH element searched the cwd: rc $rc, $(cat "$OUT")"
+grep -q 'in-home-only: not found in PATH=:bin:/usr/bin:/bin' "$ERR" || fail "message: $(cat "$ERR")"
+rm -r "$T_ROOT/home/in-home-only" "$T_ROOT/home/bin"
 note "an envdir without PATH: the command is searched in /usr/local/bin:/usr/bin:/bin"
 mkdir "$T_ROOT/env-nopath"
 chmod 755 "$T_ROOT/env-nopath"
