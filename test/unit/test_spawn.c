@@ -149,6 +149,35 @@ static void test_search(void **state)
 	assert_int_equal(spawn_wait("test-spawn-no-such-program", argv, &sp), 127);
 }
 
+/* The PATH searched is the one the program gets, not the caller's. */
+static void test_search_envp_path(void **state)
+{
+	(void)state;
+	char bin[128], prog[160], path_env[160];
+	snprintf(bin, sizeof bin, "%s/bin", top);
+	snprintf(prog, sizeof prog, "%s/test-spawn-prog", bin);
+	snprintf(path_env, sizeof path_env, "PATH=%s", bin);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	FILE *f = fopen(prog, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexit 7\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(prog, 0755), 0);
+	char *const argv[] = {"test-spawn-prog", NULL}, *const env[] = {path_env, NULL};
+	struct spawn sp = {.out = SPAWN_NULL, .err = SPAWN_NULL, .envp = env, .search = true};
+	assert_int_equal(spawn_wait("test-spawn-prog", argv, &sp), 7);
+	/* ours holds it, the program's does not: not found */
+	char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", bin, 1);
+	sp.envp = NULL;
+	assert_int_equal(spawn_wait("test-spawn-prog", argv, &sp), 127);
+	if (saved != NULL)
+		setenv("PATH", saved, 1);
+	free(saved);
+	assert_int_equal(unlink(prog), 0);
+	assert_int_equal(rmdir(bin), 0);
+}
+
 static void test_exec_errors(void **state)
 {
 	(void)state;
@@ -227,6 +256,7 @@ int main(void)
 	    cmocka_unit_test(test_environment),
 	    cmocka_unit_test(test_dir),
 	    cmocka_unit_test(test_search),
+	    cmocka_unit_test(test_search_envp_path),
 	    cmocka_unit_test(test_exec_errors),
 	    cmocka_unit_test(test_sane_limits),
 	    cmocka_unit_test(test_deadline_not_reached),
