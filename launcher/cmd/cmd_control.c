@@ -63,8 +63,8 @@ static size_t state_at(char *buf, size_t len, int dfd, const char *dir, const ch
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
-/* One line of `status` for a service and its log; returns its exit code share. */
-static int status_one(const struct svsel *sel, const char *name, time_t now)
+/* One line of `status` for a service and its log (out: stdout); returns its exit code share. */
+static int status_one(const struct svsel *sel, const char *name, time_t now, struct diags *out)
 {
 	char logdir[NAME_MAX + 8], line[2 * (NAME_MAX + 256)];
 	/* relative to the open service directory, like sv after its chdir */
@@ -75,7 +75,7 @@ static int status_one(const struct svsel *sel, const char *name, time_t now)
 		printf("fail: %s: %s\n", name, sv_strerror(errno));
 		return CODE_FAIL;
 	}
-	int r = control_status_get(sel->fd, dir, name, &st);
+	int r = control_status_get(sel->fd, dir, name, &st, out);
 	if (r <= 0)
 		return r == 0 ? CODE_FAIL : CODE_UNKNOWN;
 	size_t n = state_at(line, sizeof line - 2, sel->fd, dir, name, &st, now);
@@ -95,7 +95,7 @@ static int status_one(const struct svsel *sel, const char *name, time_t now)
 	}
 	memcpy(line + n, "; ", 2);
 	fwrite(line, 1, n + 2, stdout);
-	r = control_status_get(sel->fd, logdir, logdir, &st);
+	r = control_status_get(sel->fd, logdir, logdir, &st, out);
 	int logcode = r == 0 ? CODE_FAIL : CODE_UNKNOWN;
 	if (r == 1) {
 		n = state_at(line, sizeof line - 1, sel->fd, logdir, "log", &st, now);
@@ -199,8 +199,11 @@ int cmd_status(const struct ctl *ctl, int argc, char **argv)
 	static const int lsb_of_rank[] = {0, 3, 1, 4};
 	int code = 0, worst = 0;
 	bool orphans = false;
+	struct diags out; /* only its stream: control_status_get's "fail:" lines */
+	diags_init(&out);
+	out.live = stdout;
 	for (size_t i = 0; i < sel.n; i++) {
-		int c = status_one(&sel, sel.names[i], now);
+		int c = status_one(&sel, sel.names[i], now, &out);
 		orphans |= c == CODE_FAIL;
 		if (lsb_rank(c) > worst)
 			worst = lsb_rank(c);
@@ -266,10 +269,12 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)
 		warn("%s: cannot read the service order; acting in name order", sel.dir);
 
-	struct diags d;
+	struct diags d; /* result lines on stdout; what a timed-out check said on stderr */
 	diags_init(&d);
+	d.live = stdout;
+	d.report = stderr;
 	int failed = control_run(ctl, op, &sel, wait * 1000L, &d);
-	diags_print(&d, stderr);
+	diags_report(&d);
 	diags_free(&d);
 	if (failed && control_starts(op))
 		cmd_tail_failed(ctl, sel.names, sel.n, stderr);
