@@ -4,6 +4,8 @@
  * Modules record problems here instead of printing them, so that one place
  * (the command) decides how and whether to report, and so that validation can
  * report every problem of a file at once rather than stopping at the first.
+ * A long stage (engine/) also writes its lines through here, to the streams the
+ * command set (live, report), and reports each step's problems as it ends.
  */
 #ifndef GITLAB_CTL_DIAG_H
 #define GITLAB_CTL_DIAG_H
