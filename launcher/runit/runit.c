@@ -114,6 +114,36 @@ int sv_live_at(int dirfd, const char *dir)
 	return SV_LIVE_OK;
 }
 
+int sv_status_get(int dirfd, const char *dir, const char *label, struct sv_status *st,
+                  char *msg, size_t len)
+{
+	int live = sv_live_at(dirfd, dir);
+	if (live == SV_LIVE_NOT_RUNNING) {
+		snprintf(msg, len, "fail: %s: runsv not running", label);
+		return 0;
+	}
+	struct stat sb;
+	if (live != SV_LIVE_OK && fstatat(dirfd, dir, &sb, 0) == -1) {
+		/* e.g. a symlink left behind after its sv directory was removed */
+		snprintf(msg, len, "fail: %s: unable to change to service directory: %s", label,
+		         sv_strerror(errno));
+		return 0;
+	}
+	if (live != SV_LIVE_OK) {
+		int e = live == SV_LIVE_NO_SUPERVISE ? ENOENT : errno;
+		snprintf(msg, len, "warning: %s: unable to open supervise/ok: %s", label,
+		         sv_strerror(e));
+		return -1;
+	}
+	if (sv_read_status_at(dirfd, dir, st) == -1) {
+		int e = errno;
+		snprintf(msg, len, "warning: %s: unable to %s supervise/status: %s", label,
+		         e == EBADMSG ? "read" : "open", sv_strerror(e));
+		return -1;
+	}
+	return 1;
+}
+
 int sv_live(const char *dir)
 {
 	return sv_live_at(AT_FDCWD, dir);

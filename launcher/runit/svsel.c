@@ -100,8 +100,12 @@ static int load(struct svsel *sel, const char *name)
 
 int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 {
-	memset(sel, 0, sizeof *sel);
+	/* not memset: zeroing dir would touch a page status otherwise never does */
 	sel->fd = -1;
+	sel->names = NULL;
+	sel->n = 0;
+	sel->wave = NULL;
+	sel->deps = NULL;
 	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
 		return -1;
 	if (load(sel, name) == 0)
@@ -185,14 +189,13 @@ static int read_deps(const struct svsel *sel, bool *deps)
 	return rc;
 }
 
-static const struct svsel *order_sel;
-
-static int cmp_wave(const void *a, const void *b)
+static int cmp_wave(const void *a, const void *b, void *arg)
 {
+	const struct svsel *sel = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	if (order_sel->wave[i] != order_sel->wave[j])
-		return order_sel->wave[i] < order_sel->wave[j] ? -1 : 1;
-	return strcmp(order_sel->names[i], order_sel->names[j]);
+	if (sel->wave[i] != sel->wave[j])
+		return sel->wave[i] < sel->wave[j] ? -1 : 1;
+	return strcmp(sel->names[i], sel->names[j]);
 }
 
 int svsel_order(struct svsel *sel, bool reverse)
@@ -222,8 +225,7 @@ int svsel_order(struct svsel *sel, bool reverse)
 		for (size_t i = 0; i < n; i++)
 			wave[i] = max - wave[i];
 	sel->wave = wave;
-	order_sel = sel;
-	qsort(idx, n, sizeof *idx, cmp_wave);
+	qsort_r(idx, n, sizeof *idx, cmp_wave, sel);
 	char **names = xcalloc(n, sizeof *names);
 	int *sorted = xcalloc(n, sizeof *sorted);
 	for (size_t i = 0; i < n; i++) {
