@@ -28,31 +28,11 @@
 int control_status_get(int dfd, const char *dir, const char *label, struct sv_status *st,
                        struct diags *d)
 {
-	int live = sv_live_at(dfd, dir);
-	if (live == SV_LIVE_NOT_RUNNING) {
-		diag_out(d, "fail: %s: runsv not running\n", label);
-		return 0;
-	}
-	struct stat sb;
-	if (live != SV_LIVE_OK && fstatat(dfd, dir, &sb, 0) == -1) {
-		/* e.g. a symlink left behind after its sv directory was removed */
-		diag_out(d, "fail: %s: unable to change to service directory: %s\n", label,
-		         sv_strerror(errno));
-		return 0;
-	}
-	if (live != SV_LIVE_OK) {
-		int e = live == SV_LIVE_NO_SUPERVISE ? ENOENT : errno;
-		diag_out(d, "warning: %s: unable to open supervise/ok: %s\n", label,
-		         sv_strerror(e));
-		return -1;
-	}
-	if (sv_read_status_at(dfd, dir, st) == -1) {
-		int e = errno;
-		diag_out(d, "warning: %s: unable to %s supervise/status: %s\n", label,
-		         e == EBADMSG ? "read" : "open", sv_strerror(e));
-		return -1;
-	}
-	return 1;
+	char msg[PATH_MAX + 128];
+	int r = sv_status_get(dfd, dir, label, st, msg, sizeof msg);
+	if (r != 1)
+		diag_out(d, "%s\n", msg);
+	return r;
 }
 
 static void put_state(struct diags *d, const char *dir, const char *name,
