@@ -10,6 +10,7 @@
 #include "cmd/load.h"
 #include "config/catalog.h"
 #include "lib/diag.h"
+#include "lib/hot.h"
 #include "lib/rootlock.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
@@ -87,7 +88,7 @@ const struct command commands[] = {
      .fn = cmd_status,
      .usage = "[--lsb] [SERVICE]",
      .summary = "print runit status; exit 0 when all run",
-     .flags = CMD_ROOT_ONLY,
+     .flags = CMD_ROOT_ONLY | CMD_QUICK_EXIT,
      .details =
          "options:\n"
          "  --lsb  exit with one LSB code for the selection (worst wins): 0 running, 1 dead\n"
@@ -172,7 +173,7 @@ const struct command commands[] = {
     {.name = NULL},
 };
 
-const struct command *command_find(const char *name)
+STATUS_PATH const struct command *command_find(const char *name)
 {
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
@@ -227,7 +228,7 @@ void command_unknown_service(const char *verb, const char *name, const struct ca
 	fputc('\n', fp);
 }
 
-int command_one_arg(int argc, char **argv, const char **name)
+STATUS_PATH int command_one_arg(int argc, char **argv, const char **name)
 {
 	if (argc - optind > 1) {
 		warnx("%s: too many arguments (one SERVICE at most)", argv[0]);
@@ -296,7 +297,8 @@ static bool longopt_needs_arg(const struct option *o, const char *name)
 	return false;
 }
 
-int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
+                               const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);

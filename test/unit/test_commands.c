@@ -19,8 +19,9 @@ static unsigned flags_of(const char *name)
 static void test_flags(void **state)
 {
 	(void)state;
-	/* status alone reads only the runit tree; exec alone keeps a -c after its name */
-	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY);
+	/* status alone reads only the runit tree, without stdio; exec alone keeps a -c after its
+	 * name */
+	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY | CMD_QUICK_EXIT);
 	assert_int_equal(flags_of("exec"), CMD_OWN_CONFIG);
 	for (const struct command *c = commands; c->name != NULL; c++)
 		if (strcmp(c->name, "status") != 0 && strcmp(c->name, "exec") != 0)
