@@ -3,7 +3,8 @@
  * catalog service by its config name (gitlab_exporter[...]), or one of
  * gitlab-ctl's own settings: user[...], manage_accounts[...], logging[...];
  * any other name is ignored with a warning, as Omnibus settings for
- * services this build does not manage are.
+ * services this build does not manage are. Inside a condition (never
+ * evaluated) only what is ignored anyway may be set.
  */
 #include <limits.h>
 #include <stdio.h>

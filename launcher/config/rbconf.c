@@ -10,6 +10,9 @@
  * ends, keeping the source text as one RB_OPAQUE value. Containers keep their
  * literal structure around an opaque element so that callers can point at it.
  *
+ * Blocks (if/unless/case) are parsed statement by statement, their conditions
+ * skipped like opaque values; nesting them counts toward the depth limit.
+ *
  * The first error stops the parse: one precise location beats a cascade.
  */
 #include <errno.h>
