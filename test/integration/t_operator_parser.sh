@@ -165,3 +165,9 @@ when 'a' then gitlab_rails['x'] = [1].each do |y|
 end
 end
 EOF
+
+note "... and the refusal does not echo a modifier's line that may hold a secret"
+golden "1:57: error: gitlab-ctl does not evaluate conditions: gitlab_exporter['env'] (line 1) is set inside 'if': write the value this host needs as a plain assignment, outside any condition" <<'EOF'
+gitlab_exporter['env'] = { 'API_TOKEN' => 'VALSECRET' } if ENV['X']
+EOF
+lacks "$ERR" VALSECRET
