@@ -320,6 +320,20 @@ static bool condition_absent(const struct parser *p, bool subject)
 	       (subject && rbl_word_is(p, p->pos, e, "when"));
 }
 
+/* Ruby takes 'then' on a line of its own after a condition, too. */
+static void then_below(struct parser *p)
+{
+	for (;;) {
+		rbl_skip_ws_nl(p);
+		if (peek(p) != ';')
+			break;
+		p->pos++;
+	}
+	size_t e = rbl_ident_end(p, p->pos);
+	if (rbl_word_is(p, p->pos, e, "then"))
+		p->pos = e;
+}
+
 /*
  * The condition after the keyword at [kw, e), skipped as Ruby (it is never
  * evaluated), then what may end it: 'then', ';', a comment or the line end.
@@ -338,29 +352,26 @@ static bool skip_condition(struct parser *p, size_t kw, size_t e, bool subject)
 	} else if (rbp_scan_opaque(p, 0) == NULL) {
 		return false;
 	}
-	if (p->stmt_done) { /* a heredoc's body took the line end */
-		p->stmt_done = false;
-		return true;
-	}
 	rbl_skip_sp(p);
 	int c = peek(p);
 	size_t te = rbl_ident_end(p, p->pos);
-	if (rbl_word_is(p, p->pos, te, "then"))
+	if (p->stmt_done) { /* a heredoc's body took the line end */
+		p->stmt_done = false;
+	} else if (rbl_word_is(p, p->pos, te, "then")) {
 		p->pos = te;
-	else if (subject && rbl_word_is(p, p->pos, te, "when"))
+		return true;
+	} else if (subject && rbl_word_is(p, p->pos, te, "when")) {
 		return true; /* case x when 1 ... on one line */
-	else if (c == ';')
-		p->pos++;
-	else if (c == '#')
-		rbl_skip_comment(p);
-	else if (c >= 0 && c != '\n') {
+	} else if (c >= 0 && c != '\n' && c != ';' && c != '#') {
 		char what[40];
 		rbl_describe(p, p->pos, what, sizeof what);
 		rbl_fail_at(p, p->pos, "unexpected %s after the condition of '%.*s'", what,
 		            (int)(e - kw), p->s + kw);
 		return false;
 	}
-	return true;
+	if (!subject)
+		then_below(p);
+	return !p->failed;
 }
 
 /* `STATEMENT if COND`: the condition is skipped; the statement is inside it. */

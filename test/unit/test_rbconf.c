@@ -575,7 +575,7 @@ static const struct bad {
     {"case x\n  y = 1\nend\n", 2, 3, "expected 'when' after 'case', found 'y'"},
     {"case x\nin 1\nend\n", 2, 1, "expected 'when' after 'case', found 'in'"},
     {"case x\nwhen\nend\n", 2, 1, "expected a condition after 'when'"},
-    {"if a\nthen x = 1\nend\n", 2, 1, "unexpected 'then'"},
+    {"if a\n  x = 1\nthen\nend\n", 3, 1, "unexpected 'then'"},
     {"x = 1 then\n", 1, 7, "unexpected 'then'"},
     {"if a x = 1 end\n", 1, 12, "unexpected 'end' after the condition of 'if'"},
     {"if a\n  x = 1\nend while b\n", 3, 5, "'while' is not supported"},
@@ -918,6 +918,10 @@ static void test_conditions(void **state)
 	assert_cond(&f->v[2], NULL, 0, 0);
 	assert_cond(&f->v[3], "case", 2, 1);
 	assert_cond(&f->v[4], "case", 3, 1);
+	/* 'then' on a line of its own */
+	f = parse_ok("if a;\n  # c\nthen x = 1\nend\ncase b\nwhen 1\nthen\n  x = 2\nend\n");
+	assert_int_equal(f->n, 2);
+	assert_cond(&f->v[1], "case", 5, 1);
 
 	/* keywords in strings, heredocs, symbols, regexps, method names and labels */
 	f = parse_ok(
