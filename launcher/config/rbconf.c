@@ -320,8 +320,8 @@ static bool condition_absent(const struct parser *p, bool subject)
 	       (subject && rbl_word_is(p, p->pos, e, "when"));
 }
 
-/* Ruby takes 'then' on a line of its own after a condition, too. */
-static void then_below(struct parser *p)
+/* Blanks, line ends, comments and ';' between statements. */
+static void skip_separators(struct parser *p)
 {
 	for (;;) {
 		rbl_skip_ws_nl(p);
@@ -329,6 +329,12 @@ static void then_below(struct parser *p)
 			break;
 		p->pos++;
 	}
+}
+
+/* Ruby takes 'then' on a line of its own after a condition, too. */
+static void then_below(struct parser *p)
+{
+	skip_separators(p);
 	size_t e = rbl_ident_end(p, p->pos);
 	if (rbl_word_is(p, p->pos, e, "then"))
 		p->pos = e;
@@ -423,16 +429,16 @@ static bool parse_if(struct parser *p, struct vec *stmts, const struct rb_cond *
                      size_t e)
 {
 	bool is_if = rbl_word_is(p, kw, e, "if");
-	size_t at = kw, ae = e;
+	size_t word = kw, word_end = e; /* if, then each elsif */
 	enum part part;
 	for (;;) {
-		if (!skip_condition(p, at, ae, false))
+		if (!skip_condition(p, word, word_end, false))
 			return false;
 		part = parse_body(p, stmts, c);
 		if (part != PART_ELSIF || !is_if)
 			break;
-		at = p->pos;
-		ae = rbl_ident_end(p, at);
+		word = p->pos;
+		word_end = rbl_ident_end(p, word);
 	}
 	if (part == PART_ELSE) {
 		skip_word(p);
@@ -447,25 +453,19 @@ static bool parse_case(struct parser *p, struct vec *stmts, const struct rb_cond
 {
 	if (!skip_condition(p, kw, e, true))
 		return false;
-	for (;;) {
-		rbl_skip_ws_nl(p);
-		if (peek(p) != ';')
-			break;
-		p->pos++;
-	}
-	size_t we = rbl_ident_end(p, p->pos);
-	if (p->failed || part_at(p, p->pos, we) != PART_WHEN) {
+	skip_separators(p);
+	if (p->failed)
+		return false;
+	if (part_at(p, p->pos, rbl_ident_end(p, p->pos)) != PART_WHEN) {
 		char what[40];
-		if (!p->failed) {
-			rbl_describe(p, p->pos, what, sizeof what);
-			rbl_fail_at(p, p->pos, "expected 'when' after 'case', found %s", what);
-		}
+		rbl_describe(p, p->pos, what, sizeof what);
+		rbl_fail_at(p, p->pos, "expected 'when' after 'case', found %s", what);
 		return false;
 	}
 	enum part part;
 	do {
-		size_t at = p->pos;
-		if (!skip_condition(p, at, rbl_ident_end(p, at), false))
+		size_t when = p->pos;
+		if (!skip_condition(p, when, rbl_ident_end(p, when), false))
 			return false;
 		part = parse_body(p, stmts, c);
 	} while (part == PART_WHEN);
