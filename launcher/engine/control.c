@@ -21,6 +21,7 @@
 #include "lib/clock.h"
 #include "lib/fdio.h"
 #include "lib/proctree.h"
+#include "lib/safetext.h"
 #include "lib/spawn.h"
 #include "runit/svdir.h"
 #include "runit/svwatch.h"
@@ -125,19 +126,25 @@ static bool ready_now(struct job *j, long deadline)
 	       st.pid != 0 && up_proven(j, &st, deadline);
 }
 
-/* What the check script said last time, reported after the line of its timeout. */
+/*
+ * What the check script said last time, reported after the line of its timeout, through
+ * safetext: a check is root's script, but what it says may quote the service.
+ */
 static void show_check_errors(const struct job *j)
 {
-	struct buf b;
+	struct buf b, safe;
 	ssize_t n;
 	if (j->errfd == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)
 		return;
 	buf_init(&b);
+	buf_init(&safe);
 	while ((n = fdio_read(j->errfd, buf_room(&b, 4096), 4096)) > 0)
 		buf_commit(&b, (size_t)n);
-	if (b.len > 0)
-		diag_text(j->d, b.p, b.len);
+	safetext_add(&safe, b.p, b.len, SAFETEXT_NL);
+	if (safe.len > 0)
+		diag_text(j->d, safe.p, safe.len);
 	buf_free(&b);
+	buf_free(&safe);
 	diags_report(j->d);
 }
 

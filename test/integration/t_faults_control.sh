@@ -11,8 +11,9 @@ mksv() { # mksv NAME RUN-BODY
 }
 mkdir -p "$SV_DIR" "$SERVICE_DIR"
 mksv hang 'exec sleep 100000'
-# its check hangs for ever, after saying where it runs
-printf '#!/bin/sh\necho $$ >>"%s"\necho "hang: not ready" >&2\nexec sleep 100000\n' \
+# its check hangs for ever, after saying where it runs (with a terminal title escape, which
+# must reach the output as text: what a check says may quote the service)
+printf '#!/bin/sh\necho $$ >>"%s"\nprintf "hang: not ready\\033]0;owned\\007\\n" >&2\nexec sleep 100000\n' \
 	"$T_ROOT/check.pids" >"$SV_DIR/hang/check"
 chmod 755 "$SV_DIR/hang/check"
 mksv fragile 'exec sleep 100000'
@@ -34,6 +35,8 @@ start_with() {
 start_with 0
 start_with 2
 grep -q 'hang: not ready' "$T_ROOT/out" || fail "the check's own message was not shown: $(cat "$T_ROOT/out")"
+grep -qF 'hang: not ready\x1b]0;owned\x07' "$T_ROOT/out" ||
+	fail "the check's escape sequence was not shown as text: $(od -c "$T_ROOT/out" | head -20)"
 for p in $(cat "$T_ROOT/check.pids" 2>/dev/null); do
 	track_pid "$p"
 	wait_gone "$p" 50 || fail "the check (pid $p) still runs after start returned"
