@@ -3,7 +3,8 @@
  * catalog service by its config name (gitlab_exporter[...]), or one of
  * gitlab-ctl's own settings: user[...], manage_accounts[...], logging[...];
  * any other name is ignored with a warning, as Omnibus settings for
- * services this build does not manage are.
+ * services this build does not manage are. Inside a condition (never
+ * evaluated) only what is ignored anyway may be set.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -777,13 +778,50 @@ static void set_switch(struct walk *b, const struct rb_stmt *st)
 	free(path);
 }
 
+/*
+ * Does st set something gitlab-ctl acts on? Not an Omnibus name or key it
+ * ignores, nor a key it does not know (a warning wherever it is written).
+ */
+static bool stmt_managed(const struct walk *b, const struct rb_stmt *st)
+{
+	const struct cat_service *def = service_of(b, st->name);
+	bool sw = is_switch(b->cat, st->name);
+	if (def == NULL && !sw && !is_global(st->name) && strcmp(st->name, "roles") != 0)
+		return false;
+	if (st->call || st->nkeys == 0)
+		return true;
+	int lk = svlog_key(st->keys[0]);
+	if (def != NULL)
+		return cat_setting_find(def, st->keys[0]) != NULL || lk >= 0;
+	if (sw)
+		return strcmp(st->keys[0], "enable") == 0;
+	return strcmp(st->name, "roles") == 0 || global_key_known(st, lk);
+}
+
+/*
+ * A managed setting inside a condition: gitlab-ctl would have to choose a
+ * branch it cannot evaluate. The error is at the condition, which is what
+ * the operator rewrites.
+ */
+static void refuse_conditional(struct walk *b, const struct rb_stmt *st)
+{
+	char *path = stmt_path(st, st->nkeys);
+	diag_at(b->d, DIAG_ERR, st->cond.loc,
+	        "gitlab-ctl does not evaluate conditions: %s (line %d) is set inside '%s': write "
+	        "the value this host needs as a plain assignment, outside any condition",
+	        path, st->loc.line, st->cond.word);
+	free(path);
+}
+
 static void walk(struct walk *b, const struct rb_file *f)
 {
 	hide_secret_lines(b, f);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct rb_stmt *st = &f->v[i];
 		const struct cat_service *def = service_of(b, st->name);
-		if (def != NULL)
+		if (st->cond.word != NULL && stmt_managed(b, st))
+			refuse_conditional(b, st);
+		else if (def != NULL)
 			handle_service(b, &b->as->svc[def - b->cat->v], st);
 		else if (is_global(st->name))
 			handle_global(b, st);

@@ -10,6 +10,9 @@
  * ends, keeping the source text as one RB_OPAQUE value. Containers keep their
  * literal structure around an opaque element so that callers can point at it.
  *
+ * Blocks (if/unless/case) are parsed statement by statement, their conditions
+ * skipped like opaque values; nesting them counts toward the depth limit.
+ *
  * The first error stops the parse: one precise location beats a cascade.
  */
 #include <errno.h>
@@ -112,19 +115,41 @@ static bool is_op_assign(const struct parser *p)
 	return at(p, i + 1) == '=';
 }
 
-static bool end_statement(struct parser *p)
+static bool parse_modifier(struct parser *p, struct rb_cond *cond);
+
+/*
+ * After a value (or a block's 'end'): the statement ends here, after its
+ * modifiers (the first sets *cond unless a block around has), or before the
+ * next part of the block around it ('else', 'end', ...: the block checks
+ * that it belongs there).
+ */
+static bool end_statement(struct parser *p, struct rb_cond *cond)
 {
-	if (p->stmt_done) {
-		p->stmt_done = false;
-		return true;
+	for (;;) {
+		if (p->stmt_done) {
+			p->stmt_done = false;
+			return true;
+		}
+		rbl_skip_sp(p);
+		int c = peek(p);
+		size_t e = is_ident_start(c) ? rbl_ident_end(p, p->pos) : p->pos;
+		if (!rbl_word_in(p, p->pos, e, (const char *const[]){"if", "unless", NULL}))
+			break;
+		if (!parse_modifier(p, cond))
+			return false;
 	}
-	rbl_skip_sp(p);
 	int c = peek(p);
-	if (c == ';')
+	size_t e = is_ident_start(c) ? rbl_ident_end(p, p->pos) : p->pos;
+	if (c == ';') {
 		p->pos++;
-	else if (c == '#')
+	} else if (c == '#') {
 		rbl_skip_comment(p);
-	else if (c >= 0 && c != '\n') {
+	} else if (e > p->pos && rbl_word_in(p, p->pos, e, rbl_value_end_words)) {
+		return true;
+	} else if (e > p->pos && rbl_word_in(p, p->pos, e, rbl_forbidden_words)) {
+		rbl_fail_keyword(p, p->pos, e); /* `end while x` */
+		return false;
+	} else if (c >= 0 && c != '\n') {
 		char what[40];
 		if (rbl_blame_open_string(p, p->pos))
 			return false;
@@ -217,16 +242,16 @@ static bool statement_keys(struct parser *p, struct rb_stmt *st, const struct st
 	return true;
 }
 
-static bool parse_statement(struct parser *p, struct vec *stmts)
+static bool parse_statement(struct parser *p, struct vec *stmts, const struct rb_cond *in)
 {
-	struct rb_stmt st = {0};
+	struct rb_stmt st = {.cond = *in};
 	struct stmt_builder sb;
 	sb.nkeys = 0;
 	if (!statement_name(p, &st) || !parse_subscripts(p, &sb) ||
 	    !statement_operator(p, &st, sb.nkeys))
 		return false;
 	st.value = rbp_parse_value(p, 0, 0);
-	if (st.value == NULL || !end_statement(p) || !statement_keys(p, &st, &sb))
+	if (st.value == NULL || !end_statement(p, &st.cond) || !statement_keys(p, &st, &sb))
 		return false;
 	return rbl_vec_push(p, stmts, &st, sizeof st);
 }
@@ -261,7 +286,213 @@ static void skip_block_comment(struct parser *p)
 	}
 }
 
-static void parse_file(struct parser *p, struct vec *stmts)
+/* ------------------------------------------------------------- conditions */
+
+/* The parts of a block that follow its statements. */
+enum part { PART_NONE, PART_ELSIF, PART_ELSE, PART_WHEN, PART_END };
+
+static enum part part_at(const struct parser *p, size_t b, size_t e)
+{
+	static const char *const words[] = {"elsif", "else", "when", "end", NULL};
+	for (size_t i = 0; words[i] != NULL; i++)
+		if (rbl_word_is(p, b, e, words[i]))
+			return (enum part)(i + 1);
+	return PART_NONE;
+}
+
+/* The keyword at p->pos, as a string that outlives the parse, or NULL. */
+static const char *cond_word(const struct parser *p)
+{
+	static const char *const words[] = {"if", "unless", "case", NULL};
+	size_t e = rbl_ident_end(p, p->pos);
+	for (size_t i = 0; words[i] != NULL; i++)
+		if (rbl_word_is(p, p->pos, e, words[i]))
+			return words[i];
+	return NULL;
+}
+
+/* Where a condition (or a case's subject) is missing: the line ends, or 'then' follows. */
+static bool condition_absent(const struct parser *p, bool subject)
+{
+	int c = peek(p);
+	size_t e = rbl_ident_end(p, p->pos);
+	return c < 0 || c == '\n' || c == '#' || c == ';' || rbl_word_is(p, p->pos, e, "then") ||
+	       (subject && rbl_word_is(p, p->pos, e, "when"));
+}
+
+/* Blanks, line ends, comments and ';' between statements. */
+static void skip_separators(struct parser *p)
+{
+	for (;;) {
+		rbl_skip_ws_nl(p);
+		if (peek(p) != ';')
+			break;
+		p->pos++;
+	}
+}
+
+/* Ruby takes 'then' on a line of its own after a condition, too. */
+static void then_below(struct parser *p)
+{
+	skip_separators(p);
+	size_t e = rbl_ident_end(p, p->pos);
+	if (rbl_word_is(p, p->pos, e, "then"))
+		p->pos = e;
+}
+
+/*
+ * The condition after the keyword at [kw, e), skipped as Ruby (it is never
+ * evaluated), then what may end it: 'then', ';', a comment or the line end.
+ * A case's subject may be absent, and followed by 'when' on its line.
+ */
+static bool skip_condition(struct parser *p, size_t kw, size_t e, bool subject)
+{
+	p->pos = e;
+	rbl_skip_sp(p);
+	if (condition_absent(p, subject)) {
+		if (!subject) {
+			rbl_fail_at(p, kw, "expected a condition after '%.*s'", (int)(e - kw),
+			            p->s + kw);
+			return false;
+		}
+	} else if (rbp_scan_opaque(p, 0) == NULL) {
+		return false;
+	}
+	rbl_skip_sp(p);
+	int c = peek(p);
+	size_t te = rbl_ident_end(p, p->pos);
+	if (p->stmt_done) { /* a heredoc's body took the line end */
+		p->stmt_done = false;
+	} else if (rbl_word_is(p, p->pos, te, "then")) {
+		p->pos = te;
+		return true;
+	} else if (subject && rbl_word_is(p, p->pos, te, "when")) {
+		return true; /* case x when 1 ... on one line */
+	} else if (c >= 0 && c != '\n' && c != ';' && c != '#') {
+		char what[40];
+		rbl_describe(p, p->pos, what, sizeof what);
+		rbl_fail_at(p, p->pos, "unexpected %s after the condition of '%.*s'", what,
+		            (int)(e - kw), p->s + kw);
+		return false;
+	}
+	if (!subject)
+		then_below(p);
+	return !p->failed;
+}
+
+/* `STATEMENT if COND`: the condition is skipped; the statement is inside it. */
+static bool parse_modifier(struct parser *p, struct rb_cond *cond)
+{
+	size_t kw = p->pos, e = rbl_ident_end(p, kw);
+	if (cond->word == NULL)
+		*cond = (struct rb_cond){cond_word(p), rbl_loc_at(p, kw)};
+	p->pos = e;
+	rbl_skip_sp(p);
+	if (condition_absent(p, false)) {
+		rbl_fail_at(p, kw, "expected a condition after '%.*s'", (int)(e - kw), p->s + kw);
+		return false;
+	}
+	return rbp_scan_opaque(p, 0) != NULL;
+}
+
+static enum part parse_body(struct parser *p, struct vec *stmts, const struct rb_cond *in);
+
+/* Past the keyword of the part at p->pos. */
+static void skip_word(struct parser *p)
+{
+	p->pos = rbl_ident_end(p, p->pos);
+}
+
+/* The block opened at [kw, e) ends with part; 'end' is the only right one left. */
+static bool close_block(struct parser *p, enum part part, size_t kw, size_t e)
+{
+	if (p->failed)
+		return false;
+	if (part == PART_NONE) {
+		rbl_fail_at(p, kw,
+		            "'%.*s' has no matching 'end': add 'end' after its last statement",
+		            (int)(e - kw), p->s + kw);
+		return false;
+	}
+	if (part != PART_END) {
+		rbl_fail_keyword(p, p->pos, rbl_ident_end(p, p->pos));
+		return false;
+	}
+	skip_word(p);
+	p->depth--;
+	struct rb_cond after = {0}; /* `end if x`: the statements inside are conditional already */
+	return end_statement(p, &after);
+}
+
+/* if COND / elsif COND / else / end, or unless COND / else / end. */
+static bool parse_if(struct parser *p, struct vec *stmts, const struct rb_cond *c, size_t kw,
+                     size_t e)
+{
+	bool is_if = rbl_word_is(p, kw, e, "if");
+	size_t word = kw, word_end = e; /* if, then each elsif */
+	enum part part;
+	for (;;) {
+		if (!skip_condition(p, word, word_end, false))
+			return false;
+		part = parse_body(p, stmts, c);
+		if (part != PART_ELSIF || !is_if)
+			break;
+		word = p->pos;
+		word_end = rbl_ident_end(p, word);
+	}
+	if (part == PART_ELSE) {
+		skip_word(p);
+		part = parse_body(p, stmts, c);
+	}
+	return close_block(p, part, kw, e);
+}
+
+/* case [SUBJECT] / when VALUE[, ...] [then] ... / else / end */
+static bool parse_case(struct parser *p, struct vec *stmts, const struct rb_cond *c, size_t kw,
+                       size_t e)
+{
+	if (!skip_condition(p, kw, e, true))
+		return false;
+	skip_separators(p);
+	if (p->failed)
+		return false;
+	if (part_at(p, p->pos, rbl_ident_end(p, p->pos)) != PART_WHEN) {
+		char what[40];
+		rbl_describe(p, p->pos, what, sizeof what);
+		rbl_fail_at(p, p->pos, "expected 'when' after 'case', found %s", what);
+		return false;
+	}
+	enum part part;
+	do {
+		size_t when = p->pos;
+		if (!skip_condition(p, when, rbl_ident_end(p, when), false))
+			return false;
+		part = parse_body(p, stmts, c);
+	} while (part == PART_WHEN);
+	if (part == PART_ELSE) {
+		skip_word(p);
+		part = parse_body(p, stmts, c);
+	}
+	return close_block(p, part, kw, e);
+}
+
+/* An if/unless/case block at p->pos; the statements inside are marked with its keyword. */
+static bool parse_block(struct parser *p, struct vec *stmts, const struct rb_cond *in)
+{
+	size_t kw = p->pos, e = rbl_ident_end(p, kw);
+	struct rb_cond c = in->word ? *in : (struct rb_cond){cond_word(p), rbl_loc_at(p, kw)};
+	if (!rbl_enter(p, kw))
+		return false;
+	if (rbl_word_is(p, kw, e, "case"))
+		return parse_case(p, stmts, &c, kw, e);
+	return parse_if(p, stmts, &c, kw, e);
+}
+
+/*
+ * Statements (and blocks) up to the end of the file, or up to a part of the
+ * block around them ('elsif', 'else', 'when', 'end'), left at p->pos.
+ */
+static enum part parse_body(struct parser *p, struct vec *stmts, const struct rb_cond *in)
 {
 	while (!p->failed) {
 		bool bol = p->pos == 0 || p->s[p->pos - 1] == '\n';
@@ -269,21 +500,38 @@ static void parse_file(struct parser *p, struct vec *stmts)
 			skip_block_comment(p);
 			continue;
 		}
-		if (bol && line_is(p, "__END__", true))
+		if (bol && line_is(p, "__END__", true)) {
+			p->pos = p->len; /* the end of every block around too */
 			break;
+		}
 		rbl_skip_sp(p);
 		int c = peek(p);
+		enum part part = PART_NONE;
 		if (c < 0)
 			break;
+		if (is_ident_start(c))
+			part = part_at(p, p->pos, rbl_ident_end(p, p->pos));
+		if (part != PART_NONE)
+			return part;
 		if (c == '\n')
 			rbl_newline(p);
 		else if (c == '#')
 			rbl_skip_comment(p);
 		else if (c == ';')
 			p->pos++;
-		else if (!parse_statement(p, stmts))
+		else if (cond_word(p) != NULL ? !parse_block(p, stmts, in)
+		                              : !parse_statement(p, stmts, in))
 			break;
 	}
+	return PART_NONE;
+}
+
+static void parse_file(struct parser *p, struct vec *stmts)
+{
+	struct rb_cond none = {0};
+	enum part part = parse_body(p, stmts, &none);
+	if (!p->failed && part != PART_NONE) /* an 'end' or 'else' without its 'if' */
+		rbl_fail_keyword(p, p->pos, rbl_ident_end(p, p->pos));
 	if (!p->failed && p->npend > 0)
 		rbl_fail_at(p, p->pend[0].start, "unterminated heredoc: no line '%.*s' closes it",
 		            (int)p->pend[0].idlen, p->s + p->pend[0].id);

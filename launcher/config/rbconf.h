@@ -9,6 +9,12 @@
  * false, nil, array, hash) or, when it is any other Ruby, an RB_OPAQUE value
  * whose exact source extent is kept: callers decide whether opaque is fine.
  *
+ * A statement may carry `if COND`/`unless COND` modifiers or sit (nested) in
+ * `if`/`elsif`/`else`, `unless`/`else` or `case`/`when`/`else` blocks closed
+ * by `end`. Conditions are never evaluated: their Ruby is skipped, and each
+ * statement inside one is returned with the outermost keyword around it
+ * (rb_stmt.cond), so that callers refuse a setting that cannot be ignored.
+ *
  * Everything a parse returns lives in the rb_file's arena and is freed by
  * rb_free(); values are read-only for callers.
  *
@@ -21,9 +27,10 @@
  * Hash keys: 'k' =>, "k" =>, :k =>, k:, "k": (the last two are symbols).
  * A hash with a non-literal key is opaque as a whole. An opaque value's text
  * runs from its first to its last token, plus the bodies of heredocs it
- * starts when it ends its statement. `if`/`unless`/`while`/`case`/`begin`/
- * `def`/`require`, modifiers and blocks are errors; so is an integer outside
- * long long. =begin/=end comments and __END__ are honoured.
+ * starts when it ends its statement. `while`/`until`/`for`/`begin`/`def`/
+ * `require`, `while`/`rescue` modifiers, `if` inside a value, blocks and an
+ * unbalanced `end` are errors; so is an integer outside long long.
+ * =begin/=end comments and __END__ are honoured.
  */
 #ifndef GITLAB_CTL_RBCONF_H
 #define GITLAB_CTL_RBCONF_H
@@ -34,6 +41,12 @@
 #include "config/rbconf_value.h"
 #include "lib/diag.h"
 
+/* The condition a statement is inside: a block's keyword, or a modifier's. */
+struct rb_cond {
+	const char *word; /* "if", "unless" or "case"; NULL: not inside one */
+	struct loc loc;   /* of that keyword */
+};
+
 struct rb_stmt {
 	char *name;           /* top-level identifier */
 	char **keys;          /* subscripts in order, as strings (symbols without ':') */
@@ -42,6 +55,7 @@ struct rb_stmt {
 	bool call;              /* `name VALUE` form */
 	struct rb_value *value; /* never NULL */
 	struct loc loc;         /* of the name */
+	struct rb_cond cond;    /* the outermost condition around it */
 };
 
 struct rb_arena; /* private */

@@ -489,9 +489,13 @@ static int value_end(struct parser *p, int ctx, size_t open, const struct rb_val
 		size_t e = rbl_ident_end(p, b);
 		if (rbl_word_in(p, b, e, (const char *const[]){"and", "or", "do", NULL}))
 			return 0;
-		if (rbl_word_in(
-		        p, b, e,
-		        (const char *const[]){"if", "unless", "while", "until", "rescue", NULL})) {
+		if (ctx == 0 && rbl_word_in(p, b, e, rbl_value_end_words))
+			return 1; /* a modifier, or the next part of the block around */
+		if (rbl_word_in(p, b, e, (const char *const[]){"if", "unless", NULL})) {
+			rbl_fail_keyword(p, b, e);
+			return -1;
+		}
+		if (rbl_word_in(p, b, e, (const char *const[]){"while", "until", "rescue", NULL})) {
 			rbl_fail_at(
 			    p, b,
 			    "'%.*s' modifiers are not supported in gitlab.rb: conditions are "

@@ -401,6 +401,9 @@ const char *const rbl_forbidden_words[] = {
     NULL,
 };
 
+const char *const rbl_value_end_words[] = {"if",    "unless", "then", "else",
+                                           "elsif", "when",   "end",  NULL};
+
 void rbl_fail_keyword(struct parser *p, size_t b, size_t e)
 {
 	int n = (int)(e - b);
@@ -411,9 +414,13 @@ void rbl_fail_keyword(struct parser *p, size_t b, size_t e)
 		rbl_fail_at(p, b, "blocks ('do ... end') are not supported in gitlab.rb");
 	else if (rbl_word_in(p, b, e, (const char *const[]){"def", "class", "module", NULL}))
 		rbl_fail_at(p, b, "'%.*s' definitions are not supported in gitlab.rb", n, w);
+	else if (rbl_word_in(p, b, e, (const char *const[]){"if", "unless", "case", NULL}))
+		rbl_fail_at(p, b,
+		            "'%.*s' cannot be used inside a value in gitlab.rb: conditions are not "
+		            "evaluated; write the value this host needs",
+		            n, w);
 	else if (rbl_word_in(p, b, e,
-	                     (const char *const[]){"if", "unless", "while", "until", "case", "for",
-	                                           "begin", NULL}))
+	                     (const char *const[]){"while", "until", "for", "begin", NULL}))
 		rbl_fail_at(p, b,
 		            "'%.*s' is not supported in gitlab.rb: conditions are not evaluated; "
 		            "write the settings this host needs as plain assignments",

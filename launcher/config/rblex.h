@@ -174,5 +174,10 @@ bool rbl_fail_smart_quote(struct parser *p, size_t pos);
 /* Keywords a gitlab.rb statement or value may not use, and the error naming one. */
 extern const char *const rbl_forbidden_words[];
 void rbl_fail_keyword(struct parser *p, size_t b, size_t e);
+/*
+ * Keywords that end a statement's value where a value could end: a modifier
+ * (if, unless) or the next part of the block around the statement.
+ */
+extern const char *const rbl_value_end_words[];
 
 #endif

@@ -376,8 +376,21 @@ static enum step scan_sigil(struct parser *p, const struct tok *t)
 	return STEP_TOKEN;
 }
 
-/* A name: a hash label (key:), a method, a refused keyword, an operator word, or an identifier. */
-static enum step scan_name(struct parser *p, struct tok *t)
+/*
+ * After a whole statement value, `if`/`unless` start a modifier and `else`, `end`, ... the
+ * next part of the block around the statement: the value ends before them.
+ */
+static bool ends_value(const struct parser *p, const struct scan *s, size_t b, size_t e)
+{
+	return s->closer == 0 && s->ctx == 0 && !s->first && !s->last_op &&
+	       rbl_word_in(p, b, e, rbl_value_end_words);
+}
+
+/*
+ * A name: a hash label (key:), a method, a keyword that ends the value, a refused keyword, an
+ * operator word, or an identifier.
+ */
+static enum step scan_name(struct parser *p, const struct scan *s, struct tok *t)
 {
 	size_t e = rbl_ident_end(p, t->b);
 	if ((at(p, e) == '?' || at(p, e) == '!') && at(p, e + 1) != '=')
@@ -388,6 +401,9 @@ static enum step scan_name(struct parser *p, struct tok *t)
 		t->value = false;
 	} else if (after_dot(p, t->b)) {
 		t->ident = true;
+	} else if (ends_value(p, s, t->b, e)) {
+		p->pos = t->b;
+		return STEP_STOP;
 	} else if (rbl_word_in(p, t->b, e, rbl_forbidden_words)) {
 		rbl_fail_keyword(p, t->b, e);
 		return STEP_STOP;
@@ -400,7 +416,7 @@ static enum step scan_name(struct parser *p, struct tok *t)
 }
 
 /* A number, a name, or a one-character operator; a control character is refused. */
-static enum step scan_word(struct parser *p, struct tok *t)
+static enum step scan_word(struct parser *p, const struct scan *s, struct tok *t)
 {
 	if (is_digit(t->c)) {
 		while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
@@ -408,7 +424,7 @@ static enum step scan_word(struct parser *p, struct tok *t)
 	} else if (is_ident_start(t->c)) {
 		if (rbl_fail_smart_quote(p, t->b))
 			return STEP_STOP;
-		return scan_name(p, t);
+		return scan_name(p, s, t);
 	} else if (t->c < 0x20 || t->c == 0x7f) {
 		rbl_fail_at(p, t->b, "unexpected control character 0x%02x", (unsigned)t->c);
 		return STEP_STOP;
@@ -447,7 +463,7 @@ static enum step scan_token(struct parser *p, const struct scan *s, struct tok *
 	case '@':
 		return scan_sigil(p, t);
 	default:
-		return scan_word(p, t);
+		return scan_word(p, s, t);
 	}
 }
 

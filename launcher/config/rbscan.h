@@ -2,8 +2,10 @@
  * rbscan: the Ruby in gitlab.rb that gitlab-ctl cannot evaluate (a method
  * call, an interpolated string, ENV[...]) is skipped token by token, as Ruby
  * would tokenize it, to find where the value ends; rbconf keeps its text as
- * one opaque value. What gitlab.rb may never hold (def, if, blocks, control
- * characters) is refused here with its location.
+ * one opaque value. A statement's value ends before a modifier (`if`,
+ * `unless`) or the next part of a block (`then`, `else`, `end`, ...). What
+ * gitlab.rb may never hold (def, loops, blocks, an `if` inside a value,
+ * control characters) is refused here with its location.
  */
 #ifndef GITLAB_CTL_RBSCAN_H
 #define GITLAB_CTL_RBSCAN_H

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config/rbconf.h"
 
@@ -33,6 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 	for (size_t i = 0; i < f.n; i++) {
 		if (f.v[i].value == NULL || f.v[i].value->loc.line < 1)
+			__builtin_trap();
+		/* A statement inside a condition names its keyword, and where it is. */
+		if (f.v[i].cond.word != NULL &&
+		    (f.v[i].cond.loc.line < 1 || f.v[i].cond.loc.col < 1 ||
+		     (strcmp(f.v[i].cond.word, "if") != 0 &&
+		      strcmp(f.v[i].cond.word, "unless") != 0 &&
+		      strcmp(f.v[i].cond.word, "case") != 0)))
 			__builtin_trap();
 		walk(f.v[i].value);
 	}

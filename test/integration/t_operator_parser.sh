@@ -68,3 +68,106 @@ note "Ruby in a managed setting: write a literal"
 golden "1:22: error: redis['maxmemory'] uses Ruby that gitlab-ctl cannot evaluate: write a literal value (a string, number, true/false, array or hash)" <<'EOF'
 redis['maxmemory'] = ENV.fetch('REDIS_MAXMEMORY')
 EOF
+
+# accepted [-v] <gitlab.rb: exit 0, stderr exactly $WANT (FILE stands for the file's path).
+accepted() {
+	N=$((N + 1))
+	_f="$T_ROOT/g$N.rb"
+	cat >"$_f"
+	expect_rc 0 ctl -c "$_f" "$@" check-config
+	_want=$(printf '%s\n' "$WANT" | sed "s|FILE|$_f|g")
+	[ "$(cat "$ERR")" = "$_want" ] || { cat "$ERR" >&2; fail "case $N: want:
+$_want"; }
+	has "$OUT" "gitlab.rb OK: $_f"
+}
+
+note "if/unless/case around settings gitlab-ctl does not manage: skipped, one summary line"
+WANT="FILE: warning: ignoring 2 Omnibus settings this build does not manage: gitlab_rails, postgresql['wal_level'] (-v: each one)"
+accepted <<'EOF'
+if ENV['GITLAB_HOST'] == 'a'
+  gitlab_rails['smtp_enable'] = true
+  if node['fqdn'] == 'db1' then postgresql['wal_level'] = 'logical' end
+elsif File.exist?('/etc/gitlab/end')
+  gitlab_rails['smtp_address'] = <<~EOS.strip
+    end
+  EOS
+else
+  gitlab_rails['smtp_enable'] = false
+end
+gitlab_exporter['enable'] = true
+EOF
+
+note "... modifiers, and -v details each one"
+WANT="FILE:1:3: note: ignoring gitlab_rails: not managed by this build
+    gitlab_rails['ldap_enabled'] = true unless node['fqdn'].nil?
+    ^
+FILE:2:1: note: ignoring external_url: not managed by this build
+  external_url 'https://gitlab.example.com' if ENV['GITLAB_HOST'] == 'a'
+  ^
+FILE: warning: ignoring 2 Omnibus settings this build does not manage: external_url, gitlab_rails"
+accepted -v <<'EOF'
+  gitlab_rails['ldap_enabled'] = true unless node['fqdn'].nil?
+external_url 'https://gitlab.example.com' if ENV['GITLAB_HOST'] == 'a'
+EOF
+
+note "... case/when"
+WANT="FILE: warning: ignoring 1 Omnibus setting this build does not manage: nginx (-v: each one)"
+accepted <<'EOF'
+case node['hostname']
+when 'x' then nginx['listen_port'] = 81
+when 'y', 'z'
+  nginx['listen_port'] = 82
+else
+  nginx['listen_port'] = 80
+end
+EOF
+
+note "a managed setting inside a condition: refused at the condition, naming it and its line"
+golden "2:1: error: gitlab-ctl does not evaluate conditions: gitlab_exporter['listen_port'] (line 4) is set inside 'if': write the value this host needs as a plain assignment, outside any condition" <<'EOF'
+gitlab_rails['time_zone'] = 'UTC'
+if node['fqdn'] == 'db1'
+  gitlab_rails['smtp_enable'] = true
+  gitlab_exporter['listen_port'] = 9200
+end
+EOF
+golden "1:32: error: gitlab-ctl does not evaluate conditions: node_exporter['enable'] (line 1) is set inside 'unless': write the value this host needs as a plain assignment, outside any condition" <<'EOF'
+node_exporter['enable'] = true unless ENV['NO_METRICS']
+EOF
+golden "1:1: error: gitlab-ctl does not evaluate conditions: postgresql['port'] (line 3) is set inside 'case': write the value this host needs as a plain assignment, outside any condition" <<'EOF'
+case node['hostname']
+when 'db1'
+  postgresql['port'] = 5433
+end
+EOF
+
+note "an 'if' without its 'end', an 'end' without its 'if'"
+golden "2:1: error: 'if' has no matching 'end': add 'end' after its last statement" <<'EOF'
+gitlab_exporter['enable'] = true
+if ENV['GITLAB_HOST'] == 'a'
+  gitlab_rails['smtp_enable'] = true
+EOF
+golden "3:1: error: unexpected 'end'" <<'EOF'
+gitlab_rails['smtp_enable'] = true unless ENV['X']
+  gitlab_rails['smtp_port'] = 25
+end
+EOF
+
+note "Ruby the parser cannot skip keeps its error, naming the keyword"
+golden "2:3: error: 'while' is not supported in gitlab.rb: conditions are not evaluated; write the settings this host needs as plain assignments" <<'EOF'
+if ENV['X']
+  while true
+  end
+end
+EOF
+golden "2:44: error: blocks ('do ... end') are not supported in gitlab.rb" <<'EOF'
+case ENV['X']
+when 'a' then gitlab_rails['x'] = [1].each do |y|
+end
+end
+EOF
+
+note "... and the refusal does not echo a modifier's line that may hold a secret"
+golden "1:57: error: gitlab-ctl does not evaluate conditions: gitlab_exporter['env'] (line 1) is set inside 'if': write the value this host needs as a plain assignment, outside any condition" <<'EOF'
+gitlab_exporter['env'] = { 'API_TOKEN' => 'VALSECRET' } if ENV['X']
+EOF
+lacks "$ERR" VALSECRET

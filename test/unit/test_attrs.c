@@ -723,6 +723,84 @@ static void test_unknown_names(void **state)
 	diags_free(&d);
 }
 
+/* Settings inside conditions: ignored ones join the summary; a managed one is refused there. */
+static void test_conditions(void **state)
+{
+	(void)state;
+	const char *text = "if ENV['GITLAB_HOST'] == 'a'\n"
+	                   "  gitlab_rails['smtp_enable'] = true\n"
+	                   "elsif node['fqdn'].nil?\n"
+	                   "  postgresql['wal_level'] = 'logical'\n"
+	                   "end\n"
+	                   "gitlab_rails['ldap_enabled'] = true unless node['fqdn'].nil?\n"
+	                   "case node['hostname']\n"
+	                   "when 'x' then nginx['listen_port'] = 81\n"
+	                   "else\n"
+	                   "  nginx['listen_port'] = 80\n"
+	                   "end\n";
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build(text, &a, &d), 0);
+	assert_int_equal(d.n, 1);
+	find(&d, DIAG_WARN,
+	     "ignoring 3 Omnibus settings this build does not manage: gitlab_rails, nginx, "
+	     "postgresql['wal_level'] (-v: each one)");
+	attrs_free(&a);
+	diags_free(&d);
+
+	struct ctl v = ctl;
+	v.verbose = true;
+	assert_int_equal(build_with(&v, text, &a, &d), 0);
+	assert_int_equal(d.nnote, 3);
+	const struct diag *n = find(&d, DIAG_NOTE, "ignoring nginx: not managed by this build");
+	assert_int_equal(n->line, 8);
+	assert_int_equal(n->col, 15);
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* a managed setting: the error is at the condition, naming the setting and its line */
+	struct diags e;
+	assert_int_equal(build("gitlab_rails['x'] = 1\n"
+	                       "if node['fqdn'] == 'db1'\n"
+	                       "  gitlab_rails['smtp_enable'] = true\n"
+	                       "  gitlab_exporter['listen_port'] = 9200\n"
+	                       "end\n",
+	                       &a, &e),
+	                 -1);
+	assert_int_equal(e.nerr, 1);
+	const struct diag *g =
+	    find(&e, DIAG_ERR,
+	         "gitlab-ctl does not evaluate conditions: gitlab_exporter['listen_port'] (line 4) "
+	         "is set inside 'if': write the value this host needs as a plain assignment, "
+	         "outside any condition");
+	assert_int_equal(g->line, 2);
+	assert_int_equal(g->col, 1);
+	attrs_free(&a);
+	diags_free(&e);
+	expect_at("node_exporter['enable'] = true unless ENV['X']\n",
+	          "node_exporter['enable'] (line 1) is set inside 'unless'", 1, 32);
+	expect_at("case a\nwhen 1\n  if b\n    logging['svlogd_num'] = 3\n  end\nend\n",
+	          "logging['svlogd_num'] (line 4) is set inside 'case'", 1, 1);
+	expect_at("if a\n  user['username'] = 'gl'\nend\n", "user['username'] (line 2)", 1, 1);
+	expect_at("if a\n  manage_accounts['enable'] = false\nend\n",
+	          "manage_accounts['enable'] (line 2)", 1, 1);
+	expect_at("if a\n  roles ['monitoring_role']\nend\n", "roles (line 2)", 1, 1);
+	expect_at("if a\n  prometheus_monitoring['enable'] = false\nend\n",
+	          "prometheus_monitoring['enable'] (line 2)", 1, 1);
+	expect_at("if a\n  gitlab_exporter['env']['LANG'] = 'C'\nend\n",
+	          "gitlab_exporter['env']['LANG'] (line 2)", 1, 1);
+	/* an unknown name is the same error as outside a condition, at the name */
+	expect_at("if a\n  postgres['enable'] = true\nend\n",
+	          "postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?",
+	          2, 3);
+	/* a misspelt key is ignored, with the same warning as outside */
+	assert_int_equal(build("if a\n  postgresql['prot'] = 1\nend\n", &a, &d), 0);
+	n = find(&d, DIAG_WARN, "postgresql['prot'] is not a setting gitlab-ctl knows; ignored");
+	assert_int_equal(n->line, 2);
+	attrs_free(&a);
+	diags_free(&d);
+}
+
 /* A catalog default that does not validate is reported at its .conf line. */
 static void test_catalog_default_located(void **state)
 {
@@ -1047,6 +1125,7 @@ int main(void)
 	    cmocka_unit_test(test_catalog_setting_errors),
 	    cmocka_unit_test(test_nil_defaults),
 	    cmocka_unit_test(test_fuzz_regressions),
+	    cmocka_unit_test(test_conditions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -556,17 +556,46 @@ static const struct bad {
     {"y = 1\nx = YAML.load <<-'EOS'\n  a\n", 2, 15, "unterminated heredoc"},
     {"x = <<EOS\n  EOS\n", 1, 5, "unterminated heredoc: no line 'EOS'"},
     {"x = <<EOS", 1, 5, "unterminated heredoc"},
-    {"if foo\n  x = 1\nend\n", 1, 1, "'if' is not supported"},
-    {"unless foo\nend\n", 1, 1, "'unless' is not supported"},
-    {"x = 1 if y\n", 1, 7, "'if' modifiers are not supported"},
-    {"x = 1\nx = 2 unless y\n", 2, 7, "'unless' modifiers"},
+    {"if foo\n  x = 1\n", 1, 1, "'if' has no matching 'end'"},
+    {"unless foo\n  x = 1\nelse\n", 1, 1, "'unless' has no matching 'end'"},
+    {"x = 1 if\n", 1, 7, "expected a condition after 'if'"},
+    {"x = 1\nx = 2 while y\n", 2, 7, "'while' modifiers are not supported"},
+    {"x = 1 rescue nil\n", 1, 7, "'rescue' modifiers are not supported"},
+    {"if\n  x = 1\nend\n", 1, 1, "expected a condition after 'if'"},
+    {"if a then\n", 1, 1, "'if' has no matching 'end'"},
+    {"if a\n  case b\n  when 1\n    x = 1\nend\n", 1, 1, "'if' has no matching 'end'"},
+    {"if a\nend\nend\n", 3, 1, "unexpected 'end'"},
+    {"else\n  x = 1\nend\n", 1, 1, "unexpected 'else'"},
+    {"x = 1\nelsif y\n", 2, 1, "unexpected 'elsif'"},
+    {"if a\nelse\nelsif b\nend\n", 3, 1, "unexpected 'elsif'"},
+    {"if a\nelse\nelse\nend\n", 3, 1, "unexpected 'else'"},
+    {"unless a\nelsif b\nend\n", 2, 1, "unexpected 'elsif'"},
+    {"if a\nwhen 1\nend\n", 2, 1, "unexpected 'when'"},
+    {"case x\nwhen 1\nelse\nwhen 2\nend\n", 4, 1, "unexpected 'when'"},
+    {"case x\n  y = 1\nend\n", 2, 3, "expected 'when' after 'case', found 'y'"},
+    {"case x\nin 1\nend\n", 2, 1, "expected 'when' after 'case', found 'in'"},
+    {"case x\nwhen\nend\n", 2, 1, "expected a condition after 'when'"},
+    {"if a\n  x = 1\nthen\nend\n", 3, 1, "unexpected 'then'"},
+    {"x = 1 then\n", 1, 7, "unexpected 'then'"},
+    {"if a x = 1 end\n", 1, 12, "unexpected 'end' after the condition of 'if'"},
+    {"if a\n  x = 1\nend while b\n", 3, 5, "'while' is not supported"},
+    {"if a\n  x = 1\nend.foo\n", 3, 4, "unexpected '.' after value"},
+    {"x = if a then 1 else 2 end\n", 1, 5, "'if' cannot be used inside a value"},
+    {"x = (1 if a)\n", 1, 8, "'if' cannot be used inside a value"},
+    {"x = \"#{1 if a}\"\n", 1, 10, "'if' cannot be used inside a value"},
+    {"if a\n  x = [1].each do |y|\n  end\nend\n", 2, 16, "blocks ('do ... end')"},
+    {"if a\n  while b\n  end\nend\n", 2, 3, "'while' is not supported"},
+    {"unless a\n  def f\n  end\nend\n", 2, 3, "'def' definitions are not supported"},
+    {"case a\nwhen 1\n  require 'x'\nend\n", 3, 3, "'require' is not supported"},
+    {"if a\n  begin\n  end\nend\n", 2, 3, "'begin' is not supported"},
+    {"if a\n  x = 1\n__END__\nend\n", 1, 1, "'if' has no matching 'end'"},
+    {"if a\n  x = 'end\nend\n", 2, 7, "unterminated string opened here"},
     {"x = [1].each do |y|\nend\n", 1, 14, "blocks ('do ... end')"},
     {"x = [1].map { |y| y }\n", 1, 13, "blocks ('{ |...| ... }')"},
     {"x = foo(a) do\nend\n", 1, 12, "blocks ('do"},
     {"require 'yaml'\n", 1, 1, "'require' is not supported"},
     {"x = 1\n  require_relative 'x'\n", 2, 3, "'require_relative' is not supported"},
     {"def foo\nend\n", 1, 1, "'def' definitions are not supported"},
-    {"case x\nwhen 1\nend\n", 1, 1, "'case' is not supported"},
     {"while true\nend\n", 1, 1, "'while' is not supported"},
     {"begin\n  x = 1\nend\n", 1, 1, "'begin' is not supported"},
     {"x = begin 1 end\n", 1, 5, "'begin' is not supported"},
@@ -624,7 +653,8 @@ static const struct bad {
     {"=begin\nnever closed\n", 1, 1, "unterminated '=begin' comment"},
     {"x = 1 \\ 2\n", 1, 7, "unexpected '\\'"},
     {"\tx = [1,\n\t\t2\n", 3, 1, "expected ']' to close '[' at 1:6"},
-    {"x = {a: 1 if}\n", 1, 11, "'if' modifiers are not supported"},
+    {"x = {a: 1 if}\n", 1, 11, "'if' cannot be used inside a value"},
+    {"x = [1 unless a]\n", 1, 8, "'unless' cannot be used inside a value"},
     {"x = 1; y = ; z = 2\n", 1, 12, "missing value after '='"},
     /* fuzz_attrs: a NUL in a subscript silently named another setting */
     {"x[\"MALLOC_CONF\\0y\"] = 1\n", 1, 3, "a subscript key cannot contain a NUL byte"},
@@ -718,14 +748,20 @@ static const struct bad golden_cases[] = {
      "expected ',' or ']' after the hash entry at 1:6, found \"'\""},
 };
 
-/* Conditions are not evaluated, even around settings gitlab-ctl does not manage. */
+/* Conditions are skipped, never evaluated: what the parser cannot skip says why. */
 static const struct bad golden_conditions[] = {
-    {"if node['fqdn'] == 'a'\n  gitlab_rails['x'] = 1\nend\n", 1, 1,
-     "'if' is not supported in gitlab.rb: conditions are not evaluated; write the settings "
-     "this host needs as plain assignments"},
-    {"gitlab_rails['x'] = 1 unless ENV['Y']\n", 1, 23,
-     "'unless' modifiers are not supported in gitlab.rb: conditions are not evaluated; write "
+    {"if node['fqdn'] == 'a'\n  gitlab_rails['x'] = 1\n", 1, 1,
+     "'if' has no matching 'end': add 'end' after its last statement"},
+    {"gitlab_rails['x'] = 1\nend\n", 2, 1, "unexpected 'end'"},
+    {"gitlab_rails['x'] = 1 while ENV['Y']\n", 1, 23,
+     "'while' modifiers are not supported in gitlab.rb: conditions are not evaluated; write "
      "the setting this host needs without it"},
+    {"gitlab_rails['x'] = if ENV['Y'] then 1 else 2 end\n", 1, 21,
+     "'if' cannot be used inside a value in gitlab.rb: conditions are not evaluated; write the "
+     "value this host needs"},
+    {"case node['fqdn']\ngitlab_rails['x'] = 1\nend\n", 2, 1,
+     "expected 'when' after 'case', found 'gitlab_rails'"},
+    {"gitlab_rails['x'] = 1 if\n", 1, 23, "expected a condition after 'if'"},
 };
 
 static void check_golden(const struct bad *b)
@@ -823,6 +859,128 @@ static char *repeat(const char *head, const char *unit, size_t n, const char *ta
 		strcat(s, unit);
 	strcat(s, tail);
 	return s;
+}
+
+/* ------------------------------------------------------------- conditions */
+
+static void assert_cond(const struct rb_stmt *st, const char *word, int line, int col)
+{
+	if (word == NULL) {
+		assert_null(st->cond.word);
+		return;
+	}
+	assert_non_null(st->cond.word);
+	assert_string_equal(st->cond.word, word);
+	assert_loc(st->cond.loc, line, col);
+}
+
+/* Blocks and modifiers are skipped; each statement inside one names the outermost keyword. */
+static void test_conditions(void **state)
+{
+	(void)state;
+	const struct rb_file *f = parse_ok("if ENV['GITLAB_HOST'] == 'a'\n"
+	                                   "  gitlab_rails['smtp_enable'] = true\n"
+	                                   "end\n"
+	                                   "gitlab_rails['ldap_enabled'] = true unless "
+	                                   "node['fqdn'].nil?\n"
+	                                   "case node['hostname']\n"
+	                                   "when 'x' then nginx['listen_port'] = 81\n"
+	                                   "else\n"
+	                                   "  nginx['listen_port'] = 80\n"
+	                                   "end\n"
+	                                   "nginx['enable'] = true\n");
+	assert_int_equal(f->n, 5);
+	assert_cond(&f->v[0], "if", 1, 1);
+	assert_loc(f->v[0].loc, 2, 3);
+	assert_true(f->v[0].value->u.b);
+	assert_cond(&f->v[1], "unless", 4, 37);
+	assert_cond(&f->v[2], "case", 5, 1);
+	assert_loc(f->v[2].loc, 6, 15);
+	assert_int_val(f->v[2].value, 81);
+	assert_cond(&f->v[3], "case", 5, 1);
+	assert_int_val(f->v[3].value, 80);
+	assert_cond(&f->v[4], NULL, 0, 0);
+
+	/* nested blocks, elsif/else branches, a modifier inside a block: the outermost keyword */
+	f = parse_ok("unless a\n  if b\n    x = 1\n  elsif c then x = 2\n  else x = 3 if d\n  end\n"
+	             "end\ny = 4 if e unless f\n");
+	assert_int_equal(f->n, 4);
+	for (size_t i = 0; i < 3; i++)
+		assert_cond(&f->v[i], "unless", 1, 1);
+	assert_int_val(f->v[2].value, 3);
+	assert_cond(&f->v[3], "if", 8, 7);
+
+	/* one-line forms, ';', comments, a case without subject */
+	f = parse_ok("if a then x = 1 else x = 2 end; y = 3\ncase a when 1 then x = 4 end\n"
+	             "case # c\nwhen a; x = 5 # c\nend # c\nif a; end\n");
+	assert_int_equal(f->n, 5);
+	assert_cond(&f->v[1], "if", 1, 1);
+	assert_cond(&f->v[2], NULL, 0, 0);
+	assert_cond(&f->v[3], "case", 2, 1);
+	assert_cond(&f->v[4], "case", 3, 1);
+	/* 'then' on a line of its own */
+	f = parse_ok("if a;\n  # c\nthen x = 1\nend\ncase b\nwhen 1\nthen\n  x = 2\nend\n");
+	assert_int_equal(f->n, 2);
+	assert_cond(&f->v[1], "case", 5, 1);
+
+	/* keywords in strings, heredocs, symbols, regexps, method names and labels */
+	f = parse_ok(
+	    "if a == 'end' || b == %w[if end] || c == :end || d.end || {end: 1}[:else] ||\n"
+	    "   e =~ /end/\n"
+	    "  x = <<~EOS\n    end\n  EOS\n  y = \"else #{z}\"\n  z = {if: 'end'}\n"
+	    "end\nw = 1\n");
+	assert_int_equal(f->n, 4);
+	assert_str(f->v[0].value, RB_OPAQUE, "<<~EOS\n    end\n  EOS");
+	assert_loc(f->v[1].loc, 6, 3);
+	assert_cond(&f->v[2], "if", 1, 1);
+	assert_cond(&f->v[3], NULL, 0, 0);
+
+	/* a heredoc in a condition: its body is skipped with it */
+	f = parse_ok("if a == <<~E\n  end\nE\n  x = 1\nend\nx = 2 if b == <<~E\n  end\nE\ny = 3\n");
+	assert_int_equal(f->n, 3);
+	assert_loc(f->v[0].loc, 4, 3);
+	assert_cond(&f->v[1], "if", 6, 7);
+	assert_int_val(f->v[1].value, 2);
+	assert_loc(f->v[2].loc, 9, 1);
+	assert_cond(&f->v[2], NULL, 0, 0);
+
+	/* `end if c`, a condition over lines, a value over lines before a modifier */
+	f = parse_ok("if a &&\n   b\n  x = 1\nend unless c\nx = [1,\n  2] if d\n");
+	assert_int_equal(f->n, 2);
+	assert_cond(&f->v[0], "if", 1, 1);
+	assert_cond(&f->v[1], "if", 6, 6);
+	assert_int_equal(f->v[1].value->u.a.n, 2);
+
+	/* many modifiers on one statement: a loop, not a recursion */
+	char *mods = repeat("x = 1", " if a", 20000, "\n");
+	f = parse_ok(mods);
+	assert_cond(&f->v[0], "if", 1, 7);
+	free(mods);
+}
+
+/* Blocks count toward the nesting limit: the one past it is the error. */
+static void test_condition_depth(void **state)
+{
+	(void)state;
+	char *head = repeat("", "if a\n", RB_MAX_DEPTH, "  x = 1\n");
+	char *ok = repeat(head, "end\n", RB_MAX_DEPTH, "");
+	const struct rb_file *f = parse_ok(ok);
+	assert_int_equal(f->n, 1);
+	assert_cond(&f->v[0], "if", 1, 1);
+	free(ok);
+	free(head);
+	char *deep = repeat("", "if a\n", RB_MAX_DEPTH + 1, "");
+	struct rb_file bf;
+	struct diags d;
+	diags_init(&d);
+	assert_int_equal(rb_parse("deep.rb", deep, strlen(deep), &bf, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_int_equal(d.v[0].line, RB_MAX_DEPTH + 1);
+	assert_int_equal(d.v[0].col, 1);
+	assert_non_null(strstr(d.v[0].msg, "nesting deeper than"));
+	diags_free(&d);
+	rb_free(&bf);
+	free(deep);
 }
 
 static void test_depth_limit(void **state)
@@ -1060,6 +1218,8 @@ int main(void)
 	    cmocka_unit_test(test_nul_byte_inside),
 	    cmocka_unit_test(test_diag_caret),
 	    cmocka_unit_test_teardown(test_depth_limit, teardown),
+	    cmocka_unit_test_teardown(test_conditions, teardown),
+	    cmocka_unit_test_teardown(test_condition_depth, teardown),
 	    cmocka_unit_test(test_size_limit),
 	    cmocka_unit_test(test_fixture),
 	    cmocka_unit_test(test_load_errors),
