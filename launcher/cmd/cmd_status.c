@@ -32,8 +32,14 @@
  */
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4, CODE_DEAD = 5 };
 
-/* A line is at most two names (NAME_MAX) and their states: a few fit before a write. */
-#define OUT_LEN 2048
+/*
+ * One state ("run: NAME: (pid P) Ns, normally down, want up") is at most STATE_LEN, a name
+ * being at most NAME_MAX; the buffer holds a few. Small: it lies on status's deepest frames,
+ * where each 4 KiB more of stack is a page fault.
+ */
+#define STATE_LEN (NAME_MAX + 128)
+#define OUT_LEN   512
+_Static_assert(OUT_LEN >= STATE_LEN, "a state fits the output buffer");
 
 struct out {
 	size_t n;
@@ -76,15 +82,14 @@ STATUS_PATH static int state_code(const struct sv_status *st)
 	return st->want == 'u' ? CODE_DEAD : CODE_DOWN;
 }
 
-/* sv's state line for dir (without newline) into o. A name is at most NAME_MAX: it fits. */
+/* sv's state line for dir (without newline) into o. */
 STATUS_PATH static void put_state(struct out *o, int dfd, const char *dir, const char *name,
                                   const struct sv_status *st, time_t now)
 {
-	size_t room = OUT_LEN / 2;
-	int n = sv_status_format(out_room(o, room), room, name, st, !sv_normally_down_at(dfd, dir),
-	                         now);
+	int n = sv_status_format(out_room(o, STATE_LEN), STATE_LEN, name, st,
+	                         !sv_normally_down_at(dfd, dir), now);
 	if (n > 0)
-		o->n += (size_t)n < room ? (size_t)n : room - 1;
+		o->n += (size_t)n < STATE_LEN ? (size_t)n : STATE_LEN - 1;
 }
 
 /*
@@ -95,7 +100,7 @@ STATUS_PATH static int put_one(struct out *o, int dfd, const char *dir, const ch
                                time_t now)
 {
 	struct sv_status st;
-	char msg[NAME_MAX + 128];
+	char msg[STATE_LEN];
 	int r = sv_status_get(dfd, dir, dir, &st, msg, sizeof msg);
 	if (r != 1) {
 		out_put(o, msg);
@@ -225,13 +230,13 @@ STATUS_PATH int cmd_status(const struct ctl *ctl, int argc, char **argv)
 	bool lsb = false;
 	if (status_opts(argc, argv, &lsb) == -1 || command_one_arg(argc, argv, &name) == -1)
 		return 2;
-	/* on the heap: its PATH_MAX dir on the stack would be a page fault of every status */
-	struct svsel *sel = xmalloc(sizeof *sel);
+	struct svsel sel;
+	struct svsel_room room;
 	int rc = lsb ? 4 : 1;
-	if (svsel_load(ctl, name, sel) == 0 || status_unselected(ctl, argv[0], name, sel) == 0) {
-		rc = status_all(ctl, argv[0], sel, lsb);
-		svsel_free(sel);
+	if (svsel_load_in(ctl, name, &sel, &room) == 0 ||
+	    status_unselected(ctl, argv[0], name, &sel) == 0) {
+		rc = status_all(ctl, argv[0], &sel, lsb);
+		svsel_free(&sel);
 	}
-	free(sel);
 	return rc;
 }

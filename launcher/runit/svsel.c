@@ -30,9 +30,32 @@ STATUS_PATH static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-STATUS_PATH static void push(struct svsel *sel, size_t *cap, const char *name)
+/* The names so far from the room to the heap, where the rest will go. */
+static void leave_room(struct svsel *sel)
 {
-	grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16);
+	char **v = sel->names;
+	sel->names = NULL;
+	sel->cap = 0;
+	sel->room = NULL;
+	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
+	for (size_t i = 0; i < sel->n; i++)
+		sel->names[i] = xstrdup(v[i]);
+}
+
+STATUS_PATH static void push(struct svsel *sel, const char *name)
+{
+	struct svsel_room *r = sel->room;
+	if (r != NULL) {
+		size_t len = strlen(name) + 1;
+		if (sel->n < SVSEL_ROOM_NAMES && len <= SVSEL_ROOM_BYTES - r->used) {
+			sel->names = r->v;
+			r->v[sel->n++] = memcpy(r->pool + r->used, name, len);
+			r->used += len;
+			return;
+		}
+		leave_room(sel);
+	}
+	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
 	sel->names[sel->n++] = xstrdup(name);
 }
 
@@ -59,8 +82,7 @@ STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type
  */
 STATUS_PATH static int load_all(struct svsel *sel)
 {
-	size_t cap = 0;
-	char buf[2048] __attribute__((aligned(8)));
+	char buf[1024] __attribute__((aligned(8)));
 	for (;;) {
 		long n = syscall(SYS_getdents64, sel->fd, buf, sizeof buf);
 		if (n == -1)
@@ -71,7 +93,7 @@ STATUS_PATH static int load_all(struct svsel *sel)
 			/* glibc's 64-bit struct dirent is the kernel's linux_dirent64 */
 			const struct dirent *de = (const struct dirent *)(void *)(buf + off);
 			if (is_service(sel->fd, de->d_name, de->d_type))
-				push(sel, &cap, de->d_name);
+				push(sel, de->d_name);
 			off += de->d_reclen;
 		}
 	}
@@ -94,17 +116,21 @@ STATUS_PATH static int load(struct svsel *sel, const char *name)
 	}
 	if (fstatat(sel->fd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
-	size_t cap = 0;
-	push(sel, &cap, name);
+	push(sel, name);
 	return 0;
 }
 
-STATUS_PATH int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
+STATUS_PATH int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
+                              struct svsel_room *room)
 {
 	/* not memset: zeroing dir would touch a page status otherwise never does */
 	sel->fd = -1;
 	sel->names = NULL;
 	sel->n = 0;
+	sel->cap = 0;
+	sel->room = room;
+	if (room != NULL)
+		room->used = 0;
 	sel->wave = NULL;
 	sel->deps = NULL;
 	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
@@ -117,17 +143,25 @@ STATUS_PATH int svsel_load(const struct ctl *ctl, const char *name, struct svsel
 	return -1;
 }
 
+int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
+{
+	return svsel_load_in(ctl, name, sel, NULL);
+}
+
 STATUS_PATH void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
 	sel->wave = NULL;
 	sel->deps = NULL;
-	for (size_t i = 0; i < sel->n; i++)
+	for (size_t i = 0; sel->room == NULL && i < sel->n; i++)
 		free(sel->names[i]);
-	free(sel->names);
+	if (sel->room == NULL)
+		free(sel->names);
 	sel->names = NULL;
 	sel->n = 0;
+	sel->cap = 0;
+	sel->room = NULL;
 	if (sel->fd != -1)
 		close(sel->fd);
 	sel->fd = -1;
