@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config/attrs.h"
 #include "config/catalog.h"
@@ -269,6 +270,12 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 			return 1;
 	} else if (svsel_load(ctl, name, &sel) == -1) {
 		int e = errno;
+		struct stat st;
+		if (e == ENOENT && stat(sel.dir, &st) == -1) { /* as command_select says it */
+			warnx("not set up yet: run gitlab-ctl reconfigure");
+			return json_failure(name, sel.dir,
+			                    "not set up yet: run gitlab-ctl reconfigure", NULL);
+		}
 		if (name == NULL || e != ENOENT) {
 			warn("%s", sel.dir);
 			return json_failure(name, sel.dir, strerror(e), NULL);

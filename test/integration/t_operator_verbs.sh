@@ -20,6 +20,8 @@ same "$ERR" "gitlab-ctl status: not set up yet: run gitlab-ctl reconfigure"
 expect_rc 4 ctl status --lsb
 expect_rc 1 ctl inspect
 same "$ERR" "gitlab-ctl inspect: not set up yet: run gitlab-ctl reconfigure"
+expect_rc 1 ctl inspect --json alpha
+has "$OUT" "{\"service\": \"alpha\", \"ok\": false, \"error\": \"$T_ROOT/opt/gitlab/service: not set up yet: run gitlab-ctl reconfigure\"}"
 expect_rc 1 ctl tail
 same "$ERR" "gitlab-ctl tail: not set up yet: run gitlab-ctl reconfigure"
 expect_rc 1 ctl tail alpha
