@@ -181,5 +181,8 @@ int main(int argc, char **argv)
 	}
 	ctl->verbose = g.verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
-	return c->fn(ctl, argc, argv);
+	int rc = c->fn(ctl, argc, argv);
+	if (strcmp(c->name, "status") == 0)
+		_exit(rc);
+	return rc;
 }

@@ -207,6 +207,34 @@ static void summary(const struct recon *r, int rc, int updated)
 	       r->dry_run ? "would be updated (dry run)" : "updated", mono_ms() - r->t0);
 }
 
+/*
+ * Converge (or in a dry run, say what it would do). Its output is a live log: each line on
+ * stdout as it happens, each step's problems on stderr as the step ends, the problems it went
+ * on past after it, then the summary.
+ */
+static int converge(struct recon *r)
+{
+	struct diags d;
+	diags_init(&d);
+	d.live = stdout;
+	d.report = stderr;
+	struct converge cv;
+	converge_init(&cv, r->ctl, &r->l.a, &r->ps, r->dry_run, r->wait_ms, r->t0, &d);
+	/* Files count when written (converge), not when planned. */
+	cv.updated = r->ps.accounts + (r->dry_run ? (int)r->ps.t.nc : 0);
+	fflush(stdout);
+	int rc = 0;
+	if (r->dry_run)
+		converge_dry_run(&cv);
+	else
+		rc = converge_run(&cv) == -1 ? 1 : 0;
+	diags_report(&d);
+	summary(r, rc, cv.updated);
+	converge_free(&cv);
+	diags_free(&d);
+	return rc;
+}
+
 /* Plan, accounts, tree, then converge (or in a dry run, say what it would do). */
 static int apply(struct recon *r)
 {
@@ -230,20 +258,7 @@ static int apply(struct recon *r)
 	diags_flush(&d, stderr);
 	if (rc == -1 || diff_tree(r) == -1)
 		return 1;
-	struct converge cv;
-	converge_init(&cv, r->ctl, &r->l.a, &r->ps, r->dry_run, r->wait_ms, r->t0);
-	/* Files count when written (converge), not when planned. */
-	cv.updated = r->ps.accounts + (r->dry_run ? (int)r->ps.t.nc : 0);
-	fflush(stdout);
-	rc = 0;
-	if (r->dry_run)
-		converge_dry_run(&cv);
-	else
-		rc = converge_run(&cv) == -1 ? 1 : 0;
-	diags_print(&cv.d, stderr);
-	summary(r, rc, cv.updated);
-	converge_free(&cv);
-	return rc;
+	return converge(r);
 }
 
 static int run_reconfigure(struct recon *r)

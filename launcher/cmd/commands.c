@@ -10,6 +10,7 @@
 #include "cmd/load.h"
 #include "config/catalog.h"
 #include "lib/diag.h"
+#include "lib/hot.h"
 #include "lib/rootlock.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
@@ -100,7 +101,7 @@ const struct command commands[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-const struct command *command_find(const char *name)
+STATUS_PATH const struct command *command_find(const char *name)
 {
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
@@ -155,7 +156,7 @@ void command_unknown_service(const char *verb, const char *name, const struct ca
 	fputc('\n', fp);
 }
 
-int command_one_arg(int argc, char **argv, const char **name)
+STATUS_PATH int command_one_arg(int argc, char **argv, const char **name)
 {
 	if (argc - optind > 1) {
 		warnx("%s: too many arguments (one SERVICE at most)", argv[0]);
@@ -224,7 +225,8 @@ static bool longopt_needs_arg(const struct option *o, const char *name)
 	return false;
 }
 
-int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
+                               const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);

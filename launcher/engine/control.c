@@ -17,6 +17,7 @@
 #include "engine/control.h"
 #include "engine/converge.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/fdio.h"
 #include "lib/proctree.h"
@@ -24,49 +25,31 @@
 #include "runit/svdir.h"
 #include "runit/svwatch.h"
 
-int control_status_get(int dfd, const char *dir, const char *label, struct sv_status *st)
+int control_status_get(int dfd, const char *dir, const char *label, struct sv_status *st,
+                       struct diags *d)
 {
-	int live = sv_live_at(dfd, dir);
-	if (live == SV_LIVE_NOT_RUNNING) {
-		printf("fail: %s: runsv not running\n", label);
-		return 0;
-	}
-	struct stat sb;
-	if (live != SV_LIVE_OK && fstatat(dfd, dir, &sb, 0) == -1) {
-		/* e.g. a symlink left behind after its sv directory was removed */
-		printf("fail: %s: unable to change to service directory: %s\n", label,
-		       sv_strerror(errno));
-		return 0;
-	}
-	if (live != SV_LIVE_OK) {
-		int e = live == SV_LIVE_NO_SUPERVISE ? ENOENT : errno;
-		printf("warning: %s: unable to open supervise/ok: %s\n", label, sv_strerror(e));
-		return -1;
-	}
-	if (sv_read_status_at(dfd, dir, st) == -1) {
-		int e = errno;
-		printf("warning: %s: unable to %s supervise/status: %s\n", label,
-		       e == EBADMSG ? "read" : "open", sv_strerror(e));
-		return -1;
-	}
-	return 1;
+	char msg[PATH_MAX + 128];
+	int r = sv_status_get(dfd, dir, label, st, msg, sizeof msg);
+	if (r != 1)
+		diag_out(d, "%s\n", msg);
+	return r;
 }
 
-static void put_state(int dfd, const char *dir, const char *name, const struct sv_status *st,
-                      time_t now)
+static void put_state(struct diags *d, const char *dir, const char *name,
+                      const struct sv_status *st, time_t now)
 {
-	bool up = !sv_normally_down_at(dfd, dir);
+	bool up = !sv_normally_down_at(AT_FDCWD, dir);
 	char line[512]; /* a name is at most NAME_MAX: a line fits, but need not */
 	int n = sv_status_format(line, sizeof line, name, st, up, now);
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof line) {
-		fwrite(line, 1, (size_t)n, stdout);
+		diag_out(d, "%s", line);
 		return;
 	}
 	char *big = xmalloc((size_t)n + 1);
 	if (sv_status_format(big, (size_t)n + 1, name, st, up, now) == n)
-		fwrite(big, 1, (size_t)n, stdout);
+		diag_out(d, "%s", big);
 	free(big);
 }
 
@@ -90,19 +73,20 @@ struct job {
 	unsigned long long pgrp_start; /* its leader's start time: the group is still the same */
 	pid_t pid0;                    /* the pid before a signal was sent */
 	long settle;                   /* signals: report at this mono_ms() at the latest */
-	int errfd;                     /* the last check's stderr (memfd), -1 if none */
-	struct diags *d;
+	int errfd;                     /* the last check's error output (memfd), -1 if none */
+	struct diags *d;               /* the command's: result lines, what a timeout shows */
+	struct diags *late;            /* a check that could not run: for the end */
 };
 
 /*
  * Polled many times while a service starts, each run bounded by the
- * command's deadline: its complaints (stderr, kept in a memfd) only matter
+ * command's deadline: its complaints (its error output, kept in a memfd) only matter
  * if it never passes, and are shown then (show_check_errors).
  */
 static bool check_passes(struct job *j, long deadline)
 {
 	if (j->errfd == -1)
-		j->errfd = memfd_create("check-stderr", MFD_CLOEXEC);
+		j->errfd = memfd_create("check-errors", MFD_CLOEXEC);
 	if (j->errfd != -1 &&
 	    (ftruncate(j->errfd, 0) == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)) {
 		close(j->errfd);
@@ -115,7 +99,7 @@ static bool check_passes(struct job *j, long deadline)
 		return false;
 	}
 	if (rc == -1)
-		diag_file(j->d, DIAG_ERR, j->dir, 0, "check: %s", strerror(errno));
+		diag_file(j->late, DIAG_ERR, j->dir, 0, "check: %s", strerror(errno));
 	return rc == 1;
 }
 
@@ -141,15 +125,20 @@ static bool ready_now(struct job *j, long deadline)
 	       st.pid != 0 && up_proven(j, &st, deadline);
 }
 
+/* What the check script said last time, reported after the line of its timeout. */
 static void show_check_errors(const struct job *j)
 {
-	char buf[4096];
+	struct buf b;
 	ssize_t n;
 	if (j->errfd == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)
 		return;
-	while ((n = read(j->errfd, buf, sizeof buf)) > 0)
-		if (fdio_write_all(STDERR_FILENO, buf, (size_t)n) == -1)
-			break;
+	buf_init(&b);
+	while ((n = fdio_read(j->errfd, buf_room(&b, 4096), 4096)) > 0)
+		buf_commit(&b, (size_t)n);
+	if (b.len > 0)
+		diag_text(j->d, b.p, b.len);
+	buf_free(&b);
+	diags_report(j->d);
 }
 
 /* sv's check(): has every state asked for by acts been reached? */
@@ -244,7 +233,7 @@ static bool any_supervised(const struct ctl *ctl)
  * coming.
  */
 static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, size_t n,
-                              long *deadline, long wait_ms)
+                              long *deadline, long wait_ms, struct diags *d)
 {
 	bool missing = false;
 	pid_t pid;
@@ -254,7 +243,7 @@ static long ensure_supervisor(const struct ctl *ctl, const struct job *jobs, siz
 	if (!missing && running != SVDIR_STOPPING)
 		return *deadline;
 	if (running != 1 && (running == SVDIR_STOPPING || !any_supervised(ctl)) &&
-	    converge_ensure_wrapper(ctl) == -1)
+	    converge_ensure_wrapper(ctl, d) == -1)
 		return 0;
 	if (running == SVDIR_STOPPING) /* SVWAIT counts from the new wrapper */
 		*deadline = mono_ms() + wait_ms;
@@ -269,7 +258,7 @@ static int send_control(struct job *j, const struct control_op *op, long await)
 
 	if (await > 0 && sv_live(j->dir) != SV_LIVE_OK)
 		await_runsv(j->dir, await);
-	if (control_status_get(AT_FDCWD, j->dir, j->name, &st) != 1)
+	if (control_status_get(AT_FDCWD, j->dir, j->name, &st, j->d) != 1)
 		return 0;
 	struct pstat leader;
 	if (op->kill_on_timeout && st.pid != 0 && getpgid(st.pid) == st.pid &&
@@ -284,10 +273,10 @@ static int send_control(struct job *j, const struct control_op *op, long await)
 		return 1;
 	if (sv_control_str(j->dir, op->acts) == -1) {
 		if (errno == ENXIO)
-			printf("fail: %s: runsv not running\n", j->name);
+			diag_out(j->d, "fail: %s: runsv not running\n", j->name);
 		else
-			printf("warning: %s: unable to open supervise/control: %s\n", j->name,
-			       sv_strerror(errno));
+			diag_out(j->d, "warning: %s: unable to open supervise/control: %s\n",
+			         j->name, sv_strerror(errno));
 		return 0;
 	}
 	return 1;
@@ -303,13 +292,14 @@ static void kill_group(const struct job *j)
 	if (j->pgrp <= 1 || j->pgrp == getpgrp() || kill(-j->pgrp, 0) == -1)
 		return;
 	if (!proc_group_is(j->pgrp, j->pgrp_start)) {
-		printf("warning: %s: process group %ld now belongs to another process; not "
-		       "killing it\n",
-		       j->name, (long)j->pgrp);
+		diag_out(j->d,
+		         "warning: %s: process group %ld now belongs to another process; not "
+		         "killing it\n",
+		         j->name, (long)j->pgrp);
 		return;
 	}
-	printf("kill: %s: process group %ld still has processes, sending SIGKILL\n", j->name,
-	       (long)j->pgrp);
+	diag_out(j->d, "kill: %s: process group %ld still has processes, sending SIGKILL\n",
+	         j->name, (long)j->pgrp);
 	kill(-j->pgrp, SIGKILL);
 }
 
@@ -319,12 +309,12 @@ static bool signal_report(const struct job *j, const struct control_op *op,
 {
 	/* Down before the signal: nothing was signalled, and that is fine (as sv says). */
 	bool ok = j->pid0 == 0 || (st->state == SV_RUN && st->pid != 0);
-	fputs(ok ? "ok: " : "fail: ", stdout);
-	put_state(AT_FDCWD, j->dir, j->name, st, now);
+	diag_out(j->d, "%s", ok ? "ok: " : "fail: ");
+	put_state(j->d, j->dir, j->name, st, now);
 	if (st->pid != j->pid0 && j->pid0 != 0)
-		printf(" (%s: pid %ld exited on %s)", ok ? "restarted" : "died", (long)j->pid0,
-		       op->signame);
-	fputs("\n", stdout);
+		diag_out(j->d, " (%s: pid %ld exited on %s)", ok ? "restarted" : "died",
+		         (long)j->pid0, op->signame);
+	diag_out(j->d, "\n");
 	return ok;
 }
 
@@ -334,16 +324,16 @@ static int finish_job(struct job *j, const struct control_op *op, const struct s
 {
 	if (op->signame != NULL)
 		return !signal_report(j, op, st, now);
-	fputs(ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ", stdout);
-	put_state(AT_FDCWD, j->dir, j->name, st, now);
-	fputs("\n", stdout);
+	diag_out(j->d, "%s", ok ? "ok: " : op->kill_on_timeout ? "kill: " : "timeout: ");
+	put_state(j->d, j->dir, j->name, st, now);
+	diag_out(j->d, "\n");
 	if (!ok) {
 		if (op->kill_on_timeout)
 			sv_control(j->dir, 'k');
 		else if (strpbrk(op->acts, "utk") != NULL && st->state == SV_RUN && st->pid != 0 &&
 		         !st->got_term) {
 			/* running but not ready: what the check script said last time */
-			fflush(stdout);
+			diags_live_flush(j->d);
 			show_check_errors(j);
 		}
 	}
@@ -360,7 +350,7 @@ static int finish_job(struct job *j, const struct control_op *op, const struct s
  * nothing on disk. 0 or #failed.
  */
 static int wait_jobs(struct job *jobs, size_t n, const struct control_op *op, long deadline,
-                     const struct timespec *tstart)
+                     const struct timespec *tstart, struct diags *d)
 {
 	int failed = 0;
 	size_t pending = 0;
@@ -378,7 +368,7 @@ static int wait_jobs(struct job *jobs, size_t n, const struct control_op *op, lo
 			struct sv_status st;
 			if (!j->pending)
 				continue;
-			int r = control_status_get(AT_FDCWD, j->dir, j->name, &st);
+			int r = control_status_get(AT_FDCWD, j->dir, j->name, &st, j->d);
 			bool ok = r == 1 && reached(j, op->acts, &st, tstart, deadline);
 			if (r == 1 && !ok && mono_ms() < deadline)
 				continue;
@@ -386,7 +376,7 @@ static int wait_jobs(struct job *jobs, size_t n, const struct control_op *op, lo
 			pending--;
 			failed += r != 1 ? 1 : finish_job(j, op, &st, ok, now);
 		}
-		fflush(stdout);
+		diags_live_flush(d);
 		long left = deadline - mono_ms();
 		if (pending > 0 && left > 0)
 			svwatch_wait(&w, ms < left ? ms : left);
@@ -404,7 +394,8 @@ const struct control_op *control_op(const char *name)
 }
 
 /* One job per selected service; a name without a path fails at once. */
-static struct job *jobs_new(const struct svsel *sel, struct diags *d, int *failed)
+static struct job *jobs_new(const struct svsel *sel, struct diags *d, struct diags *late,
+                            int *failed)
 {
 	struct job *jobs = xcalloc(sel->n, sizeof *jobs);
 	for (size_t i = 0; i < sel->n; i++) {
@@ -412,8 +403,9 @@ static struct job *jobs_new(const struct svsel *sel, struct diags *d, int *faile
 		j->name = sel->names[i];
 		j->errfd = -1;
 		j->d = d;
+		j->late = late;
 		if (svsel_path(sel, j->name, false, j->dir, sizeof j->dir) == -1) {
-			printf("fail: %s: %s\n", j->name, sv_strerror(errno));
+			diag_out(d, "fail: %s: %s\n", j->name, sv_strerror(errno));
 			j->dir[0] = '\0';
 			(*failed)++;
 		}
@@ -438,7 +430,7 @@ static int send_wave(const struct svsel *sel, struct job *jobs, size_t w, size_t
 		struct job *j = &jobs[i];
 		const char *dep = control_starts(op) ? svsel_waiting_for(sel, i, up) : NULL;
 		if (dep != NULL) /* not started: what it needs is not ready */
-			printf("fail: %s: waiting for %s: not ready\n", j->name, dep);
+			diag_out(j->d, "fail: %s: waiting for %s: not ready\n", j->name, dep);
 		if (j->dir[0] == '\0' || dep != NULL) {
 			failed += dep != NULL;
 			continue;
@@ -456,20 +448,23 @@ int control_run(const struct ctl *ctl, const struct control_op *op, const struct
 	clock_gettime(CLOCK_REALTIME, &tstart);
 	long deadline = mono_ms() + wait_ms; /* one deadline for the whole command */
 	int failed = 0;
-	struct job *jobs = jobs_new(sel, d, &failed);
+	struct diags late;
+	diags_init(&late);
+	struct job *jobs = jobs_new(sel, d, &late, &failed);
 	long await =
-	    control_starts(op) ? ensure_supervisor(ctl, jobs, sel->n, &deadline, wait_ms) : 0;
+	    control_starts(op) ? ensure_supervisor(ctl, jobs, sel->n, &deadline, wait_ms, d) : 0;
 	bool *up = xcalloc(sel->n + 1, sizeof *up); /* per job: up and ready after its wave */
 	/* Dependencies first (stop: dependents first), one wave at a time (svsel_order). */
 	for (size_t w = 0, end; w < sel->n; w = end) {
 		end = svsel_wave_end(sel, w);
 		failed += send_wave(sel, jobs, w, end, op, up, await);
-		fflush(stdout);
-		failed += wait_jobs(jobs + w, end - w, op, deadline, &tstart);
+		diags_live_flush(d);
+		failed += wait_jobs(jobs + w, end - w, op, deadline, &tstart, d);
 		for (size_t i = w; i < end; i++)
 			up[i] = ready_now(&jobs[i], deadline);
 	}
-	fflush(stdout);
+	diags_live_flush(d);
+	diags_move(d, &late); /* for the command to print after the run */
 	free(up);
 	jobs_free(jobs, sel->n);
 	return failed;

@@ -18,10 +18,10 @@
  * is respawned every few seconds, and our runsv would escape runsvdir's
  * shutdown (HUP stops only its children).
  */
-#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +51,7 @@
 #define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
-                   struct plans *ps, bool dry_run, long wait_ms, long t0)
+                   struct plans *ps, bool dry_run, long wait_ms, long t0, struct diags *d)
 {
 	memset(cv, 0, sizeof *cv);
 	cv->ctl = ctl;
@@ -63,7 +63,8 @@ void converge_init(struct converge *cv, const struct ctl *ctl, const struct attr
 	cv->s = xcalloc(ps->np, sizeof *cv->s);
 	cv->pd.dirfd = -1;
 	cv->sr.dirfd = -1;
-	diags_init(&cv->d);
+	cv->d = d;
+	diags_init(&cv->late);
 }
 
 void converge_free(struct converge *cv)
@@ -72,7 +73,7 @@ void converge_free(struct converge *cv)
 	steprec_close(&cv->sr);
 	free(cv->s);
 	cv->s = NULL;
-	diags_free(&cv->d);
+	diags_free(&cv->late);
 }
 
 static const char *name_of(const struct converge *cv, size_t k)
@@ -112,14 +113,42 @@ static const char *why_text(unsigned why, char *buf, size_t len)
 	return buf[0] ? buf + 2 : buf;
 }
 
-int converge_ensure_wrapper(const struct ctl *ctl)
+int converge_ensure_wrapper(const struct ctl *ctl, struct diags *d)
 {
-	struct diags d;
-	diags_init(&d);
-	d.live = stdout;
-	int rc = svdir_ensure(ctl, &d);
-	diags_flush(&d, stderr);
+	int rc = svdir_ensure(ctl, d);
+	diags_report(d);
 	return rc;
+}
+
+/* A -v line, reported as it happens. */
+static void __attribute__((format(printf, 2, 3)))
+verbose(const struct converge *cv, const char *fmt, ...)
+{
+	if (!cv->ctl->verbose)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *line = xvasprintf(fmt, ap);
+	va_end(ap);
+	diag_text(cv->d, line, strlen(line));
+	free(line);
+	diags_report(cv->d);
+}
+
+/* The last lines of service k's log, after the problem they explain. */
+static void log_tail(const struct converge *cv, size_t k)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&p, &n);
+	if (m != NULL) {
+		(void)svtail_last(cv->ps->p[k].svc->log_dir, SVTAIL_FAILED_LINES, m);
+		if (fclose(m) == 0 && n > 0)
+			diag_text(cv->d, p, n);
+		free(p);
+	} else {
+		die_nomem(); /* open_memstream fails only for memory */
+	}
 }
 
 /* ---- waits ------------------------------------------------------------------------------- */
@@ -130,16 +159,13 @@ static int wait_supervised(const struct converge *cv, size_t k, bool nudge)
 	const struct plan *p = &cv->ps->p[k];
 	long t0 = mono_ms();
 	int nudges;
-	struct diags d;
-	diags_init(&d);
 	int rc = svwait_supervised(cv->ctl, p->sv_dir, p->link, name_of(cv, k), nudge, cv->deadline,
-	                           &nudges, &d);
-	diags_flush(&d, stderr); /* as it happens (converge.h) */
+	                           &nudges, cv->d);
+	diags_report(cv->d); /* as it happens (converge.h) */
 	if (rc == -1)
 		return -1;
-	if (cv->ctl->verbose)
-		fprintf(stderr, "%s: supervised after %ld ms (%d nudges)\n", name_of(cv, k),
-		        mono_ms() - t0, nudges);
+	verbose(cv, "%s: supervised after %ld ms (%d nudges)\n", name_of(cv, k), mono_ms() - t0,
+	        nudges);
 	return 0;
 }
 
@@ -148,18 +174,15 @@ static int wait_run(const struct converge *cv, size_t k, pid_t old, const char *
 {
 	const struct plan *p = &cv->ps->p[k];
 	pid_t pid;
-	struct diags d;
-	diags_init(&d);
 	int rc = svwait_run(p->sv_dir, name_of(cv, k), p->svc->log_dir, old, cv->deadline, what,
-	                    &pid, &d);
-	diags_flush(&d, stderr);
-	if (rc == -1) {
-		svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
+	                    &pid, cv->d);
+	if (rc == -1)
+		log_tail(cv, k);
+	diags_report(cv->d);
+	if (rc == -1)
 		return -1;
-	}
-	if (cv->ctl->verbose)
-		fprintf(stderr, "%s: run: (pid %ld) %ld ms after reconfigure started\n",
-		        name_of(cv, k), (long)pid, mono_ms() - cv->t0);
+	verbose(cv, "%s: run: (pid %ld) %ld ms after reconfigure started\n", name_of(cv, k),
+	        (long)pid, mono_ms() - cv->t0);
 	return 0;
 }
 
@@ -204,8 +227,9 @@ static bool exited(const struct converge *cv, size_t k, const struct sv_status *
 	             "%sit exits right after it starts (status: %s); see %s/current", note, buf,
 	             p->svc->log_dir) >= (int)sizeof v->notready)
 		memcpy(v->notready + sizeof v->notready - 4, "...", 4);
-	warnx("%s: %s", name_of(cv, k), v->notready);
-	svtail_last(p->svc->log_dir, SVTAIL_FAILED_LINES, stderr);
+	diag_add(cv->d, DIAG_ERR, "%s: %s", name_of(cv, k), v->notready);
+	log_tail(cv, k);
+	diags_report(cv->d);
 	return true;
 }
 
@@ -224,7 +248,8 @@ static int wait_settled(const struct converge *cv, size_t k, pid_t pid, const st
 		return 0;
 	snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
 	         "has not run (pid %ld) for a second within SVWAIT", (long)pid);
-	warnx("%s: %s", name_of(cv, k), cv->s[k].notready);
+	diag_add(cv->d, DIAG_ERR, "%s: %s", name_of(cv, k), cv->s[k].notready);
+	diags_report(cv->d);
 	return -1;
 }
 
@@ -261,14 +286,14 @@ static int wait_ready(struct converge *cv, size_t k, const struct sv_status *kno
 			     until = t + 2000 < cv->deadline ? t + 2000 : cv->deadline;
 			if (ready_check(cv->ctl, cv->a, p->svc, st0.pid, until, v->notready,
 			                sizeof v->notready) == 1) {
-				if (cv->ctl->verbose)
-					fprintf(stderr, "%s: ready after %ld ms\n", name,
-					        mono_ms() - t0);
+				verbose(cv, "%s: ready after %ld ms\n", name, mono_ms() - t0);
 				return 0;
 			}
 			if (mono_ms() > cv->deadline) {
-				warnx("%s: runs (pid %ld) but is not ready within SVWAIT: %s", name,
-				      (long)st0.pid, v->notready);
+				diag_add(cv->d, DIAG_ERR,
+				         "%s: runs (pid %ld) but is not ready within SVWAIT: %s",
+				         name, (long)st0.pid, v->notready);
+				diags_report(cv->d);
 				return -1;
 			}
 		}
@@ -289,22 +314,27 @@ static void add_step_time(struct converge *cv, long t0)
 }
 
 /*
- * One line per line of what a step printed, escaped: the account controls it (a
+ * One line per line of what a step printed, escaped, recorded in d: the account controls it (a
  * psql NOTICE from a function it shadows can carry terminal escapes).
  */
-static void show_output(FILE *fp, const char *prefix, const struct buf *b)
+static void show_output(struct diags *d, const char *prefix, const struct buf *b)
 {
 	size_t n = b->len;
+	struct buf text;
+	buf_init(&text);
 	while (n > 0 && b->p[n - 1] == '\n')
 		n--;
 	for (size_t i = 0; i < n;) {
 		const char *nl = memchr(b->p + i, '\n', n - i);
 		size_t len = nl != NULL ? (size_t)(nl - (b->p + i)) : n - i;
-		fputs(prefix, fp);
-		safetext_put(fp, b->p + i, len, SAFETEXT_NL);
-		fputc('\n', fp);
+		buf_adds(&text, prefix);
+		safetext_add(&text, b->p + i, len, SAFETEXT_NL);
+		buf_addc(&text, '\n');
 		i += len + 1;
 	}
+	if (text.len > 0)
+		diag_text(d, text.p, text.len);
+	buf_free(&text);
 }
 
 /* Run one after_ready step as the service user, with its own deadline. */
@@ -320,13 +350,14 @@ static int run_step(struct converge *cv, size_t k, const struct plan_step *st, s
 	if (rc == 0)
 		return 0;
 	if (rc == -1)
-		warnx("%s: setup step %s: %s", name, st->def->name,
-		      e == ETIMEDOUT ? "not finished within its timeout" : strerror(e));
+		diag_add(cv->d, DIAG_ERR, "%s: setup step %s: %s", name, st->def->name,
+		         e == ETIMEDOUT ? "not finished within its timeout" : strerror(e));
 	else
-		warnx("%s: setup step %s: %s exited with status %d", name, st->def->name,
-		      st->argv[0], rc);
-	show_output(stderr, "", out);
-	show_output(stderr, "", err);
+		diag_add(cv->d, DIAG_ERR, "%s: setup step %s: %s exited with status %d", name,
+		         st->def->name, st->argv[0], rc);
+	show_output(cv->d, "", out);
+	show_output(cv->d, "", err);
+	diags_report(cv->d);
 	return -1;
 }
 
@@ -340,10 +371,8 @@ static int stop_for_setup(struct converge *cv, size_t k)
 	const char *dir = cv->ps->p[k].sv_dir;
 	if (sv_control(dir, 'd') == -1)
 		return -1;
-	struct diags d;
-	diags_init(&d);
-	int rc = svwait_down(dir, name_of(cv, k), cv->deadline, &d);
-	diags_flush(&d, stderr);
+	int rc = svwait_down(dir, name_of(cv, k), cv->deadline, cv->d);
+	diags_report(cv->d);
 	return rc;
 }
 
@@ -361,10 +390,12 @@ static int step_adopt(struct converge *cv, size_t k, const struct setupstep *x)
 	buf_init(&out);
 	long t0 = mono_ms();
 	int r = setupstep_adopt(x, moved, sizeof moved, &out);
-	diags_flush(x->d, stderr);
+	diags_report(x->d);
 	add_step_time(cv, t0);
-	if (r == 0 && cv->ctl->verbose)
-		show_output(stderr, "", &out);
+	if (r == 0 && cv->ctl->verbose) {
+		show_output(x->d, "", &out);
+		diags_report(x->d);
+	}
 	buf_free(&out);
 	return r;
 }
@@ -373,8 +404,8 @@ static int step_adopt(struct converge *cv, size_t k, const struct setupstep *x)
 static int step_before(struct converge *cv, size_t k, const struct setupstep *x, const char *why)
 {
 	const struct plan_step *st = x->st;
-	printf("run %s setup %s (%s %s)\n", name_of(cv, k), st->def->name, st->creates, why);
-	fflush(stdout);
+	diag_progress(cv->d, "run %s setup %s (%s %s)\n", name_of(cv, k), st->def->name,
+	              st->creates, why);
 	if (cv->dry_run) {
 		cv->updated++;
 		return 0;
@@ -385,12 +416,12 @@ static int step_before(struct converge *cv, size_t k, const struct setupstep *x,
 	buf_init(&out);
 	long t0 = mono_ms();
 	int rc = setupstep_run(x, &out);
-	diags_flush(x->d, stderr);
 	add_step_time(cv, t0);
 	if (rc == -1)
-		show_output(stderr, "", &out);
+		show_output(x->d, "", &out);
 	else
 		cv->updated++; /* counted once it is done, not when it starts */
+	diags_report(x->d);
 	buf_free(&out);
 	return rc;
 }
@@ -399,22 +430,21 @@ static int step_before(struct converge *cv, size_t k, const struct setupstep *x,
 static int step_once(struct converge *cv, size_t k, const struct plan_step *st)
 {
 	const struct plan *p = &cv->ps->p[k];
-	struct diags d; /* printed after each step call, where setupstep used to print */
-	diags_init(&d);
-	d.live = stdout;
-	const struct setupstep x = {cv->ctl, p->svc, st, p->uid, p->gid, &cv->sr, &d};
+	/* reported after each step call, where setupstep used to print */
+	const struct setupstep x = {cv->ctl, p->svc, st, p->uid, p->gid, &cv->sr, cv->d};
 	enum setupstep_need need;
 	const char *why;
 	int assessed = setupstep_assess(&x, cv->dry_run, &need, &why);
-	diags_flush(&d, stderr);
+	diags_report(cv->d);
 	if (assessed == -1)
 		return -1;
 	if (need == SETUP_DONE)
 		return 0;
 	if (need == SETUP_UNKNOWN) {
 		if (cv->dry_run) {
-			printf("verify %s setup %s (%s exists, not recorded as made by it)\n",
-			       name_of(cv, k), st->def->name, st->creates);
+			diag_out(cv->d,
+			         "verify %s setup %s (%s exists, not recorded as made by it)\n",
+			         name_of(cv, k), st->def->name, st->creates);
 			return 0;
 		}
 		int r = step_adopt(cv, k, &x);
@@ -432,7 +462,7 @@ static int steps_before(struct converge *cv, size_t k)
 	if (p->nsteps > 0 && cv->sr.dirfd == -1 &&
 	    steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1 &&
 	    !(cv->dry_run && errno == ENOENT)) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s: cannot open the setup records %s: %s",
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "%s: cannot open the setup records %s: %s",
 		          name_of(cv, k), cv->sr.dir, strerror(errno));
 		return -1;
 	}
@@ -445,7 +475,8 @@ static int steps_before(struct converge *cv, size_t k)
 }
 
 /* A step's output on one line, escaped: it is what the step changed. */
-static void print_step_output(const char *name, const char *step, const struct buf *out)
+static void print_step_output(struct diags *d, const char *name, const char *step,
+                              const struct buf *out)
 {
 	size_t n = out->len;
 	while (n > 0 && out->p[n - 1] == '\n')
@@ -456,15 +487,15 @@ static void print_step_output(const char *name, const char *step, const struct b
 	for (size_t i = 0; i < esc.len; i++)
 		if (esc.p[i] == '\n')
 			esc.p[i] = ';';
-	printf("%s setup %s: %s\n", name, step, buf_str(&esc));
+	diag_out(d, "%s setup %s: %s\n", name, step, buf_str(&esc));
 	buf_free(&esc);
 }
 
 /*
  * The after_ready steps, every run: idempotent by contract. A step that
- * prints nothing on stdout changed nothing (psql with \gexec prints "CREATE
- * ROLE" only when it created one), so only stdout is shown as a change and
- * counted as an update; stderr (a NOTICE, a warning) is passed on, not counted.
+ * prints nothing on its standard output changed nothing (psql with \gexec prints
+ * "CREATE ROLE" only when it created one), so only that output is shown as a change and
+ * counted as an update; its error output (a NOTICE, a warning) is passed on, not counted.
  */
 static int steps_after(struct converge *cv, size_t k)
 {
@@ -478,17 +509,17 @@ static int steps_after(struct converge *cv, size_t k)
 		buf_init(&err);
 		int rc = run_step(cv, k, st, &out, &err);
 		if (rc == 0 && out.len > 0) {
-			print_step_output(name_of(cv, k), st->def->name, &out);
+			print_step_output(cv->d, name_of(cv, k), st->def->name, &out);
 			cv->updated++;
-		} else if (rc == 0 && cv->ctl->verbose) {
-			fprintf(stderr, "%s setup %s: nothing to do\n", name_of(cv, k),
-			        st->def->name);
+		} else if (rc == 0) {
+			verbose(cv, "%s setup %s: nothing to do\n", name_of(cv, k), st->def->name);
 		}
 		if (rc == 0 && err.len > 0) {
 			char prefix[256];
 			snprintf(prefix, sizeof prefix, "%s setup %s said: ", name_of(cv, k),
 			         st->def->name);
-			show_output(stderr, prefix, &err);
+			show_output(cv->d, prefix, &err);
+			diags_report(cv->d);
 		}
 		buf_free(&out);
 		buf_free(&err);
@@ -507,11 +538,11 @@ static int disable_one(struct converge *cv, const char *link)
 	if (lstat(link, &st) == -1)
 		return 0;
 	if (!S_ISLNK(st.st_mode)) {
-		diag_file(&cv->d, DIAG_WARN, NULL, 0,
+		diag_file(&cv->late, DIAG_WARN, NULL, 0,
 		          "%s is not a symlink made by reconfigure; leaving it", link);
 		return 0;
 	}
-	printf("disable %s\n", name);
+	diag_out(cv->d, "disable %s\n", name);
 	cv->updated++;
 	if (cv->dry_run)
 		return 0;
@@ -519,20 +550,19 @@ static int disable_one(struct converge *cv, const char *link)
 	bool have = realpath(link, target) != NULL;
 	/* Unlink first: runsvdir must not respawn the runsv that 'x' makes exit. */
 	if (unlink(link) == -1) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot remove %s: %s", link, strerror(errno));
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot remove %s: %s", link,
+		          strerror(errno));
 		return -1;
 	}
 	if (!have || sv_live(target) != SV_LIVE_OK)
 		return 0;
 	if (sv_control_str(target, "dx") == -1) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s: cannot control runsv: %s", name,
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "%s: cannot control runsv: %s", name,
 		          strerror(errno));
 		return -1;
 	}
-	struct diags d;
-	diags_init(&d);
-	int rc = svwait_gone(target, name, cv->deadline, &d);
-	diags_flush(&d, stderr);
+	int rc = svwait_gone(target, name, cv->deadline, cv->d);
+	diags_report(cv->d);
 	return rc;
 }
 
@@ -554,7 +584,7 @@ static int control(struct converge *cv, const char *dir, const char *cmds, const
 {
 	if (sv_control_str(dir, cmds) == 0)
 		return 0;
-	diag_file(&cv->d, DIAG_ERR, NULL, 0, "%s%s: cannot control runsv: %s", name, log,
+	diag_file(&cv->late, DIAG_ERR, NULL, 0, "%s%s: cannot control runsv: %s", name, log,
 	          strerror(errno));
 	return -1;
 }
@@ -567,12 +597,10 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 	const char *why = why_text(cv->s[k].why, text, sizeof text);
 	if (st->pid == 0 || st->state != SV_RUN) {
 		/* Between two attempts of a failing run script: runsv starts the new one. */
-		printf("start %s (%s changed)\n", name, why);
-		fflush(stdout);
+		diag_progress(cv->d, "start %s (%s changed)\n", name, why);
 		return bring_up(cv, k, 0, "did not start");
 	}
-	printf("restart %s (%s changed)\n", name, why);
-	fflush(stdout);
+	diag_progress(cv->d, "restart %s (%s changed)\n", name, why);
 	/* runsv restarts what it wants up: TERM (and CONT), then run again. */
 	if (control(cv, cv->ps->p[k].sv_dir, "tc", name, "") == -1)
 		return -1;
@@ -587,8 +615,7 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 static int reload(struct converge *cv, size_t k, const struct sv_status *st)
 {
 	const char *name = name_of(cv, k);
-	printf("reload %s (config changed)\n", name);
-	fflush(stdout);
+	diag_progress(cv->d, "reload %s (config changed)\n", name);
 	if (control(cv, cv->ps->p[k].sv_dir, "h", name, "") == -1)
 		return -1;
 	struct sv_status now;
@@ -603,12 +630,12 @@ static int refresh_log(struct converge *cv, size_t k)
 	const char *name = name_of(cv, k), *log_sv = cv->ps->p[k].log_sv;
 	unsigned why = cv->s[k].why;
 	if (why & CV_WHY_LOGRUN) {
-		printf("restart %s log (log/run changed)\n", name);
+		diag_out(cv->d, "restart %s log (log/run changed)\n", name);
 		return control(cv, log_sv, "t", name, " log");
 	}
 	if (why & CV_WHY_LOGCONF) {
 		/* svlogd rereads <log_dir>/config on HUP: the service keeps running. */
-		printf("reload %s log (log config changed)\n", name);
+		diag_out(cv->d, "reload %s log (log config changed)\n", name);
 		return control(cv, log_sv, "h", name, " log");
 	}
 	return 0;
@@ -618,8 +645,7 @@ static int refresh_log(struct converge *cv, size_t k)
 static int start_after_setup(struct converge *cv, size_t k)
 {
 	const char *name = name_of(cv, k);
-	printf("start %s (after setup)\n", name);
-	fflush(stdout);
+	diag_progress(cv->d, "start %s (after setup)\n", name);
 	if (control(cv, cv->ps->p[k].sv_dir, "u", name, "") == -1)
 		return -1;
 	return bring_up(cv, k, 0, "did not start");
@@ -630,8 +656,8 @@ static int left_down(const struct converge *cv, size_t k)
 {
 	if (cv->s[k].why & CV_WHY_RESTART) {
 		char text[64];
-		printf("%s is down: the %s change applies at its next start\n", name_of(cv, k),
-		       why_text(cv->s[k].why, text, sizeof text));
+		diag_out(cv->d, "%s is down: the %s change applies at its next start\n",
+		         name_of(cv, k), why_text(cv->s[k].why, text, sizeof text));
 	}
 	return 0;
 }
@@ -730,19 +756,19 @@ static int pending_take(struct converge *cv, size_t k, bool recorded, unsigned p
 	const char *name = name_of(cv, k);
 	unsigned owed = 0;
 	if (recorded && pending_get(&cv->pd, name, &owed) == -1) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot read %s/%s: %s", cv->pd.dir, name,
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot read %s/%s: %s", cv->pd.dir, name,
 		          strerror(errno));
 		return -1;
 	}
 	if (owed != 0) {
 		char text[64];
-		printf("%s: an earlier run left a %s to do\n", name,
-		       pending_text(owed, text, sizeof text));
+		diag_out(cv->d, "%s: an earlier run left a %s to do\n", name,
+		         pending_text(owed, text, sizeof text));
 		cv->s[k].why |= why_of_owed(owed);
 	}
 	cv->s[k].owes = recorded || owed_of(planned) != 0;
 	if (owed_of(planned) != 0 && pending_add(&cv->pd, name, owed_of(planned)) == -1) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot record pending work in %s/%s: %s",
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot record pending work in %s/%s: %s",
 		          cv->pd.dir, name, strerror(errno));
 		return -1;
 	}
@@ -759,7 +785,7 @@ static int pending_begin(struct converge *cv)
 {
 	const struct plans *ps = cv->ps;
 	if (pending_open(cv->ctl, &cv->pd, true) == -1) {
-		diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot open %s: %s", cv->pd.dir,
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot open %s: %s", cv->pd.dir,
 		          strerror(errno));
 		return -1;
 	}
@@ -769,7 +795,7 @@ static int pending_begin(struct converge *cv)
 	for (size_t k = 0; k < ps->np; k++)
 		names[k] = name_of(cv, k);
 	if (pending_prune(&cv->pd, names, ps->np, present) == -1) {
-		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot clean %s: %s", cv->pd.dir,
+		diag_file(&cv->late, DIAG_WARN, NULL, 0, "cannot clean %s: %s", cv->pd.dir,
 		          strerror(errno));
 		for (size_t k = 0; k < ps->np; k++)
 			present[k] = true; /* not listed: read each */
@@ -785,7 +811,7 @@ static int pending_begin(struct converge *cv)
 	free(names);
 	free(why);
 	free(present);
-	fflush(stdout);
+	diags_live_flush(cv->d);
 	return rc;
 }
 
@@ -795,7 +821,7 @@ static void pending_done(struct converge *cv, size_t k)
 	if (!cv->s[k].owes)
 		return; /* no record was there, and this run wrote none */
 	if (pending_clear(&cv->pd, name_of(cv, k), PENDING_ALL) == -1)
-		diag_file(&cv->d, DIAG_WARN, NULL, 0, "cannot update %s/%s: %s", cv->pd.dir,
+		diag_file(&cv->late, DIAG_WARN, NULL, 0, "cannot update %s/%s: %s", cv->pd.dir,
 		          name_of(cv, k), strerror(errno));
 	else
 		cv->s[k].owes = false;
@@ -836,7 +862,7 @@ static int files_failed(struct converge *cv)
 		if (cv->s[k].failed)
 			continue;
 		diag_file(
-		    &cv->d, DIAG_ERR, NULL, 0,
+		    &cv->late, DIAG_ERR, NULL, 0,
 		    "%s: cannot write %s: %s%s; its other files are left as they were and it is "
 		    "not restarted",
 		    name_of(cv, k), f->path, strerror(f->err), f->why);
@@ -859,12 +885,13 @@ static int apply_changes(struct converge *cv, int wave, bool *linked)
 		if (!in_wave(cv, &t->v[c->node], wave))
 			continue;
 		if (tree_apply(t, c) == -1) {
-			diag_file(&cv->d, DIAG_ERR, NULL, 0, "cannot write %s%s: %s", t->errpath,
+			diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot write %s%s: %s", t->errpath,
 			          t->errwhy, strerror(errno));
 			return -1;
 		}
 		if (c->aside != NULL)
-			printf("moved the directory at %s to %s\n", t->v[c->node].path, c->aside);
+			diag_out(cv->d, "moved the directory at %s to %s\n", t->v[c->node].path,
+			         c->aside);
 	}
 	/* Counted when published, not when planned or staged: a dropped service's are not. */
 	for (size_t k = 0; k < t->nc; k++) {
@@ -885,11 +912,9 @@ static int ensure_runsvdir(const struct converge *cv, int *running)
 {
 	if (*running == 1)
 		return 0;
-	if (*running == 0) {
-		printf("start runsvdir for %s\n", cv->ps->service_dir);
-		fflush(stdout);
-	}
-	if (converge_ensure_wrapper(cv->ctl) == -1)
+	if (*running == 0)
+		diag_progress(cv->d, "start runsvdir for %s\n", cv->ps->service_dir);
+	if (converge_ensure_wrapper(cv->ctl, cv->d) == -1)
 		return -1;
 	*running = 1;
 	return 0;
@@ -905,8 +930,9 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 	if (v->failed)
 		return -1; /* its one-time setup is not done: it must not start */
 	if (dep != SIZE_MAX) {
-		warnx("%s: waiting for %s: %s", name_of(cv, k), name_of(cv, dep),
-		      cv->s[dep].notready);
+		diag_add(cv->d, DIAG_ERR, "%s: waiting for %s: %s", name_of(cv, k),
+		         name_of(cv, dep), cv->s[dep].notready);
+		diags_report(cv->d);
 		v->failed = true;
 		snprintf(v->notready, sizeof v->notready, "waiting for %s", name_of(cv, dep));
 		return -1;
@@ -943,9 +969,7 @@ static int converge_wave(struct converge *cv, int wave, int *running)
 		rc = -1;
 	if (linked) {
 		int b = svdir_settle(cv->ps->service_dir, mtime_before, *running == 1);
-		if (cv->ctl->verbose)
-			fprintf(stderr, "service dir mtime %s\n",
-			        b == 1 ? "backdated by 1 s" : "left as is");
+		verbose(cv, "service dir mtime %s\n", b == 1 ? "backdated by 1 s" : "left as is");
 	}
 	bool nudge = *running == 1;
 	if (ensure_runsvdir(cv, running) == -1)
@@ -969,17 +993,19 @@ static int all_steps_before(struct converge *cv)
 	return rc;
 }
 
-int converge_run(struct converge *cv)
+static int converge_all(struct converge *cv)
 {
 	int rc = 0, maxwave = 0;
 	pid_t wpid;
 	int running = svdir_running(cv->ctl, &wpid);
 	bool linked = false;
 
-	if (running == -1)
-		warn("cannot check runsvdir");
+	if (running == -1) {
+		diag_add(cv->d, DIAG_WARN, "cannot check runsvdir: %s", strerror(errno));
+		diags_report(cv->d);
+	}
 	/* A wrapper that is stopping supervises nothing for long: wait for it, start anew. */
-	if (running == SVDIR_STOPPING && (converge_ensure_wrapper(cv->ctl) == -1 ||
+	if (running == SVDIR_STOPPING && (converge_ensure_wrapper(cv->ctl, cv->d) == -1 ||
 	                                  (running = svdir_running(cv->ctl, &wpid)) != 1))
 		return -1;
 	cv->deadline = mono_ms() + cv->wait_ms; /* one deadline for the whole run */
@@ -1005,10 +1031,18 @@ int converge_run(struct converge *cv)
 	return rc;
 }
 
+int converge_run(struct converge *cv)
+{
+	int rc = converge_all(cv);
+	diags_move(cv->d, &cv->late); /* what the run went on past: the command prints it */
+	return rc;
+}
+
 void converge_dry_run(struct converge *cv)
 {
 	for (size_t k = 0; k < cv->ps->ndisable; k++)
 		(void)disable_one(cv, cv->ps->disable[k]);
-	for (size_t k = 0; k < cv->ps->np; k++) /* prints the one-time steps it would run */
+	for (size_t k = 0; k < cv->ps->np; k++) /* says the one-time steps it would run */
 		(void)steps_before(cv, k);
+	diags_move(cv->d, &cv->late);
 }

@@ -5,9 +5,14 @@
  * supervises each new service, restarts the ones whose run script, env or
  * config changed (a log-only change only HUPs svlogd), waits for readiness,
  * runs setup steps, and stops and unlinks disabled services. Every wait ends
- * at one deadline (SVWAIT for the whole run); none is a fixed sleep. A
- * service that does not get ready is explained on stderr as it happens, with
- * its log's last lines; other problems are recorded in cv->d.
+ * at one deadline (SVWAIT for the whole run); none is a fixed sleep.
+ *
+ * It prints nothing itself: what it does ("restart NAME (env changed)") goes to the command's
+ * d->live as it happens, flushed before each wait, so an operator watches a long initdb. What
+ * goes wrong in a step (a service that does not get ready, with its log's last lines; a setup
+ * step that fails, with its output; -v timings) is recorded in d and reported (diags_report) as
+ * that step ends; a problem the run goes on past (a file it could not write, a record it could
+ * not update) is recorded for the end: converge_run and converge_dry_run leave it in d.
  *
  * The restarts a run owes are recorded (render/pending.h) before any file is
  * published and cleared once the service runs its new files, so a run killed
@@ -54,24 +59,24 @@ struct converge {
 	struct pending pd; /* restarts owed, on disk */
 	struct steprec sr; /* one-time setup steps done or running, on disk */
 	int updated;       /* resources changed (files when written, steps, disables) */
-	struct diags
-	    d; /* what failed to be written, controlled or recorded: the command prints it */
+	struct diags *d;   /* the command's: its streams, and what is left for it to print */
+	struct diags late; /* what failed to be written, controlled or recorded: moved to d */
 };
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
-                   struct plans *ps, bool dry_run, long wait_ms, long t0);
+                   struct plans *ps, bool dry_run, long wait_ms, long t0, struct diags *d);
 void converge_free(struct converge *cv);
 
 /*
- * svdir_ensure for a command: its wait for a stopping wrapper goes out live on stdout,
- * its error on stderr (control starts services through the same wrapper).
+ * svdir_ensure for a command: its wait for a stopping wrapper goes out on d->live, its error is
+ * reported (diags_report) when it returns (control starts services through the same wrapper).
  */
-int converge_ensure_wrapper(const struct ctl *ctl);
+int converge_ensure_wrapper(const struct ctl *ctl, struct diags *d);
 
 /* Apply the plan's tree changes (ps->t after tree_diff) and converge runit. 0 or -1. */
 int converge_run(struct converge *cv);
 
-/* A dry run: print the disables and one-time setup steps converge_run would do. */
+/* A dry run: say on d->live the disables and one-time setup steps converge_run would do. */
 void converge_dry_run(struct converge *cv);
 
 #endif

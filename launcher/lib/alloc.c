@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/hot.h"
 
 _Noreturn void die_nomem(void)
 {
@@ -14,7 +15,7 @@ _Noreturn void die_nomem(void)
 	_exit(ALLOC_EXIT);
 }
 
-void *xmalloc(size_t size)
+STATUS_PATH void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (p == NULL)
@@ -30,15 +31,22 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void *xreallocarray(void *p, size_t n, size_t size)
+STATUS_PATH void *xreallocarray(void *p, size_t n, size_t size)
 {
-	void *q = reallocarray(p, n ? n : 1, size ? size : 1);
+	/*
+	 * realloc with the overflow check, not reallocarray: libbsd's (the overlay's) lives far
+	 * from every other function status runs, one more page fault for one multiplication.
+	 */
+	size_t bytes;
+	if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &bytes))
+		die_nomem();
+	void *q = realloc(p, bytes);
 	if (q == NULL)
 		die_nomem();
 	return q;
 }
 
-char *xstrdup(const char *s)
+STATUS_PATH char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (p == NULL)

@@ -12,11 +12,11 @@
 #include <stdio.h>
 
 struct ctl {
+	bool verbose;           /* first: beside root's start, not a page of its own past self */
 	char root[PATH_MAX];    /* --root / GITLAB_CTL_ROOT, "" for none; no trailing '/' */
 	char config[PATH_MAX];  /* -c FILE, else root + GITLAB_CTL_CONFIG_FILE */
 	char datadir[PATH_MAX]; /* catalog (sv/) and templates/: see ctl_init */
 	char self[PATH_MAX];    /* absolute path of this gitlab-ctl binary, for run scripts */
-	bool verbose;
 };
 
 /*

@@ -121,23 +121,78 @@ void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
 	g->plain = true;
 }
 
-void diag_progress(struct diags *d, const char *fmt, ...)
+void diag_text(struct diags *d, const char *p, size_t n)
 {
-	if (d->live == NULL)
-		return;
+	struct diag *g = push(d, DIAG_NOTE);
+	g->msg = xmalloc(n + 1);
+	memcpy(g->msg, p, n);
+	g->msg[n] = '\0';
+	g->len = n;
+	g->text = true;
+}
+
+static void vout(struct diags *d, const char *fmt, va_list ap)
+{
+	if (d->live != NULL)
+		vfprintf(d->live, fmt, ap);
+}
+
+void diag_out(struct diags *d, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(d->live, fmt, ap);
+	vout(d, fmt, ap);
 	va_end(ap);
-	fflush(d->live);
+}
+
+void diags_live_flush(struct diags *d)
+{
+	if (d->live != NULL)
+		fflush(d->live);
+}
+
+void diag_progress(struct diags *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vout(d, fmt, ap);
+	va_end(ap);
+	diags_live_flush(d);
+}
+
+/* Forget the records, keep the streams the command set. */
+static void forget(struct diags *d)
+{
+	FILE *live = d->live, *report = d->report;
+	diags_free(d);
+	d->live = live;
+	d->report = report;
 }
 
 void diags_flush(struct diags *d, FILE *fp)
 {
-	FILE *live = d->live;
 	diags_print(d, fp);
-	diags_free(d);
-	d->live = live;
+	forget(d);
+}
+
+void diags_report(struct diags *d)
+{
+	if (d->report != NULL)
+		diags_flush(d, d->report);
+}
+
+void diags_move(struct diags *to, struct diags *from)
+{
+	if (from->n == 0)
+		return;
+	grow(&to->v, &to->cap, to->n + from->n, sizeof *to->v, 8);
+	memcpy(to->v + to->n, from->v, from->n * sizeof *from->v);
+	to->n += from->n;
+	to->nerr += from->nerr;
+	to->nnote += from->nnote;
+	free(from->v);
+	from->v = NULL;
+	from->n = from->cap = from->nerr = from->nnote = 0;
 }
 
 /*
@@ -222,7 +277,9 @@ static void print_some(const struct diags *d, FILE *fp, bool errors_only)
 		if (errors_only && g->sev != DIAG_ERR)
 			continue;
 		const char *kind = diag_sev_name(g->sev);
-		if (g->plain)
+		if (g->text)
+			fwrite(g->msg, 1, g->len, fp);
+		else if (g->plain)
 			fprintf(fp, "%s: %s\n", program_invocation_short_name, g->msg);
 		else if (g->file && g->line > 0 && g->col > 0)
 			fprintf(fp, "%s:%d:%d: %s: %s\n", g->file, g->line, g->col, kind, g->msg);
@@ -320,7 +377,7 @@ void diags_print_json(const struct diags *d, FILE *fp)
 		fprintf(fp,
 		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
 		        g->col, diag_sev_name(g->sev));
-		json_string(fp, g->msg, strlen(g->msg));
+		json_string(fp, g->msg, g->text ? g->len : strlen(g->msg));
 		fputs(", \"hint\": ", fp);
 		if (hint != NULL)
 			json_string(fp, hint, hl);

@@ -4,6 +4,8 @@
  * Modules record problems here instead of printing them, so that one place
  * (the command) decides how and whether to report, and so that validation can
  * report every problem of a file at once rather than stopping at the first.
+ * A long stage (engine/) also writes its lines through here, to the streams the
+ * command set (live, report), and reports each step's problems as it ends.
  */
 #ifndef GITLAB_CTL_DIAG_H
 #define GITLAB_CTL_DIAG_H
@@ -46,6 +48,8 @@ struct diag {
 	int caret;     /* col within srcline */
 	bool hidden;   /* the line is known but not shown: it may hold a secret */
 	bool plain;    /* diag_add's: printed as warnx(3) would, "gitlab-ctl VERB: MSG" */
+	bool text;     /* diag_text's: msg printed as it is, len bytes (they may hold NUL) */
+	size_t len;
 };
 
 struct diags {
@@ -53,7 +57,13 @@ struct diags {
 	size_t n, cap;
 	size_t nerr;
 	size_t nnote;
-	FILE *live; /* where diag_progress writes at once; NULL (diags_init): nowhere */
+	/*
+	 * Set by the command, NULL (diags_init) for none. live: its output, where diag_out and
+	 * diag_progress write (a stage's progress, control's result lines). report: where
+	 * diags_report prints the records as a stage's step ends; NULL keeps them for the command.
+	 */
+	FILE *live;
+	FILE *report;
 };
 
 void diags_init(struct diags *d);
@@ -77,10 +87,31 @@ void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
- * A line the user must see while the stage still runs (what it waits for): written to d->live
- * at once, as given, when the command set one; not recorded.
+ * Record text that follows a problem as it is (a step's output, a log's last lines, a -v
+ * timing): printed without prefix, a note (not counted as a warning). p[0..n), its own newlines.
+ */
+void diag_text(struct diags *d, const char *p, size_t n);
+
+/*
+ * A line of the command's own output (what the stage did, control's result lines): written to
+ * d->live as given, buffered as the command set that stream; not recorded.
+ */
+void diag_out(struct diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* d->live's buffered lines out now: before a wait, and where problems follow on d->report. */
+void diags_live_flush(struct diags *d);
+/*
+ * A line the user must see while the stage still runs (what it waits for): diag_out, then
+ * written out at once.
  */
 void diag_progress(struct diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A stage's step ended: its records so far printed to d->report and forgotten, so a problem
+ * shows where it happens in a long run. Kept for the command when it set no d->report.
+ */
+void diags_report(struct diags *d);
+/* from's records appended to to's, from left empty (its streams kept). */
+void diags_move(struct diags *to, struct diags *from);
 
 /* diags_print, then forget the records: for a command that reports each stage as it ends. */
 void diags_flush(struct diags *d, FILE *fp);

@@ -61,6 +61,15 @@ int sv_live_at(int dirfd, const char *dir);
 int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st);
 bool sv_normally_down_at(int dirfd, const char *dir);
 
+/*
+ * sv's svstatus_get for dir below dirfd: 1 with st filled; otherwise the line sv prints
+ * ("fail: LABEL: runsv not running", "warning: LABEL: unable to ...", no newline) is
+ * written to msg and the result is 0 (runsv not running: sv's "fail") or -1 (a warning).
+ * label is "NAME" or "NAME/log". The caller prints: `status` into its own buffer.
+ */
+int sv_status_get(int dirfd, const char *dir, const char *label, struct sv_status *st, char *msg,
+                  size_t len);
+
 /* Write several control bytes at once (sv's restart sends "tcu"). 0, or -1 with errno. */
 int sv_control_str(const char *dir, const char *cmds);
 

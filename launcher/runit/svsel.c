@@ -12,6 +12,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
+#include "lib/hot.h"
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
 #include "runit/svsel.h"
@@ -24,19 +25,19 @@ bool svsel_valid_name(const char *name)
 	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
 }
 
-static int cmp_names(const void *a, const void *b)
+STATUS_PATH static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void push(struct svsel *sel, size_t *cap, const char *name)
+STATUS_PATH static void push(struct svsel *sel, size_t *cap, const char *name)
 {
 	grow(&sel->names, cap, sel->n + 1, sizeof *sel->names, 16);
 	sel->names[sel->n++] = xstrdup(name);
 }
 
 /* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
-static bool is_service(int dfd, const char *name, unsigned char type)
+STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type)
 {
 	if (name[0] == '.')
 		return false;
@@ -56,7 +57,7 @@ static bool is_service(int dfd, const char *name, unsigned char type)
  * deepest point, where each further 4 KiB of stack is a page fault, dearer than the few
  * more getdents64 calls of a long list (one per ~60 names).
  */
-static int load_all(struct svsel *sel)
+STATUS_PATH static int load_all(struct svsel *sel)
 {
 	size_t cap = 0;
 	char buf[2048] __attribute__((aligned(8)));
@@ -79,7 +80,7 @@ static int load_all(struct svsel *sel)
 	return 0;
 }
 
-static int load(struct svsel *sel, const char *name)
+STATUS_PATH static int load(struct svsel *sel, const char *name)
 {
 	sel->fd = open(sel->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sel->fd == -1)
@@ -98,10 +99,14 @@ static int load(struct svsel *sel, const char *name)
 	return 0;
 }
 
-int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
+STATUS_PATH int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 {
-	memset(sel, 0, sizeof *sel);
+	/* not memset: zeroing dir would touch a page status otherwise never does */
 	sel->fd = -1;
+	sel->names = NULL;
+	sel->n = 0;
+	sel->wave = NULL;
+	sel->deps = NULL;
 	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
 		return -1;
 	if (load(sel, name) == 0)
@@ -112,7 +117,7 @@ int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 	return -1;
 }
 
-void svsel_free(struct svsel *sel)
+STATUS_PATH void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
@@ -134,7 +139,7 @@ int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, s
 }
 
 /* memcpy, not snprintf: status calls this for every service. */
-int svsel_relpath(const char *name, bool log, char *out, size_t len)
+STATUS_PATH int svsel_relpath(const char *name, bool log, char *out, size_t len)
 {
 	size_t n = strlen(name);
 	const char *sfx = log ? "/log" : "";
@@ -185,14 +190,13 @@ static int read_deps(const struct svsel *sel, bool *deps)
 	return rc;
 }
 
-static const struct svsel *order_sel;
-
-static int cmp_wave(const void *a, const void *b)
+static int cmp_wave(const void *a, const void *b, void *arg)
 {
+	const struct svsel *sel = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	if (order_sel->wave[i] != order_sel->wave[j])
-		return order_sel->wave[i] < order_sel->wave[j] ? -1 : 1;
-	return strcmp(order_sel->names[i], order_sel->names[j]);
+	if (sel->wave[i] != sel->wave[j])
+		return sel->wave[i] < sel->wave[j] ? -1 : 1;
+	return strcmp(sel->names[i], sel->names[j]);
 }
 
 int svsel_order(struct svsel *sel, bool reverse)
@@ -222,8 +226,7 @@ int svsel_order(struct svsel *sel, bool reverse)
 		for (size_t i = 0; i < n; i++)
 			wave[i] = max - wave[i];
 	sel->wave = wave;
-	order_sel = sel;
-	qsort(idx, n, sizeof *idx, cmp_wave);
+	qsort_r(idx, n, sizeof *idx, cmp_wave, sel);
 	char **names = xcalloc(n, sizeof *names);
 	int *sorted = xcalloc(n, sizeof *sorted);
 	for (size_t i = 0; i < n; i++) {

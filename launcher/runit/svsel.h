@@ -14,12 +14,13 @@
 #include "lib/ctl.h"
 
 struct svsel {
-	char dir[PATH_MAX]; /* <install>/service */
-	int fd;             /* dir, open: names resolve against it (-1 if not open) */
-	char **names;       /* sorted; by svsel_order: in dependency order */
+	int fd;       /* dir, open: names resolve against it (-1 if not open) */
+	char **names; /* sorted; by svsel_order: in dependency order */
 	size_t n;
 	int *wave;  /* svsel_order: 0 needs nothing selected, k after wave k-1; NULL before */
 	bool *deps; /* svsel_order: deps[i * n + j] when names[i] needs names[j] */
+	/* <install>/service; last, so that a short path and the fields share a page */
+	char dir[PATH_MAX];
 };
 
 /*
