@@ -273,8 +273,12 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 		struct stat st;
 		if (e == ENOENT && stat(sel.dir, &st) == -1) { /* as command_select says it */
 			warnx("not set up yet: run gitlab-ctl reconfigure");
-			return json_failure(name, sel.dir,
-			                    "not set up yet: run gitlab-ctl reconfigure", NULL);
+			bool loads = load_config(ctl, &l) == 0; /* else its diagnostics say why */
+			int rc = json_failure(name, sel.dir,
+			                      "not set up yet: run gitlab-ctl reconfigure",
+			                      loads ? NULL : &l.d);
+			cmd_unload(&l);
+			return rc;
 		}
 		if (name == NULL || e != ENOENT) {
 			warn("%s", sel.dir);

@@ -46,7 +46,7 @@ same "$OUT" "{\"ok\": false, \"config\": \"$RB\", \"errors\": 1, \"warnings\": 2
   {\"file\": \"$RB\", \"line\": 0, \"col\": 0, \"severity\": \"warning\", \"message\": \"ignoring 2 Omnibus settings this build does not manage: nginx, postgresql['wal_level'] (-v: each one)\", \"hint\": null}]}"
 # inspect --json on a configuration that does not load: the diagnostics too
 expect_rc 1 ctl inspect --json gitlab-exporter
-has "$OUT" "\"known\": false, \"diagnostics\": ["
+has "$OUT" "not set up yet: run gitlab-ctl reconfigure\", \"diagnostics\": ["
 has "$OUT" "  {\"file\": \"$RB\", \"line\": 2, \"col\": 1, \"severity\": \"error\", \"message\": \"postgres is not a name gitlab-ctl or Omnibus knows; did you mean 'postgresql'?\", \"hint\": \"did you mean 'postgresql'?\"},"
 # Omnibus' check-config -v VERSION: a clear word, then the usual check
 expect_rc 1 ctl check-config -v 17.0
