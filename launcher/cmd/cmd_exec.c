@@ -50,9 +50,11 @@ struct target {
 	const char *config_name; /* --from-config with the catalog's command: where to change it */
 };
 
+/* msg NULL: the option parser has said what is wrong */
 static int usage_error(const char *msg)
 {
-	warnx("exec: %s", msg);
+	if (msg != NULL)
+		warnx("%s", msg);
 	fprintf(stderr,
 	        "usage: gitlab-ctl exec [--envdir DIR | --from-config [-c FILE]] [--user USER] "
 	        "[--group GROUP] [--groups G1,G2...] [--chdir DIR] SERVICE [-- COMMAND ARGS...]\n");
@@ -111,7 +113,7 @@ static int parse_opts(int argc, char **argv, struct exec_opts *o)
 			o->config = optarg;
 			break;
 		default:
-			return usage_error("bad option");
+			return usage_error(NULL);
 		}
 	}
 	if (optind >= end)
@@ -137,12 +139,12 @@ static int env_from_dir(const char *dir, struct envv *env)
 	if (envdir_read(dir, env, bad, sizeof bad) == 0)
 		return 0;
 	if (bad[0] == '\0')
-		warn("exec: envdir %s", dir);
+		warn("envdir %s", dir);
 	else if (errno == EINVAL)
-		warnx("exec: envdir %s: %s: not a valid variable (name, file type or NUL byte)",
-		      dir, bad);
+		warnx("envdir %s: %s: not a valid variable (name, file type or NUL byte)", dir,
+		      bad);
 	else
-		warn("exec: envdir %s: %s", dir, bad);
+		warn("envdir %s: %s", dir, bad);
 	return -1;
 }
 
@@ -166,7 +168,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	const struct attrs *a = &l->a;
 	const struct svc *s = attrs_svc(a, o->service);
 	if (s == NULL) {
-		warnx("exec: unknown service '%s'", o->service);
+		command_unknown_service("exec", o->service, &l->cat, NULL, stderr);
 		return -1;
 	}
 	if (!o->from_config) {
@@ -191,7 +193,7 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	if (o->cmd == NULL && cat_setting_find(s->def, "command") != NULL)
 		t->config_name = s->def->config_name;
 	if (t->x.argv == NULL || t->x.argv[0] == NULL) {
-		warnx("exec: service '%s' has no command", o->service);
+		warnx("service '%s' has no command", o->service);
 		return -1;
 	}
 	return 0;
@@ -234,7 +236,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 		struct ctl local = *ctl;
 		if (o.config != NULL &&
 		    strlcpy(local.config, o.config, sizeof local.config) >= sizeof local.config) {
-			warnx("exec: %s: path too long", o.config);
+			warnx("%s: path too long", o.config);
 			return 2;
 		}
 		loaded = true;

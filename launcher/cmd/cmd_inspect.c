@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config/attrs.h"
 #include "config/catalog.h"
@@ -213,7 +214,9 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 	struct loaded l;
 	struct svsel all;
 	bool have = load_config(ctl, &l) == 0;
-	bool known = have && catalog_find(&l.cat, name) != NULL;
+	const struct cat_service *def = have ? catalog_find(&l.cat, name) : NULL;
+	/* by its runit name only: "gitlab_exporter" is a typo of a service name */
+	bool known = def != NULL && strcmp(def->name, name) == 0;
 	bool have_all = svsel_load(ctl, NULL, &all) == 0;
 	if (json) {
 		printf("[\n  {\"service\": ");
@@ -231,7 +234,7 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 		fprintf(stderr,
 		        "gitlab-ctl inspect: %s is not enabled: set %s['enable'] = true and run "
 		        "gitlab-ctl reconfigure\n",
-		        name, catalog_find(&l.cat, name)->config_name);
+		        name, def->config_name);
 	else
 		command_unknown_service("inspect", name, have ? &l.cat : NULL,
 		                        have_all ? &all : NULL, stderr);
@@ -258,13 +261,30 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv)
 	const char *name = optind < argc ? argv[optind] : NULL;
 	struct svsel sel;
 	struct loaded l;
-	if (svsel_load(ctl, name, &sel) == -1) {
+	if (!json) {
+		if (!ctl_catalog_found(ctl)) { /* the cause to fix before any other */
+			ctl_catalog_hint(ctl, stderr);
+			return 1;
+		}
+		if (command_select(ctl, "inspect", name, &sel, stderr) != 0)
+			return 1;
+	} else if (svsel_load(ctl, name, &sel) == -1) {
 		int e = errno;
+		struct stat st;
+		if (e == ENOENT && stat(sel.dir, &st) == -1) { /* as command_select says it */
+			warnx("not set up yet: run gitlab-ctl reconfigure");
+			bool loads = load_config(ctl, &l) == 0; /* else its diagnostics say why */
+			int rc = json_failure(name, sel.dir,
+			                      "not set up yet: run gitlab-ctl reconfigure",
+			                      loads ? NULL : &l.d);
+			cmd_unload(&l);
+			return rc;
+		}
 		if (name == NULL || e != ENOENT) {
 			warn("%s", sel.dir);
-			return json ? json_failure(name, sel.dir, strerror(e), NULL) : 1;
+			return json_failure(name, sel.dir, strerror(e), NULL);
 		}
-		return not_enabled(ctl, name, json);
+		return not_enabled(ctl, name, true);
 	}
 	if (load_config(ctl, &l) == -1) {
 		svsel_free(&sel);

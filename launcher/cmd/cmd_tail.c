@@ -61,9 +61,16 @@ static bool readable(const char *path)
 	}
 	char dir[PATH_MAX];
 	struct stat st;
+	int e = errno;
 	strlcpy(dir, path, sizeof dir);
-	if (errno == ENOENT && stat(dirname(dir), &st) == 0)
+	if (e == ENOENT && stat(dirname(dir), &st) == 0)
 		return true;
+	if (e == ENOENT) { /* nothing will create the directory but a reconfigure */
+		warnx("cannot read %s: no log directory %s yet: run gitlab-ctl reconfigure", path,
+		      dir);
+		return false;
+	}
+	errno = e;
 	warn("cannot read %s%s", path,
 	     errno == EACCES ? " (log directories are root's: run as root)" : "");
 	return false;
@@ -94,6 +101,10 @@ static int tail_run(const struct ctl *ctl, const char *name, long lines)
 	bool have_attrs = load_attrs(ctl, &l);
 
 	if (svsel_load(ctl, name, &sel) == -1) {
+		if (name == NULL && errno == ENOENT) {
+			warnx("not set up yet: run gitlab-ctl reconfigure");
+			goto out;
+		}
 		if (name == NULL || errno != ENOENT || !svsel_valid_name(name)) {
 			warn("%s", name ? name : sel.dir);
 			goto out;

@@ -107,6 +107,15 @@ printf '%s' "$js" | ruby -rjson -e '
 		s["memory_kb"]["uss"] <= s["memory_kb"]["rss"] && s["metrics_status"] == 200' ||
 	fail "json: $js"
 
+# gitlab.rb's name for the service is a typo of its runit name, not a disabled service
+ctl inspect gitlab_exporter >"$T_ROOT/out" 2>"$T_ROOT/err" && fail "inspect gitlab_exporter passed"
+case $(cat "$T_ROOT/err") in
+"gitlab-ctl inspect: unknown service 'gitlab_exporter' (known: "*"); did you mean 'gitlab-exporter'?") ;;
+*) fail "inspect gitlab_exporter: $(cat "$T_ROOT/err")" ;;
+esac
+ctl inspect --json gitlab_exporter >"$T_ROOT/out" 2>"$T_ROOT/err" && fail "inspect --json gitlab_exporter passed"
+grep -qF '"enabled": false, "known": false' "$T_ROOT/out" || fail "inspect --json gitlab_exporter: $(cat "$T_ROOT/out")"
+
 # the envdir edited behind the service's back: restart needed, exit 1
 printf '%s' 'dirty_decay_ms:1000' >"$T_ROOT/opt/gitlab/etc/gitlab-exporter/env/MALLOC_CONF"
 printf '%s' 'yes' >"$T_ROOT/opt/gitlab/etc/gitlab-exporter/env/NEW_VAR"

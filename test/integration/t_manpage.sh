@@ -17,6 +17,10 @@ for word in SVWAIT GITLAB_CTL_ROOT GITLAB_CTL_DATADIR --root --version --show-se
 	grep -q -e "$word" "$T_ROOT/man.txt" || fail "the page does not mention $word"
 done
 
+# One word on global options: they may follow the command (t_check_config runs -c after it).
+grep -q '^Global options may come before or after the command' "$page" || fail "the page does not say global options may follow the command"
+! grep -qiE '(must|should) (come|stand|be given|appear) before' "$page" || fail "the page also says options must come first"
+
 # The man page side: the tag line after each .TP in COMMANDS that starts with a bold
 # command name (option tags start with \fB\-), font escapes removed.
 sed -n '/^\.SH COMMANDS/,/^\.SH /{/^\.TP/{n;p;};}' "$page" | grep '^\\fB[a-z]' |

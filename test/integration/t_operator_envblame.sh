@@ -48,3 +48,14 @@ note "a computed env value (redis-exporter's REDIS_PASSWORD from redis['password
 blamed "$RB:2:21: error: REDIS_PASSWORD: the variable is 140016 bytes as NAME=value; execve refuses more than 131072 (MAX_ARG_STRLEN), so the service could never start"
 ! grep -q 'sv/redis-exporter.conf' "$ERR" || fail "still blamed on the catalog: $(head -c 300 "$ERR")"
 ! grep -q 'pppppppp' "$ERR" || fail "the secret's line was echoed"
+
+note "diagnostics in position order: the env error of line 1 (found last) before line 2's warning"
+cat >"$RB" <<'RB'
+gitlab_exporter['env'] = {'RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO' => '0.5'}
+gitlab_exporter['listen_prot'] = 9168
+RB
+expect_rc 1 ctl -c "$RB" check-config
+grep -E '^[^ ].*: (error|warning):' "$ERR" >"$T_ROOT/heads"
+[ "$(cat "$T_ROOT/heads")" = "$RB:1:66: error: RUBY_GC_HEAP_FREE_SLOTS_MIN_RATIO=0.5 must be less than RUBY_GC_HEAP_FREE_SLOTS_MAX_RATIO, which is 0.111 here by default: set both
+$RB:2:17: warning: gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)" ] ||
+	{ cat "$ERR" >&2; fail "not in position order"; }

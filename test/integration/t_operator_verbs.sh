@@ -18,6 +18,19 @@ same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got '$(cat "$1")', want '$2'"; }
 expect_rc 1 ctl status
 same "$ERR" "gitlab-ctl status: not set up yet: run gitlab-ctl reconfigure"
 expect_rc 4 ctl status --lsb
+expect_rc 1 ctl inspect
+same "$ERR" "gitlab-ctl inspect: not set up yet: run gitlab-ctl reconfigure"
+expect_rc 1 ctl inspect --json alpha
+has "$OUT" "{\"service\": \"alpha\", \"ok\": false, \"error\": \"$T_ROOT/opt/gitlab/service: not set up yet: run gitlab-ctl reconfigure\"}"
+expect_rc 1 ctl tail
+same "$ERR" "gitlab-ctl tail: not set up yet: run gitlab-ctl reconfigure"
+expect_rc 1 ctl tail alpha
+same "$ERR" "gitlab-ctl tail: cannot read $T_ROOT/var/log/gitlab/alpha/current: no log directory $T_ROOT/var/log/gitlab/alpha yet: run gitlab-ctl reconfigure"
+expect_rc 1 ctl exec alpah --from-config
+same "$ERR" "gitlab-ctl exec: unknown service 'alpah' (known: alpha, beta, gamma); did you mean 'alpha'?"
+expect_rc 2 ctl exec --nope alpha
+[ "$(head -n 1 "$ERR")" = "gitlab-ctl exec: unknown option '--nope' (see gitlab-ctl help exec)" ] &&
+	[ "$(wc -l <"$ERR")" = 2 ] || fail "exec --nope: $(cat "$ERR")"
 expect_rc 1 ctl statsu
 same "$ERR" "gitlab-ctl: unknown command 'statsu'; did you mean 'status'? (see gitlab-ctl help)"
 expect_rc 1 ctl help nosuch
@@ -74,6 +87,12 @@ kill "$TAILPID"
 wait_gone "$TAILPID" || fail "tail did not stop"
 expect_rc 2 ctl tail alpha/../x
 same "$ERR" "gitlab-ctl tail: alpha/../x: write SERVICE/FILE, FILE a name in the service's log directory"
+
+# --- after uninstall: the tree is there, runsvdir is not ------------------------------------
+expect_rc 0 ctl uninstall
+expect_rc 2 ctl status
+same "$ERR" "gitlab-ctl status: runsvdir is not running: run gitlab-ctl reconfigure (or gitlab-ctl start) to start it"
+has "$OUT" "fail: alpha: runsv not running"
 
 # --- cleanse yes (Omnibus' spelling), then the resolver says what to do ----------------------
 expect_rc 0 ctl cleanse yes </dev/null
