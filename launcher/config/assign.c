@@ -439,7 +439,8 @@ static void note_unknown_key(struct walk *b, const struct rb_stmt *st)
 static void unknown_key(struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
-	if (omnibus_key(def, st->keys[0])) { /* Omnibus' own: into the summary line */
+	/* Omnibus' own (a service's, or under user[...] or logging[...]): into the summary line */
+	if (omnibus_key(def, st->keys[0]) || catalog_omnibus_key(b->cat, st->name, st->keys[0])) {
 		note_unknown_key(b, st);
 		return;
 	}
@@ -875,42 +876,55 @@ static size_t report_strange(struct walk *b)
 	return strict ? known : b->as->unknown.n;
 }
 
-/* Known Omnibus names this build does not manage: one summary line, each one with -v. */
+/* The summary line names this many settings, then counts the rest (-v names each one). */
+#define SUMMARY_NAMES 8
+
+/* Is the i-th ignored top-level name one of the summary's (not an error of its own)? */
+static bool summed_name(const struct walk *b, size_t i)
+{
+	return b->cat->omnibus == NULL || catalog_omnibus_name(b->cat, b->as->unknown.v[i].name);
+}
+
+/* The first SUMMARY_NAMES of the summed names and keys, comma-separated, malloc'ed. */
+static char *summary_list(const struct walk *b)
+{
+	const char *v[SUMMARY_NAMES];
+	size_t n = 0, len = 1;
+	for (size_t i = 0; i < b->as->unknown.n && n < SUMMARY_NAMES; i++)
+		if (summed_name(b, i))
+			v[n++] = b->as->unknown.v[i].name;
+	for (size_t i = 0; i < b->nokeys && n < SUMMARY_NAMES; i++)
+		v[n++] = b->okeys[i];
+	for (size_t i = 0; i < n; i++)
+		len += strlen(v[i]) + 2;
+	char *list = xcalloc(len, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strlcat(list, ", ", len);
+		strlcat(list, v[i], len);
+	}
+	return list;
+}
+
+/* Known Omnibus names and keys this build does not manage: one summary line, each with -v. */
 static void report_unknown(struct walk *b, const struct rb_file *f)
 {
 	size_t nknown = report_strange(b) + b->nokeys;
 	if (nknown == 0)
 		return;
-	bool strict = b->cat->omnibus != NULL;
-	size_t len = 1;
-	for (size_t i = 0; i < b->as->unknown.n; i++)
-		len += strlen(b->as->unknown.v[i].name) + 2;
-	for (size_t i = 0; i < b->nokeys; i++)
-		len += strlen(b->okeys[i]) + 2;
-	char *list = xcalloc(len, 1);
-	for (size_t i = 0; i < b->as->unknown.n; i++) {
-		if (strict && !catalog_omnibus_name(b->cat, b->as->unknown.v[i].name))
-			continue;
-		if (list[0] != '\0')
-			strlcat(list, ", ", len);
-		strlcat(list, b->as->unknown.v[i].name, len);
-	}
-	for (size_t i = 0; i < b->nokeys; i++) {
-		if (list[0] != '\0')
-			strlcat(list, ", ", len);
-		strlcat(list, b->okeys[i], len);
-	}
+	bool verbose = b->ctl && b->ctl->verbose;
+	char *list = summary_list(b), more[64] = "";
+	if (nknown > SUMMARY_NAMES)
+		snprintf(more, sizeof more, ", ... and %zu more", nknown - SUMMARY_NAMES);
 	diag_file(b->d, DIAG_WARN, f->src.name, 0,
-	          "ignoring %zu Omnibus setting%s this build does not manage: %s%s", nknown,
-	          nknown == 1 ? "" : "s", list, b->ctl && b->ctl->verbose ? "" : " (-v: each one)");
+	          "ignoring %zu Omnibus setting%s this build does not manage: %s%s%s", nknown,
+	          nknown == 1 ? "" : "s", list, more, verbose ? "" : " (-v: each one)");
 	free(list);
-	if (b->ctl && b->ctl->verbose)
-		for (size_t i = 0; i < b->as->unknown.n; i++)
-			if (!strict || catalog_omnibus_name(b->cat, b->as->unknown.v[i].name))
-				diag_at(b->d, DIAG_NOTE, b->unknown_locs[i],
-				        "ignoring %s: not managed by this build",
-				        b->as->unknown.v[i].name);
-	for (size_t i = 0; b->ctl && b->ctl->verbose && i < b->nokeys; i++)
+	for (size_t i = 0; verbose && i < b->as->unknown.n; i++)
+		if (summed_name(b, i))
+			diag_at(b->d, DIAG_NOTE, b->unknown_locs[i],
+			        "ignoring %s: not managed by this build", b->as->unknown.v[i].name);
+	for (size_t i = 0; verbose && i < b->nokeys; i++)
 		diag_at(b->d, DIAG_NOTE, b->okey_locs[i], "ignoring %s: not managed by this build",
 		        b->okeys[i]);
 }

@@ -139,7 +139,34 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* <dir>/omnibus-names.list, one name per line, '#' comments; absent: no list. */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+/* Is p[0..n) a gitlab.rb name, or NAME['KEY'] (*is_key)? */
+static bool omnibus_entry(const char *p, size_t n, bool *is_key)
+{
+	size_t name = strspn(p, NAME_CHARS);
+	*is_key = false;
+	if (name == n)
+		return n > 0;
+	if (name == 0 || n < name + 5 || strncmp(p + name, "['", 2) != 0 ||
+	    strncmp(p + n - 2, "']", 2) != 0)
+		return false;
+	size_t key = strspn(p + name + 2, NAME_CHARS);
+	*is_key = key > 0 && name + 2 + key == n - 2;
+	return *is_key;
+}
+
+/* One list of c (names or keys): p[0..n) appended. */
+static void omnibus_add(char ***v, size_t *nv, size_t *cap, const char *p, size_t n)
+{
+	grow(v, cap, *nv + 1, sizeof **v, 64);
+	(*v)[(*nv)++] = xstrndup(p, n);
+}
+
+/*
+ * <dir>/omnibus-names.list, one name (or NAME['KEY']) per line, '#' comments; absent: no
+ * list.
+ */
 static void load_omnibus_names(struct catalog *c, struct diags *d)
 {
 	struct buf b;
@@ -154,8 +181,9 @@ static void load_omnibus_names(struct catalog *c, struct diags *d)
 		return;
 	}
 	buf_addc(&b, '\0');
-	size_t cap = 0;
+	size_t cap = 0, kcap = 0;
 	int line = 0;
+	bool is_key;
 	for (char *p = b.p, *nl; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		line++;
@@ -165,17 +193,19 @@ static void load_omnibus_names(struct catalog *c, struct diags *d)
 			n--;
 		if (n == 0)
 			continue;
-		if (strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_") != n) {
-			diag_file(d, DIAG_ERR, path, line, "not a gitlab.rb name: \"%.*s\"", (int)n,
-			          p);
-			continue;
-		}
-		grow(&c->omnibus, &cap, c->nomnibus + 1, sizeof *c->omnibus, 64);
-		c->omnibus[c->nomnibus++] = xstrndup(p, n);
+		if (!omnibus_entry(p, n, &is_key))
+			diag_file(d, DIAG_ERR, path, line,
+			          "not a gitlab.rb name or NAME['KEY']: \"%.*s\"", (int)n, p);
+		else if (is_key)
+			omnibus_add(&c->omnibus_keys, &c->nomnibus_keys, &kcap, p, n);
+		else
+			omnibus_add(&c->omnibus, &c->nomnibus, &cap, p, n);
 	}
 	if (c->omnibus == NULL)
 		c->omnibus = xcalloc(1, sizeof *c->omnibus); /* present but empty: still strict */
 	qsort(c->omnibus, c->nomnibus, sizeof *c->omnibus, cmp_strp);
+	if (c->omnibus_keys != NULL)
+		qsort(c->omnibus_keys, c->nomnibus_keys, sizeof *c->omnibus_keys, cmp_strp);
 	buf_free(&b);
 }
 
@@ -183,6 +213,18 @@ bool catalog_omnibus_name(const struct catalog *c, const char *name)
 {
 	return c->nomnibus > 0 &&
 	       bsearch(&name, c->omnibus, c->nomnibus, sizeof *c->omnibus, cmp_strp) != NULL;
+}
+
+bool catalog_omnibus_key(const struct catalog *c, const char *name, const char *key)
+{
+	if (c->nomnibus_keys == 0)
+		return false;
+	char *k = xasprintf("%s['%s']", name, key);
+	const char *kp = k;
+	bool found = bsearch(&kp, c->omnibus_keys, c->nomnibus_keys, sizeof *c->omnibus_keys,
+	                     cmp_strp) != NULL;
+	free(k);
+	return found;
 }
 
 static void load_files(const char *dir, char **files, size_t nfiles, struct catalog *out,
@@ -239,6 +281,9 @@ void catalog_free(struct catalog *c)
 	for (size_t i = 0; i < c->nomnibus; i++)
 		free(c->omnibus[i]);
 	free(c->omnibus);
+	for (size_t i = 0; i < c->nomnibus_keys; i++)
+		free(c->omnibus_keys[i]);
+	free(c->omnibus_keys);
 	memset(c, 0, sizeof *c);
 }
 

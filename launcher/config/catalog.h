@@ -166,6 +166,12 @@ struct catalog {
 	 */
 	char **omnibus;
 	size_t nomnibus;
+	/*
+	 * Its NAME['KEY'] lines, sorted: keys Omnibus knows under the names gitlab-ctl reads
+	 * itself (user, logging) that it does not manage.
+	 */
+	char **omnibus_keys;
+	size_t nomnibus_keys;
 };
 
 /*
@@ -195,6 +201,8 @@ int catalog_load_ctl(const struct ctl *ctl, struct catalog *out, struct diags *d
 const struct cat_service *catalog_find(const struct catalog *c, const char *name);
 /* Is name one of Omnibus' top-level names the catalog lists as known but unmanaged? */
 bool catalog_omnibus_name(const struct catalog *c, const char *name);
+/* Is name['key'] one of those keys? */
+bool catalog_omnibus_key(const struct catalog *c, const char *name, const char *key);
 
 /* Whether a service declares a readiness check (check or check_command). */
 bool catalog_has_check(const struct cat_service *def);

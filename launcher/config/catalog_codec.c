@@ -145,6 +145,7 @@ void catcodec_encode(struct buf *b, const struct catalog *c)
 	for (size_t i = 0; i < c->n; i++)
 		put_service(b, &c->v[i]);
 	put_strv(b, c->omnibus, c->nomnibus);
+	put_strv(b, c->omnibus_keys, c->nomnibus_keys);
 }
 
 /* A read cursor: bad once anything did not fit, and every later read then yields nothing. */
@@ -348,6 +349,7 @@ int catcodec_decode(const void *p, size_t len, struct catalog *out)
 	for (long i = 0; i < n && !r.bad; i++)
 		get_service(&r, &out->v[out->n++]);
 	out->omnibus = get_strv(&r, &out->nomnibus, false);
+	out->omnibus_keys = get_strv(&r, &out->nomnibus_keys, false);
 	if (n < 0 || r.bad || r.p != r.end) {
 		catalog_free(out);
 		return -1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "build_config.h"
+#include "config/placeholder.h"
 #include "engine/preflight.h"
 #include "lib/alloc.h"
 #include "lib/reach.h"
@@ -93,17 +94,96 @@ static enum verdict command_path(const struct ctl *ctl, const struct svc *s,
 	return reach_exec(w, out, why, whylen) == 0 ? RUNS : REFUSED;
 }
 
-static void report_missing(const struct svc *s, const char *file, int line, struct diags *d)
+/* The setting of s that gitlab.rb set and that the catalog's command path names. */
+struct chooser {
+	const struct svc *s;
+	const char *key; /* out: the first such setting, NULL if none */
+};
+
+static const char *note_chooser(void *ctx, const char *name, size_t len, int line)
 {
-	const char *pkg = s->def->package;
-	if (pkg != NULL)
-		diag_file(d, DIAG_ERR, file, line,
-		          "%s: command %s not found: install the Debian package %s "
-		          "(apt-get install %s)",
-		          s->def->name, s->argv[0], pkg, pkg);
+	struct chooser *c = ctx;
+	char key[128];
+	size_t f = ph_filter_len(name, len);
+	(void)line;
+	if (c->key == NULL && ph_key(name + f, len - f, key, sizeof key)) {
+		const struct cat_setting *cs = cat_setting_find(c->s->def, key);
+		if (cs != NULL && kv_get(&c->s->origin, key) != NULL)
+			c->key = cs->name;
+	}
+	return "";
+}
+
+/*
+ * Which gitlab.rb setting chose the path of s's command (postgresql['bin_dir'] for
+ * "{{bin_dir}}/postgres", gitlab_exporter['command'] for "{{command}}"), or NULL: the
+ * catalog's own path.
+ */
+static const char *command_chooser(const struct svc *s)
+{
+	struct chooser c = {s, NULL};
+	if (s->def->ncommand == 0)
+		return NULL;
+	free(ph_expand(s->def->command[0], note_chooser, &c, s->def->command_line));
+	return c.key;
+}
+
+/* What to set key (which chose s's command path) to: the words after "set X['key'] ". */
+static void chooser_fix(const struct svc *s, const char *key, char *out, size_t len)
+{
+	const char *tmpl = s->def->command[0], *base = strrchr(s->argv[0], '/');
+	size_t klen = strlen(key);
+	bool leads = strncmp(tmpl, "{{", 2) == 0 && strncmp(tmpl + 2, key, klen) == 0 &&
+	             strncmp(tmpl + 2 + klen, "}}", 2) == 0;
+	const char *rest = leads ? tmpl + 4 + klen : "";
+	if (leads && *rest == '\0') /* "{{command}}" */
+		strlcpy(out, "to the program's path", len);
+	else if (leads && rest[0] == '/' && strchr(rest + 1, '/') == NULL && base != NULL)
+		snprintf(out, len, "to the directory that holds %s", base + 1);
 	else
-		diag_file(d, DIAG_ERR, file, line, "%s: command %s not found", s->def->name,
-		          s->argv[0]);
+		strlcpy(out, "to where the program is installed", len);
+}
+
+/*
+ * "; S is enabled on line N" (in file, the message's), else "... at FILE:N"; "" when gitlab.rb
+ * did not enable s (its default, a role).
+ */
+static void enabled_at(const struct svc *s, const char *file, char *out, size_t len)
+{
+	const char *origin = kv_get(&s->origin, "enable"), *colon;
+	*out = '\0';
+	if (origin == NULL || (colon = strrchr(origin, ':')) == NULL)
+		return;
+	if ((size_t)(colon - origin) == strlen(file) && strncmp(origin, file, strlen(file)) == 0)
+		snprintf(out, len, "; %s is enabled on line %s", s->def->name, colon + 1);
+	else
+		snprintf(out, len, "; %s is enabled at %s", s->def->name, origin);
+}
+
+/*
+ * A missing command: the package to install; when a gitlab.rb setting chose its path (the
+ * error is at that setting's line), that setting to correct too.
+ */
+static void report_missing(const struct svc *s, const char *key, const char *file, int line,
+                           struct diags *d)
+{
+	const char *pkg = s->def->package, *cfg = s->def->config_name;
+	char install[256] = "", fix[128], en[PATH_MAX + 64];
+	if (pkg != NULL)
+		snprintf(install, sizeof install,
+		         "install the Debian package %s (apt-get install %s)", pkg, pkg);
+	if (key == NULL) {
+		diag_file(d, DIAG_ERR, file, line, "%s: command %s not found%s%s", s->def->name,
+		          s->argv[0], pkg ? ": " : "", install);
+		return;
+	}
+	chooser_fix(s, key, fix, sizeof fix);
+	enabled_at(s, file, en, sizeof en);
+	diag_file(d, DIAG_ERR, file, line,
+	          "%s: command %s not found (%s['%s'] on this line chose that path%s): %s%sset "
+	          "%s['%s'] %s",
+	          s->def->name, s->argv[0], cfg, key, en, install, pkg ? ", or " : "", cfg, key,
+	          fix);
 }
 
 /*
@@ -142,11 +222,12 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 		int line;
 		if (!s->enabled || s->argv == NULL || s->argv[0] == NULL)
 			continue;
-		blame(s, "command", s->def->command_line, file, sizeof file, &line);
+		const char *key = command_chooser(s);
+		blame(s, key, s->def->command_line, file, sizeof file, &line);
 		enum verdict v = command_path(ctl, s, who_runs(s, seen, &nseen), path, sizeof path,
 		                              why, sizeof why);
 		if (v == MISSING)
-			report_missing(s, file, line, d);
+			report_missing(s, key, file, line, d);
 		else if (v == REFUSED)
 			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);

@@ -1,6 +1,7 @@
 # Pre-flight: reconfigure runs check-config's checks (command present and executable by its
 # account, TCP port free or the service's own) before it writes or stops anything. A failure
-# names the gitlab.rb line, the Debian package or the port's holder and a fix, and changes
+# names the gitlab.rb line (the setting that chose the command's path, else the enable), the Debian
+# package or the port's holder and a fix, and changes
 # nothing: no tree on a fresh root, and a working exporter keeps running with the same pid.
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -100,4 +101,29 @@ pathtest ":.:run"
 (cd "$T_ROOT/p" && GITLAB_CTL_DATADIR=$DATA expect_rc 1 ctl check-config -c "$RB2")
 has "$ERR" "pathtest: command pathtest-prog not found"
 rm -f "$DATA/sv/pathtest.conf"
+
+# --- a command path chosen in gitlab.rb: blamed on that setting's line, both fixes named ---------
+R3=$T_ROOT/chosen
+mkdir -p "$R3/etc/gitlab"
+cat >"$R3/etc/gitlab/gitlab.rb" <<EOF2
+gitlab_exporter['listen_port'] = $(free_port)
+postgresql['enable'] = true
+postgresql['port'] = $(free_port)
+postgresql['bin_dir'] = '/nonexistent-gitlab-ctl-test/bin'
+gitlab_exporter['command'] = '/nonexistent-gitlab-ctl-test/gitlab-exporter'
+EOF2
+RB3=$R3/etc/gitlab/gitlab.rb
+want="$RB3:4: error: postgresql: command /nonexistent-gitlab-ctl-test/bin/postgres not found (postgresql['bin_dir'] on this line chose that path; postgresql is enabled on line 2): install the Debian package postgresql-15 (apt-get install postgresql-15), or set postgresql['bin_dir'] to the directory that holds postgres
+$RB3:5: error: gitlab-exporter: command /nonexistent-gitlab-ctl-test/gitlab-exporter not found (gitlab_exporter['command'] on this line chose that path): set gitlab_exporter['command'] to the program's path"
+rc=0
+"$GITLAB_CTL" --root "$R3" check-config >"$OUT" 2>"$ERR" </dev/null || rc=$?
+[ "$rc" = 1 ] || fail "check-config: exit $rc"
+[ "$(head -n2 "$ERR")" = "$want" ] || fail "check-config: $(cat "$ERR")"
+rc=0
+"$GITLAB_CTL" --root "$R3" reconfigure >"$OUT" 2>"$ERR" </dev/null || rc=$?
+[ "$rc" = 1 ] || fail "reconfigure: exit $rc"
+[ "$(head -n2 "$ERR")" = "$want" ] || fail "reconfigure: $(cat "$ERR")"
+has "$ERR" "gitlab-ctl reconfigure: pre-flight failed: nothing was changed"
+[ ! -e "$R3/opt/gitlab/sv" ] && [ ! -e "$R3/opt/gitlab/service" ] ||
+	fail "a failed pre-flight wrote the tree: $(find "$R3/opt" | head)"
 echo ok

@@ -58,6 +58,28 @@ has "$ERR" "$RB:3:12: note: ignoring postgresql['wal_level']: not managed by thi
 # -v details the summary; it does not count its settings a second time
 has "$ERR" "$RB: 1 error, 2 warnings"
 
+# user[...] and logging[...]: gitlab-ctl reads some keys; Omnibus' others join the summary,
+# a typo of one gitlab-ctl reads warns with the key it meant (an error under --strict)
+cat >"$RB" <<'EOF2'
+user['uid'] = 998
+user['usernme'] = 'git'
+logging['udp_log_shipping_port'] = 514
+logging['svlogd_sise'] = 1
+EOF2
+expect_rc 0 ctl check-config
+same "$ERR" "$RB:2:6: warning: user['usernme'] is not a setting gitlab-ctl knows; ignored (did you mean 'username'?)
+  user['usernme'] = 'git'
+       ^
+$RB:4:9: warning: logging['svlogd_sise'] is not a setting gitlab-ctl knows; ignored (did you mean 'svlogd_size'?)
+  logging['svlogd_sise'] = 1
+          ^
+$RB: warning: ignoring 2 Omnibus settings this build does not manage: user['uid'], logging['udp_log_shipping_port'] (-v: each one)"
+expect_rc 1 ctl check-config --strict
+has "$ERR" "$RB: 0 errors, 3 warnings (--strict: warnings are errors)"
+expect_rc 0 ctl -v check-config
+has "$ERR" "$RB:1:6: note: ignoring user['uid']: not managed by this build"
+has "$ERR" "$RB:3:9: note: ignoring logging['udp_log_shipping_port']: not managed by this build"
+
 # exec --from-config in a fresh root: the message names the setting to change
 R2=$T_ROOT/fresh
 mkdir -p "$R2"
@@ -66,13 +88,22 @@ rc=0
 [ "$rc" = 127 ] || fail "exec in a fresh root: exit $rc: $(cat "$ERR")"
 has "$ERR" "gitlab-ctl exec: set gitlab_exporter['command'] to the program's path, or run gitlab-ctl reconfigure first (it links the bundled one there)"
 
-# A whole Omnibus gitlab.rb, every template key of the services gitlab-ctl runs included: before,
-# 126 warnings in 370 lines (12 in 34 before those keys); now 2 warnings in 4 lines
-# (roles' application_role enables nothing here; every unmanaged name or key is summed up).
+# A whole Omnibus gitlab.rb, every template key of the services gitlab-ctl runs and of user[...]
+# and logging[...] included: 2 warnings in 4 lines (roles' application_role enables nothing
+# here; every unmanaged name or key is summed up, the first 8 named). Without the service keys,
+# 126 warnings in 370 lines; without user's and logging's, 25 in 73.
 cat "$SRCDIR/test/fixtures/omnibus-gitlab.rb" "$SRCDIR/test/fixtures/omnibus-service-keys.rb" >"$RB"
 expect_rc 0 ctl check-config
 [ "$(grep -c 'warning:' "$ERR")" = 2 ] || fail "check-config warnings: $(cat "$ERR")"
 [ "$(wc -l <"$ERR")" = 4 ] || fail "check-config: $(wc -l <"$ERR") lines: $(cat "$ERR")"
+[ "$(tail -n1 "$ERR")" = "$RB: warning: ignoring 174 Omnibus settings this build does not manage: consul, external_url, git_data_dirs, gitaly, gitlab_pages, gitlab_rails, gitlab_shell, mattermost, ... and 166 more (-v: each one)" ] ||
+	fail "summary: $(tail -n1 "$ERR")"
+# -v: the same line without the pointer, then one note each
+expect_rc 0 ctl -v check-config
+[ "$(grep -c ': note: ignoring ' "$ERR")" = 174 ] || fail "-v notes: $(grep -c ': note: ignoring ' "$ERR")"
+grep -qxF "$RB: warning: ignoring 174 Omnibus settings this build does not manage: consul, external_url, git_data_dirs, gitaly, gitlab_pages, gitlab_rails, gitlab_shell, mattermost, ... and 166 more" "$ERR" ||
+	fail "-v summary: $(grep 'Omnibus settings' "$ERR")"
+has "$ERR" "note: ignoring user['git_user_email']: not managed by this build"
 has "$OUT" "2 warnings)"
 # show-config does not repeat them: one line pointing at check-config
 expect_rc 0 ctl show-config

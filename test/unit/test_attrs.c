@@ -82,6 +82,15 @@ static void expect_at(const char *text, const char *needle, int line, int col)
 	diags_free(&d);
 }
 
+/* The warning whose message is exactly msg, at line:col. */
+static void warn_at(const struct diags *d, const char *msg, int line, int col)
+{
+	const struct diag *g = find(d, DIAG_WARN, msg);
+	assert_string_equal(g->msg, msg);
+	assert_int_equal(g->line, line);
+	assert_int_equal(g->col, col);
+}
+
 static const struct svc *svc(const struct attrs *a, const char *name)
 {
 	const struct svc *s = attrs_svc(a, name);
@@ -301,12 +310,14 @@ static void test_opaque(void **state)
 	struct diags d;
 	assert_int_equal(build("gitlab_rails['env'] = { 'X' => ENV['Y'] }\n"
 	                       "nginx['listen_addresses'] = [\"#{node['ip']}\"]\n"
-	                       "gitlab_exporter['consul_service_meta'] = ENV['X']\n",
+	                       "gitlab_exporter['consul_service_meta'] = ENV['X']\n"
+	                       "gitlab_exporter['no_such_setting'] = ENV['X']\n",
 	                       &a, &d),
 	                 0);
-	/* an unknown key of a managed service only warns, whatever its value */
-	const struct diag *w = find(&d, DIAG_WARN, "gitlab_exporter['consul_service_meta']");
-	assert_int_equal(w->line, 3);
+	/* an Omnibus key of a managed service is summed up, an unknown one only warns */
+	find(&d, DIAG_WARN, "nginx, gitlab_exporter['consul_service_meta'] (-v: each one)");
+	const struct diag *w = find(&d, DIAG_WARN, "gitlab_exporter['no_such_setting']");
+	assert_int_equal(w->line, 4);
 	assert_int_equal(w->col, 17);
 	attrs_free(&a);
 	diags_free(&d);
@@ -608,7 +619,10 @@ static void test_user_group(void **state)
 	assert_string_equal(a.user, "gitlab");
 	assert_string_equal(a.group, "gitlab");
 	assert_false(a.manage_accounts);
-	find(&d, DIAG_WARN, "user['uid']");
+	/* Omnibus' user['uid']: in the summary, not a warning of its own */
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].msg, "ignoring 1 Omnibus setting this build does not manage: "
+	                                "user['uid'] (-v: each one)");
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	if (geteuid() == 0) {
 		assert_string_equal(s->user, "gitlab");
@@ -669,8 +683,83 @@ static void test_logging(void **state)
 	const struct svc *n = svc(&a, "node-exporter");
 	assert_int_equal(n->log.num, 5);
 	assert_string_equal(n->log.prefix, "gl:");
-	const struct diag *w = find(&d, DIAG_WARN, "logging['logrotate_frequency']");
-	assert_int_equal(w->line, 9);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].msg, "ignoring 1 Omnibus setting this build does not manage: "
+	                                "logging['logrotate_frequency'] (-v: each one)");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+/*
+ * Under user[...] and logging[...], which gitlab-ctl reads itself, Omnibus' other keys join
+ * the summary (omnibus-names.list); a key near one gitlab-ctl reads is a typo, warned with
+ * the key it meant; any other key is warned too.
+ */
+static void test_global_omnibus_keys(void **state)
+{
+	(void)state;
+	const char *text = "user['uid'] = 998\n"
+	                   "user['usernme'] = 'git'\n"
+	                   "logging['udp_log_shipping_port'] = 514\n"
+	                   "logging['svlogd_sise'] = 1\n"
+	                   "logging['colour'] = 1\n"
+	                   "manage_accounts['uid'] = 1\n";
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build(text, &a, &d), 0);
+	assert_int_equal(d.n, 5);
+	assert_int_equal(d.nerr, 0);
+	warn_at(&d,
+	        "user['usernme'] is not a setting gitlab-ctl knows; ignored (did you mean "
+	        "'username'?)",
+	        2, 6);
+	warn_at(&d,
+	        "logging['svlogd_sise'] is not a setting gitlab-ctl knows; ignored (did you mean "
+	        "'svlogd_size'?)",
+	        4, 9);
+	warn_at(&d, "logging['colour'] is not a setting gitlab-ctl knows; ignored", 5, 9);
+	warn_at(&d, "manage_accounts['uid'] is not a setting gitlab-ctl knows; ignored", 6, 17);
+	const struct diag *w = find(&d, DIAG_WARN, "Omnibus");
+	assert_string_equal(w->msg, "ignoring 2 Omnibus settings this build does not manage: "
+	                            "user['uid'], logging['udp_log_shipping_port'] (-v: each one)");
+	attrs_free(&a);
+	diags_free(&d);
+}
+
+/* The summary names 8 settings and counts the rest; -v still notes each one. */
+static void test_summary_capped(void **state)
+{
+	(void)state;
+	const char *text = "consul['enable'] = true\n"
+	                   "crond['enable'] = true\n"
+	                   "external_url 'https://gitlab.example.com'\n"
+	                   "gitaly['enable'] = true\n"
+	                   "gitlab_rails['time_zone'] = 'UTC'\n"
+	                   "mattermost['enable'] = false\n"
+	                   "nginx['enable'] = false\n"
+	                   "puma['worker_processes'] = 2\n"
+	                   "sidekiq['concurrency'] = 10\n"
+	                   "postgresql['wal_level'] = 'replica'\n"
+	                   "user['shell'] = '/bin/sh'\n";
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build(text, &a, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(
+	    d.v[0].msg, "ignoring 11 Omnibus settings this build does not manage: consul, crond, "
+	                "external_url, gitaly, gitlab_rails, mattermost, nginx, puma, ... and 3 "
+	                "more (-v: each one)");
+	attrs_free(&a);
+	diags_free(&d);
+
+	struct ctl v = ctl;
+	v.verbose = true;
+	assert_int_equal(build_with(&v, text, &a, &d), 0);
+	assert_int_equal(d.nnote, 11);
+	find(&d, DIAG_WARN, "nginx, puma, ... and 3 more");
+	assert_null(strstr(find(&d, DIAG_WARN, "Omnibus")->msg, "(-v"));
+	const struct diag *n = find(&d, DIAG_NOTE, "ignoring user['shell']");
+	assert_int_equal(n->line, 11);
 	attrs_free(&a);
 	diags_free(&d);
 }
@@ -1126,6 +1215,8 @@ int main(void)
 	    cmocka_unit_test(test_nil_defaults),
 	    cmocka_unit_test(test_fuzz_regressions),
 	    cmocka_unit_test(test_conditions),
+	    cmocka_unit_test(test_global_omnibus_keys),
+	    cmocka_unit_test(test_summary_capped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -118,6 +118,10 @@ static void test_roundtrip_shipped(void **state)
 	assert_int_equal(d.n, 0);
 	assert_int_equal(a.n, b.n);
 	assert_int_equal(a.nomnibus, b.nomnibus);
+	assert_int_equal(a.nomnibus_keys, b.nomnibus_keys);
+	assert_true(catalog_omnibus_key(&b, "user", "uid"));
+	assert_true(catalog_omnibus_key(&b, "logging", "logrotate_frequency"));
+	assert_false(catalog_omnibus_key(&b, "user", "username")); /* gitlab-ctl's own */
 	assert_string_equal(b.dir, SRCDIR "/sv");
 	assert_ptr_equal(b.v[0].src.name, b.v[0].file);
 	encode(&a, &ea);
@@ -203,11 +207,40 @@ static void test_files_added_removed(void **state)
 	assert_int_equal(c.n, 1);
 	catalog_free(&c);
 	/* omnibus-names.list decides strictness: its arrival is a change too */
-	write_at(svdir, "omnibus-names.list", "gitlab_rails\n");
+	write_at(svdir, "omnibus-names.list", "gitlab_rails\nuser['uid'] # a key\n");
 	assert_false(load(&c, "t", 0));
 	assert_true(catalog_omnibus_name(&c, "gitlab_rails"));
+	assert_false(catalog_omnibus_name(&c, "user['uid']"));
+	assert_true(catalog_omnibus_key(&c, "user", "uid"));
 	catalog_free(&c);
-	assert_true(load_free("t"));
+	assert_true(load(&c, "t", 0));
+	assert_true(catalog_omnibus_key(&c, "user", "uid"));
+	catalog_free(&c);
+}
+
+/* A line of omnibus-names.list that is neither a name nor NAME['KEY'] is an error at its line. */
+static void test_omnibus_list_errors(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {"user[uid]", "user['uid'",   "['uid']",
+	                                  "user['']",  "user['uid']x", "User"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[64];
+		struct catalog c;
+		struct catalog_cache cc = {.path = cache, .build = "t", .now = time(NULL) + 3600};
+		struct diags d;
+		snprintf(text, sizeof text, "gitlab_rails\n%s\n", bad[i]);
+		write_at(svdir, "omnibus-names.list", text);
+		diags_init(&d);
+		assert_int_equal(catalog_load_cached(svdir, &cc, &c, &d), -1);
+		assert_int_equal(d.n, 1);
+		assert_int_equal(d.v[0].line, 2);
+		char want[96];
+		snprintf(want, sizeof want, "not a gitlab.rb name or NAME['KEY']: \"%s\"", bad[i]);
+		assert_string_equal(d.v[0].msg, want);
+		catalog_free(&c);
+		diags_free(&d);
+	}
 }
 
 /* Damage the cache file in place (same inode, owner and mode). */
@@ -347,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_roundtrip_shipped, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hit_then_miss_on_change, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_omnibus_list_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_files_added_removed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_ignored_and_rewritten, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_foreign_or_link_ignored, setup, teardown),
