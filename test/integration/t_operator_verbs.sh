@@ -12,7 +12,6 @@ test_service beta
 test_service gamma enable=false
 export GITLAB_CTL_DATADIR=$DATA
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
-same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got '$(cat "$1")', want '$2'"; }
 
 # --- before the first reconfigure ------------------------------------------------------------
 expect_rc 1 ctl status
