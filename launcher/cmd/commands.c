@@ -320,26 +320,28 @@ static __attribute__((cold, noinline)) void option_error(const char *verb, int a
 		        sep, v, optopt, sep, v);
 }
 
-STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
-                               const struct option *longopts)
+/* getopt_long with the complaint in our words, for VERB's options (NULL: the global ones). */
+STATUS_PATH static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
+                                 const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);
 	if (ch != '?' && ch != ':')
 		return ch;
-	option_error(argv[0], argc, argv, shortopts, longopts);
+	option_error(verb, argc, argv, shortopts, longopts);
 	return '?';
+}
+
+STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
+                               const struct option *longopts)
+{
+	return getopt_as(argv[0], argc, argv, shortopts, longopts);
 }
 
 int command_getopt_global(int argc, char **argv, const char *shortopts,
                           const struct option *longopts)
 {
-	opterr = 0;
-	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);
-	if (ch != '?' && ch != ':')
-		return ch;
-	option_error(NULL, argc, argv, shortopts, longopts);
-	return '?';
+	return getopt_as(NULL, argc, argv, shortopts, longopts);
 }
 
 int command_lock(const struct ctl *ctl, bool create, int *fdp)
