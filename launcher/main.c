@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	struct globals g = {NULL, NULL, false};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+c:vh", opts, NULL)) != -1) {
+	while ((ch = command_getopt_global(argc, argv, "+c:vh", opts)) != -1) {
 		switch (ch) {
 		case 'r':
 			g.root = optarg;
@@ -132,8 +132,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return 2; /* said by command_getopt_global */
 		}
 	}
 	argc -= optind;

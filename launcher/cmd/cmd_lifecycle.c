@@ -50,10 +50,18 @@ static int parse_yes(int argc, char **argv, bool allow_yes, bool *yes)
 	*yes = false;
 	for (int i = 1; i < argc; i++) {
 		/* `cleanse yes` is Omnibus' spelling */
-		if (allow_yes && (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "yes") == 0))
+		if (allow_yes && (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "yes") == 0)) {
 			*yes = true;
-		else
+		} else {
+			if (allow_yes)
+				warnx("unexpected argument '%s': only --yes (or Omnibus' 'yes') "
+				      "skips the "
+				      "question",
+				      argv[i]);
+			else
+				warnx("unexpected argument '%s': %s takes none", argv[i], argv[0]);
 			return -1;
+		}
 	}
 	return 0;
 }

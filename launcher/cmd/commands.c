@@ -297,26 +297,51 @@ static bool longopt_needs_arg(const struct option *o, const char *name)
 	return false;
 }
 
-STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
-                               const struct option *longopts)
+/*
+ * getopt_long's complaint about argv[optind - 1], in this project's words: "gitlab-ctl VERB:
+ * unknown option '--x' (see gitlab-ctl help VERB)", or without VERB for the global options.
+ */
+static __attribute__((cold, noinline)) void option_error(const char *verb, int argc, char **argv,
+                                                         const char *shortopts,
+                                                         const struct option *longopts)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	const char *sep = verb != NULL ? " " : "", *v = verb != NULL ? verb : "";
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	if (is_long && strchr(arg, '=') == NULL && longopt_needs_arg(longopts, arg + 2))
+		fprintf(stderr, "gitlab-ctl%s%s: option '%s' needs an argument\n", sep, v, arg);
+	else if (is_long)
+		fprintf(stderr, "gitlab-ctl%s%s: unknown option '%s' (see gitlab-ctl help%s%s)\n",
+		        sep, v, arg, sep, v);
+	else if (optopt != 0 && strchr(shortopts, optopt) != NULL)
+		fprintf(stderr, "gitlab-ctl%s%s: option '-%c' needs an argument\n", sep, v, optopt);
+	else
+		fprintf(stderr, "gitlab-ctl%s%s: unknown option '-%c' (see gitlab-ctl help%s%s)\n",
+		        sep, v, optopt, sep, v);
+}
+
+/* getopt_long with the complaint in our words, for VERB's options (NULL: the global ones). */
+STATUS_PATH static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
+                                 const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);
 	if (ch != '?' && ch != ':')
 		return ch;
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-	bool is_long = strncmp(arg, "--", 2) == 0;
-	if (is_long && strchr(arg, '=') == NULL && longopt_needs_arg(longopts, arg + 2))
-		fprintf(stderr, "gitlab-ctl %s: option '%s' needs an argument\n", argv[0], arg);
-	else if (is_long)
-		fprintf(stderr, "gitlab-ctl %s: unknown option '%s' (see gitlab-ctl help %s)\n",
-		        argv[0], arg, argv[0]);
-	else if (optopt != 0 && strchr(shortopts, optopt) != NULL)
-		fprintf(stderr, "gitlab-ctl %s: option '-%c' needs an argument\n", argv[0], optopt);
-	else
-		fprintf(stderr, "gitlab-ctl %s: unknown option '-%c' (see gitlab-ctl help %s)\n",
-		        argv[0], optopt, argv[0]);
+	option_error(verb, argc, argv, shortopts, longopts);
 	return '?';
+}
+
+STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
+                               const struct option *longopts)
+{
+	return getopt_as(argv[0], argc, argv, shortopts, longopts);
+}
+
+int command_getopt_global(int argc, char **argv, const char *shortopts,
+                          const struct option *longopts)
+{
+	return getopt_as(NULL, argc, argv, shortopts, longopts);
 }
 
 int command_lock(const struct ctl *ctl, bool create, int *fdp)

@@ -70,6 +70,9 @@ void command_hint_runsvdir(const struct ctl *ctl, const char *verb, FILE *fp);
  */
 struct option;
 int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+/* The same for main's global options, before the command: "gitlab-ctl: unknown option ...". */
+int command_getopt_global(int argc, char **argv, const char *shortopts,
+                          const struct option *longopts);
 /*
  * rootlock_take for a command: the wait announced on stderr as it begins, problems printed
  * there when it ends. 0 with the lock on *fdp, or -1: reported.

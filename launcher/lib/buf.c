@@ -7,6 +7,7 @@
 
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/grow.h"
 
 void buf_init(struct buf *b)
 {
@@ -30,14 +31,7 @@ char *buf_room(struct buf *b, size_t n)
 {
 	if (n > SIZE_MAX - 1 - b->len)
 		die_nomem(); /* no size_t can hold it: no allocation could either */
-	size_t need = b->len + n + 1;
-	if (need > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < need)
-			cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
+	grow(&b->p, &b->cap, b->len + n + 1, 1, 256);
 	return b->p + b->len;
 }
 

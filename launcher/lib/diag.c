@@ -312,10 +312,11 @@ void diags_print_quiet(const struct diags *d, const char *verb, FILE *fp)
 }
 
 static const char *const hint_markers[] = {
-    "did you mean",   "install the Debian package",
-    "quote it",       "write a literal",
-    "use '",          "set ",
-    "run gitlab-ctl", "chmod ",
+    "did you mean",    "install the Debian package",
+    "quote it",        "write a literal",
+    "write the value", "add '",
+    "use '",           "set ",
+    "run gitlab-ctl",  "chmod ",
     "chown ",
 };
 

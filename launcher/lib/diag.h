@@ -133,9 +133,10 @@ void diags_print_quiet(const struct diags *d, const char *verb, FILE *fp);
 void diags_sort(struct diags *d);
 /*
  * The fix a message carries, by this project's phrasing: the clause from its first "did you
- * mean", "install the Debian package", "quote it", "write a literal", "use '", "set ",
- * "run gitlab-ctl", "chmod " or "chown " (at the start or after "; ", ": ", " ("), a closing ")" of
- * the clause left out. *len gets its length; NULL when the message names no fix.
+ * mean", "install the Debian package", "quote it", "write a literal", "write the value",
+ * "add '", "use '", "set ", "run gitlab-ctl", "chmod " or "chown " (at the start or after "; ",
+ * ": ", " ("), a closing ")" of the clause left out. *len gets its length; NULL when the message
+ * names no fix.
  */
 const char *diag_hint(const char *msg, size_t *len);
 /*

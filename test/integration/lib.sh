@@ -200,6 +200,11 @@ expect_rc() {
 has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
 lacks() { ! grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 has: $2"; }; }
 empty() { [ ! -s "$1" ] || { cat "$1" >&2; fail "$1 is not empty"; }; }
+# same FILE TEXT: FILE holds exactly TEXT (a golden message)
+same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got
+$(cat "$1")
+want
+$2"; }
 
 # test_service NAME [OPTION=VALUE...]: a cheap catalog entry in $DATA/sv/NAME.conf: the path
 # settings every service has, PATH=/usr/bin:/bin, and `/bin/sh -c CMD` as its command.

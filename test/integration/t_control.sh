@@ -40,8 +40,8 @@ until_true 100 is_up checked || fail "runsvdir did not start checked"
 until_true 100 is_up alpha/log || fail "alpha's log did not start"
 until_true 100 is_up beta/log || fail "beta's log did not start"
 
-# same SVC [EXPECTED-RC]: our status line equals sv's (taken in the same second) and rc.
-same() {
+# same_as_sv SVC [EXPECTED-RC]: our status line equals sv's (taken in the same second) and rc.
+same_as_sv() {
 	for _try in 1 2 3; do
 		_ours=$(ctl status "$1") && _rc=0 || _rc=$?
 		_theirs=$(svstat "$1")
@@ -59,24 +59,24 @@ expect_out() { # expect_out REGEX TEXT
 }
 
 # --- states, compared with sv ------------------------------------------------------------
-same alpha 0
-same stubborn 0
-same beta 3 # a down file: down, no "normally up"; the running log does not mask it
+same_as_sv alpha 0
+same_as_sv stubborn 0
+same_as_sv beta 3 # a down file: down, no "normally up"; the running log does not mask it
 expect_out '^down: beta: [0-9]+s; run: log: \(pid [0-9]+\) [0-9]+s$' "$(ctl status beta || true)"
 
 out=$(ctl stop alpha) || fail "stop alpha failed: $out"
 expect_out '^ok: down: alpha: 0s, normally up$' "$out"
-same alpha 3
+same_as_sv alpha 3
 
 out=$(ctl start alpha) || fail "start alpha failed: $out"
 expect_out '^ok: run: alpha: \(pid [0-9]+\) [0-9]+s$' "$out"
-same alpha 0
+same_as_sv alpha 0
 
 SVDIR=$SERVICE_DIR sv pause alpha >/dev/null
 # sv writes the control byte and returns; runsv records "paused" a moment later.
 sv_paused() { SVDIR=$SERVICE_DIR sv status alpha | grep -q ', paused;'; }
 until_true 50 sv_paused || fail "runsv never recorded the pause"
-same alpha 0
+same_as_sv alpha 0
 expect_out ', paused;' "$(ctl status alpha)"
 SVDIR=$SERVICE_DIR sv cont alpha >/dev/null
 sv_running() { ! sv_paused; }
@@ -84,25 +84,25 @@ until_true 50 sv_running || fail "runsv never recorded the cont"
 
 out=$(ctl once alpha) || fail "once alpha failed: $out"
 expect_out '^ok: run: alpha: .*, want down$' "$out"
-same alpha 0
+same_as_sv alpha 0
 ctl start alpha >/dev/null || fail "start after once"
 
 # the log service down spoils an otherwise running service
 SVDIR=$SERVICE_DIR sv down alpha/log >/dev/null
 until_true 50 sh -c "[ \"\$(od -An -tu1 -j19 -N1 '$SV_DIR/alpha/log/supervise/status' | tr -d ' ')\" = 0 ]" ||
 	fail "alpha/log did not stop"
-same alpha 3
+same_as_sv alpha 3
 expect_out '^run: alpha: .*; down: log: [0-9]+s, normally up$' "$(ctl status alpha || true)"
 SVDIR=$SERVICE_DIR sv up alpha/log >/dev/null
 
 # a service ignoring TERM: stop times out with "want down, got TERM"
 out=$(SVWAIT=1 ctl stop stubborn) && fail "stop stubborn should time out: $out"
 expect_out '^timeout: run: stubborn: \(pid [0-9]+\) [0-9]+s, want down, got TERM$' "$out"
-same stubborn 0
+same_as_sv stubborn 0
 old=$(pid_of stubborn)
 out=$(ctl kill stubborn) || fail "kill stubborn failed: $out"
 expect_out '^ok: down: stubborn: [0-9]+s, normally up$' "$out"
-same stubborn 3
+same_as_sv stubborn 3
 alive "$old" && fail "stubborn $old survived kill"
 
 # graceful-kill: stop, then SIGKILL when SVWAIT runs out
@@ -113,7 +113,7 @@ expect_out '^kill: run: stubborn: ' "$out"
 wait_gone "$old" 50 || fail "graceful-kill left $old running"
 until_true 50 sh -c "[ \"\$(od -An -tu4 -j12 -N4 '$SV_DIR/stubborn/supervise/status' | tr -d ' ')\" = 0 ]" ||
 	fail "stubborn not down after graceful-kill"
-same stubborn 3
+same_as_sv stubborn 3
 
 # graceful-kill also SIGKILLs what is left in the service's own process group
 until_true 100 is_up grouped || fail "grouped did not start"

@@ -11,12 +11,18 @@ empty "$ERR"
 expect_rc 0 "$GITLAB_CTL" --help
 has "$OUT" "usage:"
 
-note "no command, an unknown option: the usage on stderr, status 2"
+note "no command: the usage on stderr, status 2; a bad global option: one line saying so"
 expect_rc 2 "$GITLAB_CTL"
 has "$ERR" "usage:"
 empty "$OUT"
 expect_rc 2 "$GITLAB_CTL" --no-such-option status
-has "$ERR" "usage:"
+same "$ERR" "gitlab-ctl: unknown option '--no-such-option' (see gitlab-ctl help)"
+expect_rc 2 "$GITLAB_CTL" -x status
+same "$ERR" "gitlab-ctl: unknown option '-x' (see gitlab-ctl help)"
+expect_rc 2 "$GITLAB_CTL" --root
+same "$ERR" "gitlab-ctl: option '--root' needs an argument"
+expect_rc 2 "$GITLAB_CTL" -c
+same "$ERR" "gitlab-ctl: option '-c' needs an argument"
 
 note "a command's own help, -h or --help anywhere before --"
 expect_rc 0 ctl status -h

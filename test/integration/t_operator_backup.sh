@@ -12,7 +12,6 @@ cp -R "$GITLAB_CTL_DATADIR/templates" "$DATA/"
 test_service alpha
 export GITLAB_CTL_DATADIR=$DATA
 echo "alpha['enable'] = true" >"$T_ROOT/etc/gitlab/gitlab.rb"
-same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got '$(cat "$1")', want '$2'"; }
 BK=$T_ROOT/etc/gitlab/config_backup
 
 expect_rc 0 ctl reconfigure

@@ -8,10 +8,6 @@
 OUT=$T_ROOT/out ERR=$T_ROOT/err
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 mkdir -p "$T_ROOT/etc/gitlab"
-same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got
-$(cat "$1")
-want
-$2"; }
 
 cat >"$RB" <<'EOF2'
 nginx['enable'] = false

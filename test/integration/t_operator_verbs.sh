@@ -12,7 +12,6 @@ test_service beta
 test_service gamma enable=false
 export GITLAB_CTL_DATADIR=$DATA
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
-same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got '$(cat "$1")', want '$2'"; }
 
 # --- before the first reconfigure ------------------------------------------------------------
 expect_rc 1 ctl status
@@ -95,6 +94,12 @@ same "$ERR" "gitlab-ctl status: runsvdir is not running: run gitlab-ctl reconfig
 has "$OUT" "fail: alpha: runsv not running"
 
 # --- cleanse yes (Omnibus' spelling), then the resolver says what to do ----------------------
+expect_rc 2 ctl cleanse no </dev/null
+same "$ERR" "gitlab-ctl cleanse: unexpected argument 'no': only --yes (or Omnibus' 'yes') skips the question
+usage: gitlab-ctl [--root DIR] cleanse [--yes]"
+expect_rc 2 ctl uninstall now
+same "$ERR" "gitlab-ctl uninstall: unexpected argument 'now': uninstall takes none
+usage: gitlab-ctl [--root DIR] uninstall"
 expect_rc 0 ctl cleanse yes </dev/null
 expect_rc 1 ctl status
 same "$ERR" "gitlab-ctl status: not set up yet: run gitlab-ctl reconfigure"

@@ -39,6 +39,13 @@ static void test_hints(void **state)
 	expect_hint("postgresql: command postgres not found: install the Debian package "
 	            "postgresql (apt-get install postgresql)",
 	            "install the Debian package postgresql (apt-get install postgresql)");
+	expect_hint(
+	    "gitlab-ctl does not evaluate conditions: gitlab_exporter['listen_port'] (line 4) "
+	    "is set inside 'if': write the value this host needs as a plain assignment, "
+	    "outside any condition",
+	    "write the value this host needs as a plain assignment, outside any condition");
+	expect_hint("'if' has no matching 'end': add 'end' after its last statement",
+	            "add 'end' after its last statement");
 	/* a marker inside a phrase is not a fix: "reset " is no "set " */
 	expect_hint("ignoring 2 Omnibus settings this build does not manage: nginx, reset x", NULL);
 	expect_hint("a plain message", NULL);
