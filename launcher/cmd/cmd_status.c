@@ -3,8 +3,9 @@
  * name where sv prints the directory, as Omnibus' gitlab-ctl does.
  *
  * It costs what `sv status` costs: it reads only the service directory (no configuration),
- * allocates only the name list, and gathers its lines in a buffer on the stack written with
- * write(2), not stdio, whose buffer and code would be page faults sv does not pay.
+ * keeps a handful of names in its own frame (svsel_load_in: no malloc), and gathers its lines
+ * in a buffer on the stack written with write(2), not stdio, whose buffer and code would be
+ * page faults sv does not pay.
  */
 #include <err.h>
 #include <errno.h>
