@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,8 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
-#include "lib/fdio.h"
 #include "lib/proctree.h"
-#include "lib/safetext.h"
+#include "lib/readfile.h"
 #include "lib/spawn.h"
 #include "runit/svdir.h"
 #include "runit/svwatch.h"
@@ -132,19 +132,13 @@ static bool ready_now(struct job *j, long deadline)
  */
 static void show_check_errors(const struct job *j)
 {
-	struct buf b, safe;
-	ssize_t n;
+	struct buf b;
 	if (j->errfd == -1 || lseek(j->errfd, 0, SEEK_SET) == -1)
 		return;
 	buf_init(&b);
-	buf_init(&safe);
-	while ((n = fdio_read(j->errfd, buf_room(&b, 4096), 4096)) > 0)
-		buf_commit(&b, (size_t)n);
-	safetext_add(&safe, b.p, b.len, SAFETEXT_NL);
-	if (safe.len > 0)
-		diag_text(j->d, safe.p, safe.len);
+	if (readfile_fd(j->errfd, &b, SIZE_MAX / 2) == 0)
+		diag_text_safe(j->d, "", b.p, b.len);
 	buf_free(&b);
-	buf_free(&safe);
 	diags_report(j->d);
 }
 

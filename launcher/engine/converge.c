@@ -313,30 +313,6 @@ static void add_step_time(struct converge *cv, long t0)
 	cv->deadline += mono_ms() - t0;
 }
 
-/*
- * One line per line of what a step printed, escaped, recorded in d: the account controls it (a
- * psql NOTICE from a function it shadows can carry terminal escapes).
- */
-static void show_output(struct diags *d, const char *prefix, const struct buf *b)
-{
-	size_t n = b->len;
-	struct buf text;
-	buf_init(&text);
-	while (n > 0 && b->p[n - 1] == '\n')
-		n--;
-	for (size_t i = 0; i < n;) {
-		const char *nl = memchr(b->p + i, '\n', n - i);
-		size_t len = nl != NULL ? (size_t)(nl - (b->p + i)) : n - i;
-		buf_adds(&text, prefix);
-		safetext_add(&text, b->p + i, len, SAFETEXT_NL);
-		buf_addc(&text, '\n');
-		i += len + 1;
-	}
-	if (text.len > 0)
-		diag_text(d, text.p, text.len);
-	buf_free(&text);
-}
-
 /* Run one after_ready step as the service user, with its own deadline. */
 static int run_step(struct converge *cv, size_t k, const struct plan_step *st, struct buf *out,
                     struct buf *err)
@@ -355,8 +331,8 @@ static int run_step(struct converge *cv, size_t k, const struct plan_step *st, s
 	else
 		diag_add(cv->d, DIAG_ERR, "%s: setup step %s: %s exited with status %d", name,
 		         st->def->name, st->argv[0], rc);
-	show_output(cv->d, "", out);
-	show_output(cv->d, "", err);
+	diag_text_safe(cv->d, "", out->p, out->len);
+	diag_text_safe(cv->d, "", err->p, err->len);
 	diags_report(cv->d);
 	return -1;
 }
@@ -393,7 +369,7 @@ static int step_adopt(struct converge *cv, size_t k, const struct setupstep *x)
 	diags_report(x->d);
 	add_step_time(cv, t0);
 	if (r == 0 && cv->ctl->verbose) {
-		show_output(x->d, "", &out);
+		diag_text_safe(x->d, "", out.p, out.len);
 		diags_report(x->d);
 	}
 	buf_free(&out);
@@ -418,7 +394,7 @@ static int step_before(struct converge *cv, size_t k, const struct setupstep *x,
 	int rc = setupstep_run(x, &out);
 	add_step_time(cv, t0);
 	if (rc == -1)
-		show_output(x->d, "", &out);
+		diag_text_safe(x->d, "", out.p, out.len);
 	else
 		cv->updated++; /* counted once it is done, not when it starts */
 	diags_report(x->d);
@@ -518,7 +494,7 @@ static int steps_after(struct converge *cv, size_t k)
 			char prefix[256];
 			snprintf(prefix, sizeof prefix, "%s setup %s said: ", name_of(cv, k),
 			         st->def->name);
-			show_output(cv->d, prefix, &err);
+			diag_text_safe(cv->d, prefix, err.p, err.len);
 			diags_report(cv->d);
 		}
 		buf_free(&out);

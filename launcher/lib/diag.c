@@ -11,6 +11,7 @@
 #include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/grow.h"
+#include "lib/safetext.h"
 
 void diags_init(struct diags *d)
 {
@@ -135,6 +136,25 @@ static void vout(struct diags *d, const char *fmt, va_list ap)
 {
 	if (d->live != NULL)
 		vfprintf(d->live, fmt, ap);
+}
+
+void diag_text_safe(struct diags *d, const char *prefix, const char *p, size_t n)
+{
+	struct buf text;
+	buf_init(&text);
+	while (n > 0 && p[n - 1] == '\n')
+		n--;
+	for (size_t i = 0; i < n;) {
+		const char *nl = memchr(p + i, '\n', n - i);
+		size_t len = nl != NULL ? (size_t)(nl - (p + i)) : n - i;
+		buf_adds(&text, prefix);
+		safetext_add(&text, p + i, len, SAFETEXT_NL);
+		buf_addc(&text, '\n');
+		i += len + 1;
+	}
+	if (text.len > 0)
+		diag_text(d, text.p, text.len);
+	buf_free(&text);
 }
 
 void diag_out(struct diags *d, const char *fmt, ...)

@@ -91,6 +91,12 @@ void diag_add(struct diags *d, enum diag_sev sev, const char *fmt, ...)
  * timing): printed without prefix, a note (not counted as a warning). p[0..n), its own newlines.
  */
 void diag_text(struct diags *d, const char *p, size_t n);
+/*
+ * What an account printed (a step's output, a check's complaint), recorded as diag_text: line
+ * by line through safetext, each line after prefix, trailing blank lines dropped, so no byte
+ * of it reaches root's terminal as a control sequence.
+ */
+void diag_text_safe(struct diags *d, const char *prefix, const char *p, size_t n);
 
 /*
  * A line of the command's own output (what the stage did, control's result lines): written to
