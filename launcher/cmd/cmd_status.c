@@ -34,13 +34,11 @@
 enum { CODE_RUN = 0, CODE_FAIL = 1, CODE_DOWN = 3, CODE_UNKNOWN = 4, CODE_DEAD = 5 };
 
 /*
- * One state ("run: NAME: (pid P) Ns, normally down, want up") is at most STATE_LEN, a name
- * being at most NAME_MAX; the buffer holds a few. Small: it lies on status's deepest frames,
- * where each 4 KiB more of stack is a page fault.
+ * The output buffer holds a few states (each at most SV_STATUS_LINE_MAX). Small: it lies on
+ * status's deepest frames, where each 4 KiB more of stack is a page fault.
  */
-#define STATE_LEN (NAME_MAX + 128)
-#define OUT_LEN   512
-_Static_assert(OUT_LEN >= STATE_LEN, "a state fits the output buffer");
+#define OUT_LEN 512
+_Static_assert(OUT_LEN >= SV_STATUS_LINE_MAX, "a state fits the output buffer");
 
 struct out {
 	size_t n;
@@ -87,10 +85,10 @@ STATUS_PATH static int state_code(const struct sv_status *st)
 STATUS_PATH static void put_state(struct out *o, int dfd, const char *dir, const char *name,
                                   const struct sv_status *st, time_t now)
 {
-	int n = sv_status_format(out_room(o, STATE_LEN), STATE_LEN, name, st,
+	int n = sv_status_format(out_room(o, SV_STATUS_LINE_MAX), SV_STATUS_LINE_MAX, name, st,
 	                         !sv_normally_down_at(dfd, dir), now);
 	if (n > 0)
-		o->n += (size_t)n < STATE_LEN ? (size_t)n : STATE_LEN - 1;
+		o->n += (size_t)n < SV_STATUS_LINE_MAX ? (size_t)n : SV_STATUS_LINE_MAX - 1;
 }
 
 /*
@@ -101,7 +99,7 @@ STATUS_PATH static int put_one(struct out *o, int dfd, const char *dir, const ch
                                time_t now)
 {
 	struct sv_status st;
-	char msg[STATE_LEN];
+	char msg[SV_STATUS_LINE_MAX];
 	int r = sv_status_get(dfd, dir, dir, &st, msg, sizeof msg);
 	if (r != 1) {
 		out_put(o, msg);

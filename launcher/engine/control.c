@@ -29,7 +29,7 @@
 int control_status_get(int dfd, const char *dir, const char *label, struct sv_status *st,
                        struct diags *d)
 {
-	char msg[PATH_MAX + 128];
+	char msg[SV_STATUS_LINE_MAX];
 	int r = sv_status_get(dfd, dir, label, st, msg, sizeof msg);
 	if (r != 1)
 		diag_out(d, "%s\n", msg);
@@ -39,19 +39,10 @@ int control_status_get(int dfd, const char *dir, const char *label, struct sv_st
 static void put_state(struct diags *d, const char *dir, const char *name,
                       const struct sv_status *st, time_t now)
 {
-	bool up = !sv_normally_down_at(AT_FDCWD, dir);
-	char line[512]; /* a name is at most NAME_MAX: a line fits, but need not */
-	int n = sv_status_format(line, sizeof line, name, st, up, now);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof line) {
+	char line[SV_STATUS_LINE_MAX]; /* name is a service's, at most NAME_MAX */
+	if (sv_status_format(line, sizeof line, name, st, !sv_normally_down_at(AT_FDCWD, dir),
+	                     now) >= 0)
 		diag_out(d, "%s", line);
-		return;
-	}
-	char *big = xmalloc((size_t)n + 1);
-	if (sv_status_format(big, (size_t)n + 1, name, st, up, now) == n)
-		diag_out(d, "%s", big);
-	free(big);
 }
 
 static const struct control_op ops[] = {

@@ -9,6 +9,7 @@
 #ifndef GITLAB_CTL_RUNIT_H
 #define GITLAB_CTL_RUNIT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -86,6 +87,12 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now);
 
 /* Does dir have an executable check script (what sv -w runs)? */
 bool sv_has_check(const char *dir);
+
+/*
+ * Room for one status text of a name of at most NAME_MAX ("finish: NAME: (pid P) Ns" and
+ * every flag), or for sv_status_get's message about "NAME/log": what buffers are sized by.
+ */
+#define SV_STATUS_LINE_MAX (NAME_MAX + 128)
 
 /*
  * Format sv's status text for one directory, without newline:
