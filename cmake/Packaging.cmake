@@ -29,8 +29,9 @@ It ships a small bundled gitlab-exporter (Ruby, WEBrick) as the default
 payload, and an exec mode to use as a container entrypoint.")
 # What no linker sees: the supervisor, the preloaded allocator, the exporter's Ruby and the
 # libraries it loads, useradd for the service accounts (passwd is not Essential).
-# dpkg-shlibdeps adds libc6, libconfig9 and libbsd0 from the binary, versioned by their shlibs;
-# without it they are listed unversioned.
+# dpkg-shlibdeps adds the shared libraries the binary needs (GITLAB_CTL_LINK: libc6 and
+# libconfig9 by default, libbsd0 too when shared), versioned by their shlibs; without it they
+# are listed unversioned.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "runit, libjemalloc2, passwd, ruby, ruby-sinatra, ruby-webrick, ruby-pg, ruby-redis, \
 ruby-sidekiq, ruby-connection-pool")
@@ -38,7 +39,13 @@ find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
 if(DPKG_SHLIBDEPS_EXECUTABLE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
+  if(GITLAB_CTL_LINK STREQUAL "shared")
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libbsd0, libc6")
+  elseif(GITLAB_CTL_LINK STREQUAL "compat-static")
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9, libc6")
+  elseif(GITLAB_CTL_LINK STREQUAL "deps-static")
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6")
+  endif()
 endif()
 # No curl: readiness checks run in C (`gitlab-ctl probe`).
 # Programs of catalog services that are disabled by default.
