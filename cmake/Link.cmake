@@ -1,6 +1,6 @@
 # gitlab-ctl's own link, as GITLAB_CTL_LINK says (README: Build options):
 #   shared         libconfig, libbsd and libmd as shared objects (what a distribution that
-#                  wants every library shared picks);
+#                  wants every library shared picks); libconfig is loaded when first needed;
 #   compat-static  libbsd and libmd from their archives, libconfig shared (the default);
 #   deps-static    all three from their archives, libc shared;
 #   static         one static PIE, libc included: nothing is loaded at run time.
@@ -21,11 +21,12 @@ function(gitlab_ctl_archives out)
   set(${out} ${_found} PARENT_SCOPE)
 endfunction()
 
+# In the shared builds libconfig is no NEEDED library: lcload dlopens it (CMakeLists.txt).
 if(GITLAB_CTL_LINK STREQUAL "shared")
-  target_link_libraries(gitlab-ctl PRIVATE PkgConfig::LIBCONFIG PkgConfig::LIBBSD)
+  target_link_libraries(gitlab-ctl PRIVATE PkgConfig::LIBBSD ${CMAKE_DL_LIBS})
 elseif(GITLAB_CTL_LINK STREQUAL "compat-static")
   gitlab_ctl_archives(_archives ${LIBBSD_STATIC_LIBRARIES})
-  target_link_libraries(gitlab-ctl PRIVATE PkgConfig::LIBCONFIG ${_archives})
+  target_link_libraries(gitlab-ctl PRIVATE ${_archives} ${CMAKE_DL_LIBS})
 else()
   gitlab_ctl_archives(_archives ${LIBCONFIG_STATIC_LIBRARIES} ${LIBBSD_STATIC_LIBRARIES})
   target_link_libraries(gitlab-ctl PRIVATE ${_archives})

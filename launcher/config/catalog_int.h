@@ -10,7 +10,7 @@
 #ifndef GITLAB_CTL_CATALOG_INT_H
 #define GITLAB_CTL_CATALOG_INT_H
 
-#include <libconfig.h>
+#include "config/lcload.h"
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_config.h"
 #include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
@@ -386,30 +387,37 @@ static int parse_conf(config_t *cfg, const char *path)
 /* Load one .conf into s. Returns 0, or -1 with errors in d (s is then freed). */
 int catalog_load_file(const char *path, struct cat_service *s, struct diags *d)
 {
-	config_t cfg;
+	struct lcconfig lc;
+	config_t *cfg = &lc.c;
+	char why[256];
 	struct ld l = {.file = path, .d = d, .s = s};
 	memset(s, 0, sizeof *s);
 	s->file = xstrdup(path);
 	s->home_mode = 0750;
-	config_init(&cfg);
-	int rc = parse_conf(&cfg, path);
-	if (rc != 0) {
-		if (rc == -1 || config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			diag_file(d, DIAG_ERR, path, 0, "cannot read: %s", strerror(errno));
-		else
-			diag_file(d, DIAG_ERR,
-			          config_error_file(&cfg) ? config_error_file(&cfg) : path,
-			          config_error_line(&cfg), "%s", config_error_text(&cfg));
-		config_destroy(&cfg);
+	if (lcload_init(&lc, GITLAB_CTL_LIBCONFIG_SONAME, why, sizeof why) == -1) {
+		diag_file(d, DIAG_ERR, path, 0,
+		          "cannot load libconfig, which parses the catalog: %s", why);
 		catalog_service_free(s);
 		return -1;
 	}
-	const config_setting_t *root = config_root_setting(&cfg);
+	int rc = parse_conf(cfg, path);
+	if (rc != 0) {
+		if (rc == -1 || config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+			diag_file(d, DIAG_ERR, path, 0, "cannot read: %s", strerror(errno));
+		else
+			diag_file(d, DIAG_ERR,
+			          config_error_file(cfg) ? config_error_file(cfg) : path,
+			          config_error_line(cfg), "%s", config_error_text(cfg));
+		config_destroy(cfg);
+		catalog_service_free(s);
+		return -1;
+	}
+	const config_setting_t *root = config_root_setting(cfg);
 	for (int i = 0; i < config_setting_length(root); i++)
 		(void)load_key(&l, config_setting_get_elem(root, (unsigned)i));
 	if (l.errs == 0)
 		check_service(&l);
-	config_destroy(&cfg);
+	config_destroy(cfg);
 	if (l.errs) {
 		catalog_service_free(s);
 		return -1;
