@@ -46,6 +46,8 @@ if(GITLAB_CTL_LINK STREQUAL "static")
   # glibc's linker notes that getpwnam & co. load NSS modules at run time: launcher/lib/nss.c
   # restricts them to the sources a static glibc carries built in.
   message(STATUS "gitlab-ctl: static PIE (the linker's getpwnam/getaddrinfo notes are expected)")
+elseif(_archives)
+  message(STATUS "gitlab-ctl: GITLAB_CTL_LINK=${GITLAB_CTL_LINK} (archived: ${_archives})")
 else()
-  message(STATUS "gitlab-ctl: GITLAB_CTL_LINK=${GITLAB_CTL_LINK} (${_archives} archived)")
+  message(STATUS "gitlab-ctl: GITLAB_CTL_LINK=${GITLAB_CTL_LINK}")
 endif()

@@ -47,7 +47,7 @@ static int fill(struct lcload *f, const char *soname, char *err, size_t errlen)
 		/* POSIX lets a data pointer hold a function's address (dlsym's own contract). */
 		memcpy((char *)f + sym[i].off, &p, sizeof p);
 	}
-	dlclose(h);
+	(void)dlclose(h); /* drops our reference; RTLD_NODELETE keeps the object mapped */
 	return rc;
 }
 #else

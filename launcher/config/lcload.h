@@ -32,7 +32,7 @@ struct lcload {
 
 /* A config_t with its functions: libconfig 1.5's config_t has no hook to carry them. */
 struct lcconfig {
-	config_t c; /* first: a settings' config is the lcconfig */
+	config_t c; /* first: a setting's config is its lcconfig */
 	struct lcload fns;
 };
 
