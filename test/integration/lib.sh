@@ -185,6 +185,19 @@ exporter_ports() {
 	echo "postgres_exporter['listen_address'] = 'localhost:$(free_port)'"
 }
 
+# only_services CONFIG_NAME...: gitlab.rb lines that turn off every service of the installed
+# catalog except those named (by gitlab.rb name: gitlab_exporter, postgresql, redis, ...), so a
+# test starts only what it checks whatever the catalog enables by default. Named services keep
+# their defaults; the test still sets enable = true where it needs one the defaults leave off.
+only_services() {
+	for _os_f in "$GITLAB_CTL_DATADIR"/sv/*.conf; do
+		_os_n=$(sed -n 's/^config_name = "\([a-z_]*\)";.*/\1/p' "$_os_f")
+		[ -n "$_os_n" ] || continue
+		case " $* " in *" $_os_n "*) continue ;; esac
+		echo "${_os_n}['enable'] = false"
+	done
+}
+
 # expect_rc RC CMD...: run CMD with stdout/stderr in $OUT/$ERR (the test sets both), check its
 # exit status. has/lacks/empty FILE [TEXT]: assertions on such a file. A test may redefine them.
 expect_rc() {
