@@ -197,8 +197,8 @@ static void graph_of(const struct attrs *a, const struct svc *s, struct inspect_
 		r->graph_query[0] = '\0';
 		return;
 	}
-	n = snprintf(r->graph_url, sizeof r->graph_url, "http://%s/graph?g0.expr=%s&g0.tab=0",
-	             ptarget, enc);
+	n = snprintf(r->graph_url, sizeof r->graph_url,
+	             "http://%s/classic/graph?g0.expr=%s&g0.tab=0", ptarget, enc);
 	if (n < 0 || (size_t)n >= sizeof r->graph_url)
 		r->graph_query[0] = r->graph_url[0] = '\0';
 }
