@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config/assign.h"
+#include "config/railsmtp.h"
 #include "config/rbdata.h"
 #include "config/secret.h"
 #include "lib/alloc.h"
@@ -830,7 +831,7 @@ static void walk(struct walk *b, const struct rb_file *f)
 			set_roles(b, st);
 		else if (is_switch(b->cat, st->name))
 			set_switch(b, st);
-		else
+		else if (!railsmtp_reads(st))
 			note_unknown(b, st);
 	}
 }

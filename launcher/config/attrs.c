@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "config/assign.h"
 #include "config/envcheck.h"
 #include "config/placeholder.h"
+#include "config/railsmtp.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
@@ -37,6 +39,7 @@ struct build {
 	struct attrs *out;
 	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
 	const struct assigns *as;
+	const struct rb_file *f;     /* the parsed gitlab.rb, NULL for none */
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
 	bool root;                   /* run by root (asked once per run, not per service) */
 	struct envcheck ec;          /* the env checks' answers, shared by every service */
@@ -829,6 +832,13 @@ static void compute_argv(struct comp *c, struct svc *out)
 	out->argv_secret = sec;
 	out->argc = n;
 	envcheck_argv(argv, locs, c->b->d);
+	/* kept past the parsed file, whose source the locs point into */
+	out->argv_pos = xcalloc(n + 1, sizeof *out->argv_pos);
+	for (size_t i = 0; i < n; i++)
+		if (locs[i].src != NULL && locs[i].src->name != NULL)
+			out->argv_pos[i] =
+			    (struct svc_pos){arena_strdup(&c->b->out->strs, locs[i].src->name),
+			                     locs[i].line, locs[i].col};
 	free(locs);
 }
 
@@ -984,6 +994,69 @@ static void compute_data(const struct assign_svc *w, struct svc *out)
 	}
 }
 
+/*
+ * Prometheus refuses a scrape timeout above the scrape interval, and its own rule for a timeout
+ * left unset is the smaller of the default and the interval: a service with both int settings
+ * (prometheus) follows that rule where gitlab.rb sets only scrape_interval.
+ */
+static void cap_scrape_timeout(struct comp *c)
+{
+	const struct cat_setting *t = cat_setting_find(c->def, "scrape_timeout"),
+	                         *i = cat_setting_find(c->def, "scrape_interval");
+	if (t == NULL || i == NULL || t->type != ST_INT || i->type != ST_INT ||
+	    c->w->val[t - c->def->settings] != NULL)
+		return;
+	struct var *tv = var_find(c, t->name, strlen(t->name)),
+	           *iv = var_find(c, i->name, strlen(i->name));
+	if (tv == NULL || iv == NULL || iv->expand)
+		return;
+	const char *e1 = NULL, *e2 = NULL;
+	long long tn = strtonum(tv->raw, 1, LLONG_MAX, &e1),
+	          in = strtonum(iv->raw, 1, LLONG_MAX, &e2);
+	if (e1 != NULL || e2 != NULL || in >= tn)
+		return;
+	free(tv->raw);
+	tv->raw = xstrdup(iv->raw);
+	tv->expand = false;
+	tv->from = iv->from;
+}
+
+/*
+ * Omnibus' Alertmanager global: GitLab's SMTP settings (railsmtp.h) under the keys the
+ * service's own global sets, for a service that mails admin_email. Its var follows (for
+ * {{#if global}}); NULL when gitlab_rails enables no SMTP.
+ */
+static struct yval *rails_global(struct comp *c)
+{
+	const struct cat_setting *g = cat_setting_find(c->def, "global");
+	if (g == NULL || g->type != ST_YAML || cat_setting_find(c->def, "admin_email") == NULL)
+		return NULL;
+	const struct yval *own = c->w->data[g - c->def->settings];
+	struct var *v = var_find(c, g->name, strlen(g->name));
+	if (v == NULL || (own != NULL && own->kind != YV_MAP)) /* amtool judges an odd value */
+		return NULL;
+	struct yval *m = railsmtp_global(c->b->f);
+	if (m == NULL)
+		return NULL;
+	for (size_t i = 0; own != NULL && i < own->n; i++)
+		yval_put(m, own->keys[i], yval_dup(own->items[i]));
+	free(v->raw);
+	v->raw = data_summary(m);
+	return m;
+}
+
+/* Replace (or add) the data of a yaml setting. */
+static void data_set(struct svc *out, const char *name, struct yval *v, struct loc loc)
+{
+	for (size_t i = 0; i < out->ndata; i++)
+		if (strcmp(out->data[i].name, name) == 0) {
+			yval_free(out->data[i].v);
+			out->data[i].v = v;
+			return;
+		}
+	data_add(out, name, v, loc);
+}
+
 static void compute_svc(struct build *b, const struct assign_svc *w, struct svc *out)
 {
 	struct comp c = {.b = b, .w = w, .def = w->def};
@@ -991,6 +1064,8 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	merge_log(b->out, w, &out->log);
 	add_builtins(&c, out);
 	add_settings(&c);
+	cap_scrape_timeout(&c);
+	struct yval *mail = rails_global(&c);
 	add_listen(&c, out);
 	if (!c.failed && resolve_all(&c, out) == 0) {
 		compute_env(&c, out);
@@ -999,7 +1074,11 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 		compute_origin(w, out);
 		compute_where(w, out);
 		compute_data(w, out);
+		if (mail != NULL)
+			data_set(out, "global", mail, (struct loc){0});
+		mail = NULL;
 	}
+	yval_free(mail);
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].raw);
 		free(c.v[i].val);
@@ -1208,7 +1287,8 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	memset(&as.logging, 0, sizeof as.logging);
 	memset(&as.unknown, 0, sizeof as.unknown);
 	arena_init(&out->strs);
-	struct build b = {.ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as};
+	struct build b = {
+	    .ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as, .f = f};
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
@@ -1283,6 +1363,7 @@ void attrs_free(struct attrs *a)
 		free(s->secret_vars.v);
 		kvlist_free(&s->secret_env);
 		free(s->argv_secret);
+		free(s->argv_pos);
 		free(s->groups);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);

@@ -57,6 +57,12 @@ struct svc_data {
 	struct loc loc; /* where gitlab.rb set it, while attrs_build runs; then {0} */
 };
 
+/* Where a value was written: gitlab.rb's line, or the catalog's for a default. */
+struct svc_pos {
+	const char *file; /* NULL: unknown */
+	int line, col;
+};
+
 struct svc {
 	const struct cat_service *def;
 	bool enabled;
@@ -77,6 +83,7 @@ struct svc {
 	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */
+	struct svc_pos *argv_pos;   /* per argv element: where it was written */
 	struct svc_data *data;      /* yaml settings gitlab.rb set, and scrape_jobs */
 	size_t ndata, data_cap;
 };
