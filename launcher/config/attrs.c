@@ -934,6 +934,34 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 	}
 }
 
+/*
+ * A service with Omnibus' TLS settings (gitlab_exporter): tls_enabled = true needs
+ * tls_cert_path and tls_key_path, as Omnibus' validate_tls_config says, refused at
+ * tls_enabled's line rather than left to a server that cannot start.
+ */
+static void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s)
+{
+	const struct cat_service *def = w->def;
+	if (!svc_tls(s))
+		return;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		if (strcmp(def->settings[i].name, "tls_enabled") != 0)
+			continue;
+		static const char *const need[] = {"tls_cert_path", "tls_key_path"};
+		for (size_t k = 0; k < 2; k++) {
+			const char *v = kv_get(&s->vars, need[k]);
+			if (v == NULL || v[0] == '\0')
+				diag_at(b->d, DIAG_ERR,
+				        w->val[i] != NULL ? w->vloc[i]
+				                          : cat_loc(def, def->settings[i].line),
+				        "%s['tls_enabled'] = true needs %s['%s'] (the PEM file the "
+				        "server "
+				        "reads)",
+				        def->config_name, def->config_name, need[k]);
+		}
+	}
+}
+
 static void data_add(struct svc *out, const char *name, struct yval *v, struct loc loc)
 {
 	grow(&out->data, &out->data_cap, out->ndata + 1, sizeof *out->data, 4);
@@ -1068,17 +1096,53 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	out->listen_host = kv_get(&out->vars, "listen_host");
 	if (out->listen_host == NULL)
 		out->listen_port = 0;
-	if (!c.failed)
+	if (!c.failed) {
 		check_refused(b, w, out);
+		check_tls(b, w, out);
+	}
+}
+
+/*
+ * How Prometheus reaches s, by Omnibus' names (monitoring/libraries/prometheus.rb):
+ * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
+ * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
+ * prometheus_scrape_tls_skip_verification, trusting tls_cert_path, the certificate the
+ * service serves (Omnibus leaves that to the system's CAs).
+ */
+static void scrape_tls(struct yval *job, const struct svc *s)
+{
+	const char *scheme = svc_var(s, "prometheus_scrape_scheme");
+	if (scheme == NULL || scheme[0] == '\0')
+		scheme = svc_tls(s) ? "https" : "http";
+	if (strcmp(scheme, "http") == 0)
+		return;
+	yval_put(job, "scheme", yval_scalar(YV_STR, scheme)); /* another is promtool's to refuse */
+	if (strcmp(scheme, "https") != 0)
+		return;
+	struct yval *tls = yval_map();
+	const char *name = svc_var(s, "prometheus_scrape_tls_server_name");
+	if (name == NULL || name[0] == '\0')
+		name = s->listen_host;
+	if (name != NULL && name[0] != '\0')
+		yval_put(tls, "server_name", yval_scalar(YV_STR, name));
+	const char *ca = svc_var(s, "tls_cert_path");
+	if (ca != NULL && ca[0] != '\0')
+		yval_put(tls, "ca_file", yval_scalar(YV_STR, ca));
+	const char *skip = svc_var(s, "prometheus_scrape_tls_skip_verification");
+	yval_put(
+	    tls, "insecure_skip_verify",
+	    yval_scalar(YV_BOOL, skip != NULL && strcmp(skip, "true") == 0 ? "true" : "false"));
+	yval_put(job, "tls_config", tls);
 }
 
 /* One scrape job of ours: job_name, metrics_path, the service's own address. */
-static struct yval *scrape_job(const struct cat_scrape *j, const char *target)
+static struct yval *scrape_job(const struct cat_scrape *j, const struct svc *s)
 {
 	struct yval *job = yval_map(), *sc = yval_seq(), *st = yval_map(), *tg = yval_seq();
 	yval_put(job, "job_name", yval_scalar(YV_STR, j->job));
 	yval_put(job, "metrics_path", yval_scalar(YV_STR, j->path));
-	yval_push(tg, yval_scalar(YV_STR, target));
+	scrape_tls(job, s);
+	yval_push(tg, yval_scalar(YV_STR, svc_var(s, "scrape_target")));
 	yval_put(st, "targets", tg);
 	yval_push(sc, st);
 	yval_put(job, "static_configs", sc);
@@ -1155,9 +1219,11 @@ static void collect_scrape(struct build *b, struct svc *out)
 			continue;
 		grow(&refs, &cap, n + s->def->nscrape + 1, sizeof *refs, 8);
 		for (size_t j = 0; j < s->def->nscrape; j++) {
-			const char *needs = s->def->scrape[j].needs;
+			const char *needs = s->def->scrape[j].needs, *when = s->def->scrape[j].when;
 			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
-			if (needs == NULL || (o != NULL && o->enabled))
+			const char *on = when ? svc_var(s, when) : NULL;
+			if ((needs == NULL || (o != NULL && o->enabled)) &&
+			    (when == NULL || (on != NULL && strcmp(on, "true") == 0)))
 				refs[n++] = (struct job_ref){&s->def->scrape[j], s};
 		}
 	}
@@ -1165,7 +1231,7 @@ static void collect_scrape(struct build *b, struct svc *out)
 		qsort(refs, n, sizeof *refs, job_ref_cmp);
 	struct yval *jobs = yval_seq();
 	for (size_t i = 0; i < n; i++)
-		yval_push(jobs, scrape_job(refs[i].j, svc_var(refs[i].s, "scrape_target")));
+		yval_push(jobs, scrape_job(refs[i].j, refs[i].s));
 	free(refs);
 	const struct yval *user = svc_data(out, out->def->scrape_collect);
 	for (size_t i = 0; user != NULL && i < out->ndata; i++)
@@ -1327,6 +1393,12 @@ const struct svc *attrs_svc(const struct attrs *a, const char *name)
 const char *svc_var(const struct svc *s, const char *name)
 {
 	return kv_get(&s->vars, name);
+}
+
+bool svc_tls(const struct svc *s)
+{
+	const char *v = kv_get(&s->vars, "tls_enabled");
+	return v != NULL && strcmp(v, "true") == 0;
 }
 
 static enum secrecy secrecy_of(const char *v)

@@ -122,6 +122,8 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+/* The service serves TLS: its tls_enabled setting (Omnibus' name) is true. */
+bool svc_tls(const struct svc *s);
 /* A yaml setting (or scrape_jobs), or NULL when unset. */
 const struct yval *svc_data(const struct svc *s, const char *name);
 

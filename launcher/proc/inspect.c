@@ -117,6 +117,8 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 		return;
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) != 0)
 		return; /* not an HTTP service (PostgreSQL on TCP) */
+	if (svc_tls(s))
+		return; /* gitlab-ctl speaks no TLS; the readiness check connected */
 	const char *path = "/metrics";
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) == 0)
 		path = s->def->check + 5;
