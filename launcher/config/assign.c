@@ -831,7 +831,8 @@ static void walk(struct walk *b, const struct rb_file *f)
 			set_roles(b, st);
 		else if (is_switch(b->cat, st->name))
 			set_switch(b, st);
-		else if (!railsmtp_reads(st))
+		else if (st->cond.word != NULL ||
+		         !railsmtp_reads(st)) /* railsmtp skips those too */
 			note_unknown(b, st);
 	}
 }
