@@ -20,7 +20,9 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "engine/prepublish.h"
 #include "engine/preflight.h"
+#include "runit/runit.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "config/trust.h"
@@ -93,12 +95,21 @@ static void report_paths(const struct ctl *ctl, const struct attrs *a, FILE *fp)
 	}
 }
 
-/* Every file of every enabled service rendered in memory, as reconfigure does first. */
+/*
+ * Every file of every enabled service rendered in memory, as reconfigure does first, and
+ * put through every check reconfigure runs before it publishes (in memory too).
+ */
 static int render_all(const struct ctl *ctl, struct loaded *l)
 {
 	struct plans ps;
 	plans_init(&ps);
 	int rc = plan_services(ctl, &l->cat, &l->a, &ps, &l->d);
+	long wait_s = 0;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1)
+		wait_s = 0;
+	if (rc == 0)
+		rc = prepublish_check(ctl, &l->a, &ps, false, wait_s * 1000L, &l->d);
 	plans_free(&ps);
 	return rc;
 }
