@@ -83,6 +83,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->scrape[i].job);
 		free(s->scrape[i].path);
 		free(s->scrape[i].needs);
+		free(s->scrape[i].when);
 	}
 	free(s->scrape);
 	free(s->scrape_collect);

@@ -81,6 +81,7 @@ struct cat_scrape {
 	char *path;  /* metrics_path */
 	int order;   /* place among every service's jobs, ascending */
 	char *needs; /* a service that must be enabled too (NULL: none) */
+	char *when;  /* a bool setting of the service that must be true (NULL: none) */
 	int line;
 };
 

@@ -94,6 +94,7 @@ static void put_scrape(struct buf *b, const struct cat_scrape *j)
 	put_str(b, j->path);
 	put_int(b, j->order);
 	put_str(b, j->needs);
+	put_str(b, j->when);
 	put_int(b, j->line);
 }
 
@@ -291,6 +292,7 @@ static void get_scrape(struct rd *r, struct cat_scrape *j)
 	j->path = get_str(r, true);
 	j->order = get_int(r);
 	j->needs = get_str(r, false);
+	j->when = get_str(r, false);
 	j->line = get_int(r);
 }
 

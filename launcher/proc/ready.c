@@ -409,7 +409,8 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 		         s->listen_port);
 		if (owned(pid, &in, what, why, len) != 1)
 			return 0;
-		if (strncmp(def->check, "http:", 5) == 0) {
+		/* gitlab-ctl speaks no TLS: a TLS service's http: check is the connect below. */
+		if (strncmp(def->check, "http:", 5) == 0 && !svc_tls(s)) {
 			char err[200];
 			int code =
 			    http_probe(connect_host(s->listen_host), s->listen_port, def->check + 5,
