@@ -107,6 +107,8 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv);
 int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv);
 int cmd_diff_config(const struct ctl *ctl, int argc, char **argv);
 int cmd_upgrade(const struct ctl *ctl, int argc, char **argv);
+/* cmd_pgpass.c */
+int cmd_pg_password_md5(const struct ctl *ctl, int argc, char **argv);
 /* cmd_backup.c */
 int cmd_backup_etc(const struct ctl *ctl, int argc, char **argv);
 

@@ -6,7 +6,6 @@
  * LD_PRELOAD file. Each rule here mirrors what the consumer accepts so that
  * gitlab-ctl rejects exactly the values that would not take effect.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/ascii.h"
 #include "build_config.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
@@ -108,7 +108,7 @@ static int gc_size(const char *name, const char *value, struct loc loc, struct d
 	default:
 		break;
 	}
-	while (*end && isspace((unsigned char)*end))
+	while (*end && ascii_space(*end))
 		end++;
 	if (*end != '\0' || end == value) {
 		diag_at(d, DIAG_ERR, loc,

@@ -82,9 +82,9 @@ static enum verdict command_path(const struct ctl *ctl, const struct svc *s,
 	struct stat st;
 	if (strchr(cmd, '/') == NULL)
 		return search_path(s, w, out, len, why, whylen);
-	if (exporter_link_paths(ctl, &x) == 0 && strcmp(cmd, x.path) == 0 &&
-	    exporter_link_managed(&x)) {
-		if (strlcpy(out, x.bundled, len) >= len)
+	const char *runs = exporter_link_paths(ctl, &x) == 0 ? exporter_link_target(&x, cmd) : cmd;
+	if (runs != cmd) {
+		if (strlcpy(out, runs, len) >= len)
 			return MISSING;
 	} else if (strlcpy(out, cmd, len) >= len) {
 		return MISSING;
