@@ -183,6 +183,7 @@ int accounts_home(const struct svc *s, char *home, size_t len)
 	const char *name = "";
 	size_t nlen = 0;
 	bool own = account_owner(s, &name, &nlen) == 0;
-	return path_fmt(home, len, "%s%s%.*s", GITLAB_CTL_DATA_DIR, own ? "/" : "", (int)nlen,
-	                name);
+	const char *data = svc_var(s, "gitlab_data_dir");
+	return path_fmt(home, len, "%s%s%.*s", data ? data : GITLAB_CTL_DATA_DIR, own ? "/" : "",
+	                (int)nlen, name);
 }

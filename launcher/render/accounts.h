@@ -24,11 +24,13 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
                     bool dry_run, FILE *out, int *created, struct diags *d);
 
 /*
- * The home useradd is given for a service's account: /etc/passwd is the
- * machine's, not the root's, so Omnibus' unprefixed data dir; a service with
- * an account of its own (a `username` setting: gitlab-psql) gets
- * <data_dir>/<service>. Creation and removal both ask here, so that
- * remove-accounts recognises every account reconfigure made.
+ * The home useradd is given for a service's account: the data dir of the
+ * root gitlab-ctl was given (gitlab_data_dir: /var/opt/gitlab, or
+ * <root>/var/opt/gitlab under --root); a service with an account of its own
+ * (a `username` setting: gitlab-psql) gets <data_dir>/<service>. Creation and
+ * removal both ask here, so that remove-accounts recognises every account
+ * reconfigure made for this root, and never one made for another root or
+ * for the host (--root R remove-accounts keeps the machine's accounts).
  * 0, or -1 (ENAMETOOLONG).
  */
 int accounts_home(const struct svc *s, char *home, size_t len);

@@ -111,3 +111,14 @@ _line=$(grep -n "tls_enabled" "$RB" | cut -d: -f1)
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:$_line:"
 has "$ERR" "gitlab_exporter['tls_enabled'] = true needs gitlab_exporter['tls_key_path']"
+
+note "server_name and prometheus_scrape_scheme outside Omnibus' values are refused at their line"
+write_rb <<EOF
+gitlab_exporter['server_name'] = 'thin'
+gitlab_exporter['prometheus_scrape_scheme'] = 'htps'
+EOF
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$(grep -n "server_name" "$RB" | cut -d: -f1):"
+has "$ERR" "gitlab_exporter['server_name'] = 'thin' is not one of 'webrick', 'puma'"
+has "$ERR" "gitlab.rb:$(grep -n "prometheus_scrape_scheme" "$RB" | cut -d: -f1):"
+has "$ERR" "gitlab_exporter['prometheus_scrape_scheme'] = 'htps' is not one of 'http', 'https'"
