@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "engine/converge.h"
+#include "engine/owners.h"
 #include "engine/prepublish.h"
 #include "engine/preflight.h"
 #include "config/attrs.h"
@@ -146,7 +147,8 @@ static int apply(struct recon *r)
 	}
 	struct diags d;
 	diags_init(&d);
-	int rc = plan_owners(&r->ps, r->l.a.manage_accounts, r->dry_run, &d) == -1 ||
+	d.live = stdout;
+	int rc = owners_ensure(&r->ps, r->l.a.manage_accounts, r->dry_run, &d) == -1 ||
 	                 plan_tree(r->ctl, &r->ps, &d) == -1
 	             ? -1
 	             : 0;
