@@ -906,6 +906,20 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	out->where.n = n;
 }
 
+/* "NAME['key'] = 'v' <how>" where gitlab.rb set it (or the catalog's default), a secret redacted.
+ */
+static void refuse_value(struct build *b, const struct assign_svc *w, size_t i, const char *v,
+                         const char *how)
+{
+	const struct cat_setting *cs = &w->def->settings[i];
+	struct src nosrc;
+	struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(w->def, cs->line);
+	if (cs->secret)
+		l = secret_loc(l, &nosrc);
+	diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' %s", w->def->config_name, cs->name,
+	        cs->secret ? "[redacted]" : v, how);
+}
+
 static bool one_of(const char *v, char *const *set, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
@@ -930,15 +944,10 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 		if (!unset && cs->nvalues > 0 && !one_of(v, cs->values, cs->nvalues)) {
 			struct buf all;
 			buf_init(&all);
+			buf_addf(&all, "is not one of ");
 			for (size_t k = 0; k < cs->nvalues; k++)
 				buf_addf(&all, "%s'%s'", k ? ", " : "", cs->values[k]);
-			struct src nosrc;
-			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
-			if (cs->secret)
-				l = secret_loc(l, &nosrc);
-			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is not one of %s",
-			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
-			        buf_str(&all));
+			refuse_value(b, w, i, v, buf_str(&all));
 			buf_free(&all);
 			continue;
 		}
@@ -948,13 +957,13 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 			free(bad);
 			if (!hit)
 				continue;
-			struct src nosrc;
-			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
-			if (cs->secret)
-				l = secret_loc(l, &nosrc);
-			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is refused: %s",
-			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
-			        cs->refuse_because ? cs->refuse_because : "the catalog forbids it");
+			struct buf why;
+			buf_init(&why);
+			buf_addf(&why, "is refused: %s",
+			         cs->refuse_because ? cs->refuse_because
+			                            : "the catalog forbids it");
+			refuse_value(b, w, i, v, buf_str(&why));
+			buf_free(&why);
 			break;
 		}
 	}

@@ -14,4 +14,9 @@ cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance --inline-
 	--suppress=missingIncludeSystem -I launcher -I "$BUILDDIR" launcher/
 # The stage folders: no upward include, no cycle (launcher/README.md).
 sh scripts/check-layers .
+# Stages never choose a stream (launcher/README.md): what they say goes through the command's
+# diags. Comments aside, no file in render/ or engine/ names stdout or stderr.
+streams=$(grep -nw 'stdout\|stderr' launcher/render/*.[ch] launcher/engine/*.[ch] |
+	grep -v ':[0-9]*:[[:space:]]*/\?\*' || true)
+[ -z "$streams" ] || { echo "FAIL: a stage names a stream: $streams" >&2; exit 1; }
 echo "lint: $(echo "$files" | wc -l) files clang-format clean, cppcheck quiet"
