@@ -3,8 +3,9 @@
  * Every template of every enabled service is rendered, every setup step's
  * placeholders expanded and the whole desired tree built in memory here, so
  * that a bad template or placeholder fails the run while nothing has changed
- * (README: How it works). Accounts are the one side effect: the tree's owners need
- * their uid and gid, so plan_owners creates them, after validation.
+ * (README: How it works). Nothing here changes the system: the accounts the tree's
+ * owners need are made between plan_find_disabled and plan_tree by the engine step
+ * owners_ensure (engine/owners.h), which fills each plan's uid and gid.
  */
 #ifndef GITLAB_CTL_PLAN_H
 #define GITLAB_CTL_PLAN_H
@@ -94,13 +95,6 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
  */
 int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
                        struct diags *d);
-
-/*
- * Create (or in a dry run, name) each service's account and look up its
- * uid/gid, once per account. Only as root: otherwise files are the invoking
- * user's. 0, or -1 with the error in d (which may also hold a failed try that a retry mended).
- */
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d);
 
 /*
  * Fill ps->t with every file, directory and link of the enabled services,

@@ -137,7 +137,7 @@ done
 note "inspect shows the Prometheus query graphing a service's memory, and its URL"
 expect_rc 0 ctl inspect redis-exporter
 has "$OUT" "memory graph: process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}"
-has "$OUT" "http://localhost:$PROM/graph?g0.expr=process_resident_memory_bytes%7Binstance%3D%22localhost%3A$REDIS_X%22%7D&g0.tab=0"
+has "$OUT" "http://localhost:$PROM/classic/graph?g0.expr=process_resident_memory_bytes%7Binstance%3D%22localhost%3A$REDIS_X%22%7D&g0.tab=0"
 expect_rc 0 ctl inspect --json node-exporter
 has "$OUT" "\"memory_query\": \"process_resident_memory_bytes{instance=\\\"localhost:$NODE\\\"}\""
 until_true 100 query "process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}" || fail "inspect's query has no sample"

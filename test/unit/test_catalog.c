@@ -292,7 +292,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, refuse, "
-	    "refuse_because)");
+	    "refuse_because, values)");
 	expect_error(HEAD
 	             "settings = (\n  { name = \"enable\"; type = \"port\"; default = 70000; }\n"
 	             ");\n" COMMAND,

@@ -382,7 +382,8 @@ static void expect_fields(const char *out, const char *const *want, size_t n)
 /*
  * Hostile values stay values; the database and Sidekiq probes use the
  * connection built from the postgresql and redis settings (anchors and <<
- * merge keys as Omnibus writes them), and are absent for a disabled backend.
+ * merge keys as Omnibus writes them), and are absent for a disabled backend;
+ * Sidekiq's with probe_sidekiq off (Redis on); the TLS keys only with tls_enabled.
  */
 static void test_yaml_template(void **state)
 {
@@ -392,6 +393,7 @@ static void test_yaml_template(void **state)
 	const char *url = "unix:/v/redis: \"s\".socket";
 	const char *pat = "gitlab-exporter web -c /v/\"x\" # y.yml";
 	const char *auth = "Bearer a\"b\\c\n# d";
+	const char *cert = "/etc/\"x\": # y.pem";
 	const char *const on[][2] = {{"server_name", "webrick"},
 	                             {"listen_address", addr},
 	                             {"listen_port", "9168"},
@@ -403,6 +405,10 @@ static void test_yaml_template(void **state)
 	                             {"process_pattern", pat},
 	                             {"gitlab_exporter.probe_elasticsearch", "1"},
 	                             {"gitlab_exporter.tuple_stats_all_columns", ""},
+	                             {"gitlab_exporter.probe_sidekiq", "1"},
+	                             {"gitlab_exporter.tls_enabled", "1"},
+	                             {"tls_cert_path", cert},
+	                             {"tls_key_path", "/k.pem"},
 	                             {"elasticsearch_url", "http://e:9200"},
 	                             {"elasticsearch_authorization", auth}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
@@ -417,17 +423,31 @@ static void test_yaml_template(void **state)
 	    "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
 	    "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
 	    "c[\"probes\"][\"ruby\"][\"methods\"][0], "
-	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][\"options\"][\"headers\"]["
-	    "\"Authorization\"]",
+	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][0][\"options\"][\"headers\"]["
+	    "\"Authorization\"], s[\"tls_enabled\"].to_s, s[\"tls_cert_path\"], "
+	    "s[\"tls_key_path\"], m[\"elasticsearch\"][\"methods\"].join(\",\"), "
+	    "m[\"elasticsearch\"][\"opts\"][0][\"url\"]",
 	    out, sizeof out);
 	const char *want[] = {
-	    "webrick",  addr,
-	    "9168",     "1024",
-	    "true",     "gitlab_exporter",
-	    pat,        "Database::RowCountProber",
-	    conn,       "probe_db",
-	    url,        "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
-	    "probe_gc", auth};
+	    "webrick",
+	    addr,
+	    "9168",
+	    "1024",
+	    "true",
+	    "gitlab_exporter",
+	    pat,
+	    "Database::RowCountProber",
+	    conn,
+	    "probe_db",
+	    url,
+	    "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "probe_gc",
+	    auth,
+	    "true",
+	    cert,
+	    "/k.pem",
+	    "probe_migrations",
+	    "http://e:9200"};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
 	const char *const off[][2] = {{"server_name", "webrick"},
@@ -435,7 +455,11 @@ static void test_yaml_template(void **state)
 	                              {"listen_port", "9168"},
 	                              {"memory_threshold", "1024"},
 	                              {"postgresql.enable", ""},
-	                              {"redis.enable", ""},
+	                              {"redis.enable", "1"},
+	                              {"gitlab_exporter.probe_sidekiq", ""},
+	                              {"gitlab_exporter.tls_enabled", ""},
+	                              {"tls_cert_path", ""},
+	                              {"tls_key_path", ""},
 	                              {"connection_string", conn},
 	                              {"redis_url", url},
 	                              {"process_pattern", pat},
@@ -444,13 +468,15 @@ static void test_yaml_template(void **state)
 	                              {"elasticsearch_authorization", ""},
 	                              {"gitlab_exporter.tuple_stats_all_columns", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
-	yaml_fields(&k2,
-	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
-	            "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
-	            "m.keys.sort.join(\",\")",
-	            out, sizeof out);
-	const char *want2[] = {"false", "false", "false", "metrics,process,ruby",
-	                       "multiple,process,ruby"};
+	yaml_fields(
+	    &k2,
+	    "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
+	    "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
+	    "m.keys.sort.join(\",\"), s.key?(\"tls_enabled\").to_s, c.key?(\"redis_common\").to_s",
+	    out, sizeof out);
+	const char *want2[] = {
+	    "false", "false", "false", "metrics,process,ruby", "multiple,process,ruby",
+	    "false", "false"};
 	expect_fields(out, want2, sizeof want2 / sizeof want2[0]);
 }
 
