@@ -53,6 +53,7 @@
 ##! Where /metrics is served.
 # gitlab_exporter['listen_address'] = 'localhost'
 # gitlab_exporter['listen_port'] = '9168'
+##! 'webrick' or 'puma' (Debian's puma package, as GitLab's exporter runs it).
 # gitlab_exporter['server_name'] = 'webrick'
 
 ##! The exporter executable. The default is the exporter bundled with
@@ -89,14 +90,21 @@
 # gitlab_exporter['connection_string'] = "dbname=gitlabhq_production user=gitlab host=/var/opt/gitlab/postgresql port=5432"
 # gitlab_exporter['redis_url'] = "unix:/var/opt/gitlab/redis/redis.socket"
 
-##! Probes of the real gitlab-exporter (the bundled exporter ignores them).
+##! false: no Sidekiq probe (/sidekiq answers 404) and no gitlab_exporter_sidekiq job.
 # gitlab_exporter['probe_sidekiq'] = true
+##! Rendered for a real gitlab-exporter; the bundled one skips Elasticsearch.
 # gitlab_exporter['probe_elasticsearch'] = false
 # gitlab_exporter['elasticsearch_url'] = nil
 # gitlab_exporter['elasticsearch_authorization'] = nil
+##! HTTPS only, with these PEM files (the key readable by the exporter's account);
+##! Prometheus then scrapes it over https, trusting tls_cert_path.
 # gitlab_exporter['tls_enabled'] = false
 # gitlab_exporter['tls_cert_path'] = nil
 # gitlab_exporter['tls_key_path'] = nil
+##! Unset: https exactly when tls_enabled. The server name defaults to listen_address.
+# gitlab_exporter['prometheus_scrape_scheme'] = nil
+# gitlab_exporter['prometheus_scrape_tls_server_name'] = nil
+# gitlab_exporter['prometheus_scrape_tls_skip_verification'] = false
 
 ##! Per-service logging overrides take the logging['svlogd_*'] names:
 # gitlab_exporter['svlogd_num'] = 10

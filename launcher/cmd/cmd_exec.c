@@ -228,8 +228,7 @@ static int run(struct target *t)
 		diags_flush(&d, stderr);
 		if (rc == SVEXEC_NOTFOUND && t->config_name != NULL)
 			fprintf(stderr,
-			        "gitlab-ctl exec: set %s['command'] to the program's path, or run "
-			        "gitlab-ctl reconfigure first (it links the bundled one there)\n",
+			        "gitlab-ctl exec: set %s['command'] to the program's path\n",
 			        t->config_name);
 	}
 	diags_free(&d);

@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "engine/converge.h"
+#include "engine/owners.h"
 #include "engine/prepublish.h"
 #include "engine/preflight.h"
 #include "config/attrs.h"
@@ -146,7 +147,8 @@ static int apply(struct recon *r)
 	}
 	struct diags d;
 	diags_init(&d);
-	int rc = plan_owners(&r->ps, r->l.a.manage_accounts, r->dry_run, &d) == -1 ||
+	d.live = stdout;
+	int rc = owners_ensure(&r->ps, r->l.a.manage_accounts, r->dry_run, &d) == -1 ||
 	                 plan_tree(r->ctl, &r->ps, &d) == -1
 	             ? -1
 	             : 0;
@@ -191,13 +193,6 @@ static int parse(struct recon *r, int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage();
-	long wait_s;
-	const char *errstr;
-	if (sv_wait_seconds(&wait_s, &errstr) == -1) {
-		warnx("SVWAIT=%s: %s (seconds, 0 to %d)", getenv("SVWAIT"), errstr, SV_WAIT_MAX);
-		return 2;
-	}
-	r->wait_ms = wait_s * 1000L;
 	return 0;
 }
 
@@ -205,15 +200,32 @@ int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv)
 {
 	struct recon r;
 	memset(&r, 0, sizeof r);
-	r.t0 = mono_ms();
-	r.ctl = ctl;
-	umask(022); /* modes are set explicitly; directories made on the way stay traversable */
+	long t0 = mono_ms();
 	int rc = parse(&r, argc, argv);
 	if (rc != 0)
 		return rc;
+	return command_reconfigure(ctl, r.dry_run, r.show_diff, t0);
+}
+
+int command_reconfigure(const struct ctl *ctl, bool dry_run, bool show_diff, long t0)
+{
+	struct recon r;
+	memset(&r, 0, sizeof r);
+	r.t0 = t0;
+	r.ctl = ctl;
+	r.dry_run = dry_run;
+	r.show_diff = show_diff;
+	long wait_s;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1) {
+		warnx("SVWAIT=%s: %s (seconds, 0 to %d)", getenv("SVWAIT"), errstr, SV_WAIT_MAX);
+		return 2;
+	}
+	r.wait_ms = wait_s * 1000L;
+	umask(022); /* modes are set explicitly; directories made on the way stay traversable */
 	diags_init(&r.l.d);
 	plans_init(&r.ps);
-	rc = run_reconfigure(&r);
+	int rc = run_reconfigure(&r);
 	plans_free(&r.ps);
 	cmd_unload(&r.l);
 	return rc;

@@ -388,7 +388,9 @@ static struct flags merged_hash(struct comp *c, size_t si)
 			}
 			l.v[j].value = xstrdup(e->val);
 			l.v[j].is_bool = e->is_bool;
-			l.v[j].keep_empty = false;
+			/* '' over a catalog "key=" is that empty value (Alertmanager's
+			 * cluster.listen-address: clustering off), not the flag dropped */
+			l.v[j].keep_empty = l.v[j].keep_empty && e->val[0] == '\0';
 		} else if (e->val != NULL) {
 			l.v[l.n++] =
 			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};
@@ -906,9 +908,32 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	out->where.n = n;
 }
 
+/* "NAME['key'] = 'v' <how>" where gitlab.rb set it (or the catalog's default), a secret redacted.
+ */
+static void refuse_value(struct build *b, const struct assign_svc *w, size_t i, const char *v,
+                         const char *how)
+{
+	const struct cat_setting *cs = &w->def->settings[i];
+	struct src nosrc;
+	struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(w->def, cs->line);
+	if (cs->secret)
+		l = secret_loc(l, &nosrc);
+	diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' %s", w->def->config_name, cs->name,
+	        cs->secret ? "[redacted]" : v, how);
+}
+
+static bool one_of(const char *v, char *const *set, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(v, set[k]) == 0)
+			return true;
+	return false;
+}
+
 /*
- * A value the catalog refuses for a setting (refuse = [...]): postgresql['sql_user'] naming
- * the cluster's superuser would map the exporter's account to it in pg_ident.conf.
+ * A value outside a setting's `values` (gitlab_exporter['server_name']), or one the catalog
+ * refuses for it (refuse = [...]): postgresql['sql_user'] naming the cluster's superuser would
+ * map the exporter's account to it in pg_ident.conf.
  */
 static void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s)
 {
@@ -916,19 +941,31 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 	for (size_t i = 0; i < def->nsettings; i++) {
 		const struct cat_setting *cs = &def->settings[i];
 		const char *v = kv_get(&s->vars, cs->name);
+		/* unset (no default, not in gitlab.rb) is no value */
+		bool unset = v == NULL || (v[0] == '\0' && w->val[i] == NULL);
+		if (!unset && cs->nvalues > 0 && !one_of(v, cs->values, cs->nvalues)) {
+			struct buf all;
+			buf_init(&all);
+			buf_addf(&all, "is not one of ");
+			for (size_t k = 0; k < cs->nvalues; k++)
+				buf_addf(&all, "%s'%s'", k ? ", " : "", cs->values[k]);
+			refuse_value(b, w, i, v, buf_str(&all));
+			buf_free(&all);
+			continue;
+		}
 		for (size_t k = 0; v != NULL && k < cs->nrefuse; k++) {
 			char *bad = svc_expand(s, cs->refuse[k]);
 			bool hit = bad != NULL && strcmp(bad, v) == 0;
 			free(bad);
 			if (!hit)
 				continue;
-			struct src nosrc;
-			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
-			if (cs->secret)
-				l = secret_loc(l, &nosrc);
-			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is refused: %s",
-			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
-			        cs->refuse_because ? cs->refuse_because : "the catalog forbids it");
+			struct buf why;
+			buf_init(&why);
+			buf_addf(&why, "is refused: %s",
+			         cs->refuse_because ? cs->refuse_because
+			                            : "the catalog forbids it");
+			refuse_value(b, w, i, v, buf_str(&why));
+			buf_free(&why);
 			break;
 		}
 	}
@@ -1114,11 +1151,9 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 	const char *scheme = svc_var(s, "prometheus_scrape_scheme");
 	if (scheme == NULL || scheme[0] == '\0')
 		scheme = svc_tls(s) ? "https" : "http";
-	if (strcmp(scheme, "http") == 0)
+	if (strcmp(scheme, "https") != 0) /* the catalog allows http and https only */
 		return;
-	yval_put(job, "scheme", yval_scalar(YV_STR, scheme)); /* another is promtool's to refuse */
-	if (strcmp(scheme, "https") != 0)
-		return;
+	yval_put(job, "scheme", yval_scalar(YV_STR, "https"));
 	struct yval *tls = yval_map();
 	const char *name = svc_var(s, "prometheus_scrape_tls_server_name");
 	if (name == NULL || name[0] == '\0')

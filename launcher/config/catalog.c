@@ -47,6 +47,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->settings[i].defs);
 		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
 		free(s->settings[i].refuse_because);
+		free_argv(s->settings[i].values, s->settings[i].nvalues);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {

@@ -60,6 +60,8 @@ struct cat_setting {
 	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
 	size_t nrefuse;
 	char *refuse_because; /* why, for the message */
+	char **values;        /* the only values a string may take (NULL: any), e.g. server names */
+	size_t nvalues;
 	int line;
 };
 

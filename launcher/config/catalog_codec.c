@@ -62,6 +62,7 @@ static void put_setting(struct buf *b, const struct cat_setting *s)
 	put_u32(b, (uint32_t)s->secret | (uint32_t)s->host << 1 | (uint32_t)s->data << 2);
 	put_strv(b, s->refuse, s->nrefuse);
 	put_str(b, s->refuse_because);
+	put_strv(b, s->values, s->nvalues);
 	put_int(b, s->line);
 }
 
@@ -258,6 +259,7 @@ static void get_setting(struct rd *r, struct cat_setting *s)
 	s->data = f & 4;
 	s->refuse = get_strv(r, &s->nrefuse, false);
 	s->refuse_because = get_str(r, false);
+	s->values = get_strv(r, &s->nvalues, false);
 	s->line = get_int(r);
 }
 

@@ -219,6 +219,11 @@ static int set_refuse_because(struct ld *l, const config_setting_t *m, struct sl
 	return ld_text(l, m, &x->cs->refuse_because);
 }
 
+static int set_values(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_argv(l, m, "values", &x->cs->values, &x->cs->nvalues);
+}
+
 /* Every key a setting may have: the one list, the unknown-key message included. */
 static const struct {
 	const char *key;
@@ -228,6 +233,7 @@ static const struct {
     {"default", set_default}, {"secret", set_secret},
     {"host", set_host},       {"data", set_data},
     {"refuse", set_refuse},   {"refuse_because", set_refuse_because},
+    {"values", set_values},
 };
 
 static int load_setting_key(struct ld *l, const config_setting_t *m, struct sld *x)

@@ -1,5 +1,4 @@
 /* The trust checks of a configuration (see trust.h). */
-#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>

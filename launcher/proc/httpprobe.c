@@ -1,7 +1,6 @@
 /* One HTTP/1.0 GET with a deadline: non-blocking connect and poll, no library. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,38 +26,6 @@ int http_status_code(const char *line, size_t len)
 	if (len > 12 && line[12] != ' ' && line[12] != '\r' && line[12] != '\n')
 		return -1;
 	return code;
-}
-
-static int connect_one(const struct addrinfo *ai, long deadline)
-{
-	int fd =
-	    socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-	if (fd == -1)
-		return -1;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-		return fd;
-	if (errno != EINPROGRESS)
-		goto fail;
-	int r = poll_until(fd, POLLOUT, deadline);
-	if (r <= 0) {
-		if (r == 0)
-			errno = ETIMEDOUT;
-		goto fail;
-	}
-	int soerr = 0;
-	socklen_t sl = sizeof soerr;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
-		goto fail;
-	if (soerr != 0) {
-		errno = soerr;
-		goto fail;
-	}
-	return fd;
-fail:;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return -1;
 }
 
 /* Send the request and read the status line. Returns the code, or -1 with err. */
@@ -104,30 +71,15 @@ static int exchange(int fd, const char *host, const char *path, long deadline, c
 int http_probe(const char *host, int port, const char *path, int timeout_ms, char *err,
                size_t errlen)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res;
-	char portstr[16];
-
 	host = connect_host(host);
-	snprintf(portstr, sizeof portstr, "%d", port);
-	int gai = getaddrinfo(host, portstr, &hints, &res);
-	if (gai != 0) {
-		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
+	long deadline = mono_ms() + timeout_ms;
+	int fd = connect_tcp(host, port, deadline, err, errlen);
+	if (fd < 0) {
+		if (fd == -1)
+			snprintf(err, errlen, "connect: %s", strerror(errno));
 		return -1;
 	}
-	long deadline = mono_ms() + timeout_ms;
-	int code = -1;
-	snprintf(err, errlen, "no address");
-	for (const struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
-		int fd = connect_one(ai, deadline);
-		if (fd == -1) {
-			snprintf(err, errlen, "connect: %s", strerror(errno));
-			continue;
-		}
-		code = exchange(fd, host, path, deadline, err, errlen);
-		close(fd);
-		break;
-	}
-	freeaddrinfo(res);
+	int code = exchange(fd, host, path, deadline, err, errlen);
+	close(fd);
 	return code;
 }

@@ -3,8 +3,9 @@
  * Every template of every enabled service is rendered, every setup step's
  * placeholders expanded and the whole desired tree built in memory here, so
  * that a bad template or placeholder fails the run while nothing has changed
- * (README: How it works). Accounts are the one side effect: the tree's owners need
- * their uid and gid, so plan_owners creates them, after validation.
+ * (README: How it works). Nothing here changes the system: the accounts the tree's
+ * owners need are made between plan_find_disabled and plan_tree by the engine step
+ * owners_ensure (engine/owners.h), which fills each plan's uid and gid.
  */
 #ifndef GITLAB_CTL_PLAN_H
 #define GITLAB_CTL_PLAN_H
@@ -46,6 +47,25 @@ struct plan_step {
 	char **verify; /* NULL-terminated, or NULL */
 };
 
+/*
+ * The files runit needs of each service, each rendered from the template of its name
+ * (render/plan.c's file_defs: template, directory, name, mode). In rendering order.
+ */
+enum plan_kind {
+	PF_RUN,        /* sv/<svc>/run */
+	PF_LOG_RUN,    /* sv/<svc>/log/run */
+	PF_LOG_CONFIG, /* <log_dir>/config, svlogd's */
+	PF_CHECK,      /* sv/<svc>/check: when the catalog's check can be probed */
+	PF_CONTROL_T,  /* sv/<svc>/control/t: a stop signal other than TERM */
+	PF_NKINDS
+};
+
+struct plan_file {
+	bool on; /* the service has this file */
+	struct buf body;
+	struct tpl_spans sec; /* where secret values landed in body */
+};
+
 /* One enabled service as it should be. */
 struct plan {
 	const struct svc *svc;
@@ -56,9 +76,7 @@ struct plan {
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX]; /* service/<svc> */
-	struct buf run, logrun, logconf, check, control_t;
-	struct tpl_spans run_sec, logrun_sec, logconf_sec, check_sec, control_t_sec;
-	bool has_check;
+	struct plan_file files[PF_NKINDS];
 	struct plan_extra *extra;
 	size_t nextra;
 	uid_t uid; /* the service account, TREE_NO_OWNER when not root */
@@ -101,13 +119,6 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
  */
 int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
                        struct plans *ps, struct diags *d);
-
-/*
- * Create (or in a dry run, name) each service's account and look up its
- * uid/gid, once per account. Only as root: otherwise files are the invoking
- * user's. 0, or -1 with the error in d (which may also hold a failed try that a retry mended).
- */
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d);
 
 /*
  * Fill ps->t with every file, directory and link of the enabled services,

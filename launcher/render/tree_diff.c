@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <ctype.h>
 #include <dirent.h>
 
+#include "lib/ascii.h"
 #include "lib/fdio.h"
 #include "lib/pathjoin.h"
 #include "lib/alloc.h"
@@ -121,10 +121,10 @@ long tr_find_node(const struct tree *t, const char *path)
 
 static bool env_name(const char *s)
 {
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
+	if (!(ascii_alpha(*s) || *s == '_'))
 		return false;
 	for (s++; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
+		if (!(ascii_alnum(*s) || *s == '_'))
 			return false;
 	return true;
 }

@@ -272,3 +272,18 @@ hold_root_lock() {
 	track_pid "$HOLDER"
 	until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
 }
+
+# drop_accounts_named NAME...: delete each of a test's throwaway accounts and its group,
+# retrying while a parallel test holds /etc/passwd's lock. Only names the test made.
+drop_accounts_named() {
+	for _da in "$@"; do
+		for _try in 1 2 3 4 5 6 7 8 9 10; do
+			getent passwd "$_da" >/dev/null || break
+			userdel "$_da" 2>/dev/null || sleep 0.3
+		done
+		for _try in 1 2 3 4 5 6 7 8 9 10; do
+			getent group "$_da" >/dev/null || break
+			groupdel "$_da" 2>/dev/null || sleep 0.3
+		done
+	done
+}

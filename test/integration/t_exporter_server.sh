@@ -8,7 +8,8 @@
 #   (targets up, scheme https);
 # - server_name = 'puma' is served by Debian's Puma (its log line, no WEBrick
 #   Server header), 'webrick' by WEBrick;
-# - tls_enabled without tls_key_path is refused at its gitlab.rb line.
+# - tls_enabled without tls_key_path, a server_name or scrape scheme outside Omnibus' values,
+#   and a key the exporter's account cannot read are refused at their gitlab.rb line.
 . "$SRCDIR/test/integration/lib.sh"
 
 for b in openssl curl redis-server /usr/bin/prometheus /usr/bin/puma; do
@@ -111,3 +112,20 @@ _line=$(grep -n "tls_enabled" "$RB" | cut -d: -f1)
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:$_line:"
 has "$ERR" "gitlab_exporter['tls_enabled'] = true needs gitlab_exporter['tls_key_path']"
+
+note "server_name and prometheus_scrape_scheme outside Omnibus' values are refused at their line"
+write_rb <<EOF
+gitlab_exporter['server_name'] = 'thin'
+gitlab_exporter['prometheus_scrape_scheme'] = 'htps'
+EOF
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$(grep -n "server_name" "$RB" | cut -d: -f1):"
+has "$ERR" "gitlab_exporter['server_name'] = 'thin' is not one of 'webrick', 'puma'"
+has "$ERR" "gitlab.rb:$(grep -n "prometheus_scrape_scheme" "$RB" | cut -d: -f1):"
+has "$ERR" "gitlab_exporter['prometheus_scrape_scheme'] = 'htps' is not one of 'http', 'https'"
+
+note "a key the exporter's account cannot read is refused at its line, before anything starts"
+chmod 600 "$SSL/exporter.key"
+tls_rb puma
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$(grep -n "tls_key_path" "$RB" | cut -d: -f1): error: gitlab-exporter: gitlab_exporter['tls_key_path'] cannot be read by git: $SSL/exporter.key is not readable by git (mode 0600)"

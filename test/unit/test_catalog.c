@@ -298,7 +298,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
-	    "refuse_because)");
+	    "refuse_because, values)");
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,
@@ -665,11 +665,11 @@ static void test_checks_and_accounts(void **state)
 	(void)state;
 	struct catalog c;
 	struct diags d;
-	write_file(
-	    "x.conf", HEAD SETTINGS COMMAND
-	    "check = \"unix:{{home}}/s.sock\";\ncheck_send = \"PING\\r\\n\";\n"
-	    "check_expect = \"+PONG\";\ncheck_command = [ \"/bin/true\", \"{{y_svc.home}}\" ];\n"
-	    "home_mode = \"0755\";\nstop_signal = \"INT\";\n");
+	write_file("x.conf", HEAD SETTINGS COMMAND
+	           "check = \"unix:{{home}}/s.sock\";\ncheck_send = \"PING\\r\\n\";\n"
+	           "check_expect = \"+PONG\";\ncheck_command = [ \"/bin/true\", "
+	           "\"{{y_svc.home}}\" ];\n"
+	           "home_mode = \"0755\";\nstop_signal = \"INT\";\n");
 	diags_init(&d);
 	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
 	assert_string_equal(c.v[0].check, "unix:{{home}}/s.sock");

@@ -423,20 +423,31 @@ static void test_yaml_template(void **state)
 	    "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
 	    "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
 	    "c[\"probes\"][\"ruby\"][\"methods\"][0], "
-	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][\"options\"][\"headers\"]["
+	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][0][\"options\"][\"headers\"]["
 	    "\"Authorization\"], s[\"tls_enabled\"].to_s, s[\"tls_cert_path\"], "
-	    "s[\"tls_key_path\"]",
+	    "s[\"tls_key_path\"], m[\"elasticsearch\"][\"methods\"].join(\",\"), "
+	    "m[\"elasticsearch\"][\"opts\"][0][\"url\"]",
 	    out, sizeof out);
 	const char *want[] = {
-	    "webrick",  addr,
-	    "9168",     "1024",
-	    "true",     "gitlab_exporter",
-	    pat,        "Database::RowCountProber",
-	    conn,       "probe_db",
-	    url,        "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
-	    "probe_gc", auth,
-	    "true",     cert,
-	    "/k.pem"};
+	    "webrick",
+	    addr,
+	    "9168",
+	    "1024",
+	    "true",
+	    "gitlab_exporter",
+	    pat,
+	    "Database::RowCountProber",
+	    conn,
+	    "probe_db",
+	    url,
+	    "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "probe_gc",
+	    auth,
+	    "true",
+	    cert,
+	    "/k.pem",
+	    "probe_migrations",
+	    "http://e:9200"};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
 	const char *const off[][2] = {{"server_name", "webrick"},
