@@ -228,6 +228,8 @@ static const struct {
     {"registry-garbage-collect", "gitlab-ctl runs no Container Registry"},
     {"renew-le-certs", "no NGINX or Let's Encrypt here: renew with certbot"},
     {"replicate-geo-database", "GitLab Geo is not run by gitlab-ctl"},
+    {"repmgr", "no repmgr (Omnibus' older replication manager) here: gitlab-ctl runs one "
+               "PostgreSQL"},
     {"revert-pg-upgrade",
      "there is no pg-upgrade to revert: restore postgresql['data_dir'] from your backup"},
     {"set-geo-primary-node", "GitLab Geo is not run by gitlab-ctl"},

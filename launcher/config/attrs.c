@@ -388,7 +388,9 @@ static struct flags merged_hash(struct comp *c, size_t si)
 			}
 			l.v[j].value = xstrdup(e->val);
 			l.v[j].is_bool = e->is_bool;
-			l.v[j].keep_empty = false;
+			/* '' over a catalog "key=" is that empty value (Alertmanager's
+			 * cluster.listen-address: clustering off), not the flag dropped */
+			l.v[j].keep_empty = l.v[j].keep_empty && e->val[0] == '\0';
 		} else if (e->val != NULL) {
 			l.v[l.n++] =
 			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};

@@ -277,7 +277,7 @@ static int wait_ready(struct converge *cv, size_t k, const struct sv_status *kno
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
 		if (exited(cv, k, &st0, cur))
 			return -1;
-		if (!p->has_check) {
+		if (!p->files[PF_CHECK].on) {
 			int r = wait_settled(cv, k, st0.pid, cur);
 			if (r != 0)
 				return r == 1 ? 0 : -1;

@@ -47,6 +47,25 @@ struct plan_step {
 	char **verify; /* NULL-terminated, or NULL */
 };
 
+/*
+ * The files runit needs of each service, each rendered from the template of its name
+ * (render/plan.c's file_defs: template, directory, name, mode). In rendering order.
+ */
+enum plan_kind {
+	PF_RUN,        /* sv/<svc>/run */
+	PF_LOG_RUN,    /* sv/<svc>/log/run */
+	PF_LOG_CONFIG, /* <log_dir>/config, svlogd's */
+	PF_CHECK,      /* sv/<svc>/check: when the catalog's check can be probed */
+	PF_CONTROL_T,  /* sv/<svc>/control/t: a stop signal other than TERM */
+	PF_NKINDS
+};
+
+struct plan_file {
+	bool on; /* the service has this file */
+	struct buf body;
+	struct tpl_spans sec; /* where secret values landed in body */
+};
+
 /* One enabled service as it should be. */
 struct plan {
 	const struct svc *svc;
@@ -57,9 +76,7 @@ struct plan {
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX]; /* service/<svc> */
-	struct buf run, logrun, logconf, check, control_t;
-	struct tpl_spans run_sec, logrun_sec, logconf_sec, check_sec, control_t_sec;
-	bool has_check;
+	struct plan_file files[PF_NKINDS];
 	struct plan_extra *extra;
 	size_t nextra;
 	uid_t uid; /* the service account, TREE_NO_OWNER when not root */

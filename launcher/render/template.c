@@ -242,7 +242,8 @@ static void put_data(struct render *r, const char *nm, bool items, bool on)
 	if (on && !items && to->len > 0 && to->p[to->len - 1] == ' ')
 		buf_truncate(to, to->len - 1); /* the emitter writes its own separator */
 	if (r->vars->put_data == NULL ||
-	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to)) == -1)
+	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to),
+	                      on ? r->vars->spans : NULL) == -1)
 		rerr(r, "unknown data placeholder '%s'", nm);
 	buf_free(&scratch);
 }
@@ -265,6 +266,8 @@ static void note_secret(struct render *r, const char *nm, size_t elem, size_t fr
 	sp->may = true;
 	if (sec != TPL_SECRET_HOLDS || r->out->len <= from)
 		return;
+	while (sp->n > 0 && sp->v[sp->n - 1].off >= from)
+		sp->n--; /* spans inside this value (yaml.h): one for all of it */
 	grow(&sp->v, &sp->cap, sp->n + 1, sizeof *sp->v, 8);
 	sp->v[sp->n++] = (struct tpl_span){from, r->out->len - from};
 }

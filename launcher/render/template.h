@@ -82,8 +82,10 @@ struct tpl_vars {
 	void *arg;
 	bool (*origin)(void *arg, const char *name, struct tpl_origin *o); /* may be NULL */
 	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
-	 * indented `indent`; -1: unknown. May be NULL. */
-	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
+	 * indented `indent`, recording credentials in secrets (NULL: none wanted,
+	 * yaml.h says which); -1: unknown. May be NULL. */
+	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent,
+	                struct tpl_spans *secrets);
 	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
 	struct tpl_spans *spans;                                 /* may be NULL */
 };

@@ -7,13 +7,13 @@
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out ERR=$T_ROOT/err
-# add_command / add_command_under_category names, omnibus-gitlab 17.x
+# add_command / add_command_under_category names, omnibus-gitlab 17.x, and repmgr (its docs)
 OMNIBUS="apply-sepolicy backup-etc check-config completion consul consul-download deploy-page
 diff-config generate-secrets geo geo-replication-pause geo-replication-resume
 get-postgresql-primary get-redis-master patroni pg-decomposition-migration pg-password-md5
 pg-upgrade pgb-console pgb-kill pgb-notify pgb-resume pgb-suspend praefect
 promotion-preflight-checks registry-database registry-garbage-collect remove-accounts
-renew-le-certs replicate-geo-database restart-except revert-pg-upgrade set-geo-primary-node
+renew-le-certs replicate-geo-database repmgr restart-except revert-pg-upgrade set-geo-primary-node
 set-replication-password upgrade upgrade-check write-pgpass"
 expect_rc 0 ctl help
 cp "$OUT" "$T_ROOT/help"
