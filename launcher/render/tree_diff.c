@@ -421,8 +421,7 @@ static int diff_temps(struct tree *t)
  */
 static int diff_failed(struct tree *t, size_t i)
 {
-	return tr_fail_service(t, t->v[i].svc, t->errpath[0] ? t->errpath : t->v[i].path) ? 0
-	                                                                                   : -1;
+	return tr_fail_service(t, t->v[i].svc, t->errpath[0] ? t->errpath : t->v[i].path) ? 0 : -1;
 }
 
 static int diff_all(struct tree *t)
