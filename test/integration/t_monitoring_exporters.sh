@@ -86,7 +86,7 @@ user_of() { ps -o user= -p "$(pid_of "$1")"; }
 if [ "$(id -u)" = 0 ]; then
 	[ "$(user_of node-exporter)" = gitlab-prometheus ] || fail "node-exporter runs as $(user_of node-exporter)"
 	[ "$(user_of redis-exporter)" = gitlab-redis ] || fail "redis-exporter runs as $(user_of redis-exporter)"
-	[ "$(user_of postgres-exporter)" = gitlab-psql ] || fail "postgres-exporter runs as $(user_of postgres-exporter)"
+	[ "$(user_of postgres-exporter)" = gitlab-postgres-exporter ] || fail "postgres-exporter runs as $(user_of postgres-exporter)"
 fi
 tr '\0' ' ' <"/proc/$(pid_of postgres-exporter)/cmdline" >"$OUT"
 has "$OUT" "--extend.query-path=$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml"
