@@ -138,7 +138,7 @@ static int apply(struct recon *r)
 		return 1;
 	struct diags notes;
 	diags_init(&notes);
-	int found = plan_find_disabled(r->ctl, &r->l.cat, &r->ps, &notes);
+	int found = plan_find_disabled(r->ctl, &r->l.cat, &r->l.a, &r->ps, &notes);
 	diags_print(&notes, stderr);
 	diags_free(&notes);
 	if (found == -1) {

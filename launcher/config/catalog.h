@@ -56,6 +56,7 @@ struct cat_setting {
 	size_t ndefs;
 	bool secret;   /* never shown: show-config, --diff and diagnostics redact it */
 	bool host;     /* ST_PATH read from the host as is (binaries): --root does not apply */
+	bool data;     /* ST_PATH holding the service's data: kept when it is disabled */
 	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
 	size_t nrefuse;
 	char *refuse_because; /* why, for the message */

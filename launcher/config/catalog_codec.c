@@ -59,7 +59,7 @@ static void put_setting(struct buf *b, const struct cat_setting *s)
 	put_u32(b, (uint32_t)s->type);
 	put_str(b, s->def);
 	put_kvs(b, s->defs, s->ndefs);
-	put_u32(b, (uint32_t)s->secret | (uint32_t)s->host << 1);
+	put_u32(b, (uint32_t)s->secret | (uint32_t)s->host << 1 | (uint32_t)s->data << 2);
 	put_strv(b, s->refuse, s->nrefuse);
 	put_str(b, s->refuse_because);
 	put_strv(b, s->values, s->nvalues);
@@ -253,9 +253,10 @@ static void get_setting(struct rd *r, struct cat_setting *s)
 	s->type = (enum stype)get_enum(r, ST_YAML + 1);
 	s->def = get_str(r, false);
 	s->defs = get_kvs(r, &s->ndefs);
-	uint32_t f = get_enum(r, 4);
+	uint32_t f = get_enum(r, 8);
 	s->secret = f & 1;
 	s->host = f & 2;
+	s->data = f & 4;
 	s->refuse = get_strv(r, &s->nrefuse, false);
 	s->refuse_because = get_str(r, false);
 	s->values = get_strv(r, &s->nvalues, false);

@@ -372,8 +372,17 @@ static bool planned(const struct plans *ps, const char **names, const char *name
 	return bsearch(&name, names, ps->np, sizeof *names, cmp_name) != NULL;
 }
 
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
-                       struct diags *d)
+/* Where a disabled service leaves its data: its first `data` setting's path. */
+static const char *kept_data(const struct svc *s)
+{
+	for (size_t i = 0; i < s->def->nsettings; i++)
+		if (s->def->settings[i].data)
+			return kv_get(&s->vars, s->def->settings[i].name);
+	return NULL;
+}
+
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                       struct plans *ps, struct diags *d)
 {
 	DIR *dir = opendir(ps->service_dir);
 	if (dir == NULL)
@@ -384,7 +393,8 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 	while (rc == 0 && (de = readdir(dir)) != NULL) {
 		if (de->d_name[0] == '.' || planned(ps, names, de->d_name))
 			continue;
-		if (catalog_find(cat, de->d_name) == NULL) {
+		const struct cat_service *def = catalog_find(cat, de->d_name);
+		if (def == NULL) {
 			if (ctl->verbose)
 				diag_file(d, DIAG_NOTE, NULL, 0,
 				          "leaving %s/%s alone: not a catalog service",
@@ -392,7 +402,9 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 			continue;
 		}
 		grow(&ps->disable, &ps->disablecap, ps->ndisable + 1, sizeof *ps->disable, 8);
-		rc = path_join(ps->disable[ps->ndisable], PATH_MAX, ps->service_dir, de->d_name);
+		struct plan_disable *pd = &ps->disable[ps->ndisable];
+		rc = path_join(pd->link, sizeof pd->link, ps->service_dir, de->d_name);
+		pd->kept = kept_data(&a->svcs[def - cat->v]);
 		if (rc == 0)
 			ps->ndisable++;
 	}

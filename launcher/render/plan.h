@@ -83,12 +83,18 @@ struct plan {
 	gid_t gid;
 };
 
+/* A catalog service to disable: its service/ link, and the data it leaves behind. */
+struct plan_disable {
+	char link[PATH_MAX];
+	const char *kept; /* its `data` setting's path (into the attrs), NULL: none */
+};
+
 struct plans {
 	struct plan *p; /* enabled services in dependency order: waves ascend */
 	size_t np;
-	struct tree t;              /* the desired tree; node svc = index in p */
-	char service_dir[PATH_MAX]; /* <install>/service */
-	char (*disable)[PATH_MAX];  /* service/<name> links of catalog services not enabled */
+	struct tree t;                /* the desired tree; node svc = index in p */
+	char service_dir[PATH_MAX];   /* <install>/service */
+	struct plan_disable *disable; /* catalog services in service/ no longer enabled */
 	size_t ndisable, disablecap;
 	int accounts; /* accounts created (or, in a dry run, that would be) */
 };
@@ -105,13 +111,14 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
                   struct plans *ps, struct diags *d);
 
 /*
- * The entries of service/ to disable: catalog services no longer enabled.
+ * The entries of service/ to disable: catalog services of a (catalog order)
+ * no longer enabled, each with the data it keeps (its `data` setting).
  * An operator's own services (not in the catalog) are left alone, as
  * Omnibus does (with ctl->verbose, a note in d says so). 0, or -1 with errno (the directory
  * cannot be read).
  */
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
-                       struct diags *d);
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                       struct plans *ps, struct diags *d);
 
 /*
  * Fill ps->t with every file, directory and link of the enabled services,

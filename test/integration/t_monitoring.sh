@@ -40,6 +40,7 @@ EOF
 	base
 	echo "prometheus['enable'] = true"
 	echo "alertmanager['enable'] = true"
+	only_services gitlab_exporter prometheus alertmanager
 } >"$RB"
 
 svpid() { status_pid "$SV_DIR/$1/supervise/status"; }

@@ -23,6 +23,7 @@ node_exporter['enable'] = true
 node_exporter['listen_address'] = 'localhost:$NODE'
 redis_exporter['listen_address'] = 'localhost:$REDIS_X'
 postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
+$(only_services gitlab_exporter node_exporter redis_exporter postgres_exporter)
 EOF
 
 note "without their backends the data exporters stay off"
@@ -34,6 +35,7 @@ lacks "$OUT" "service/postgres-exporter"
 # The data services and their exporters on free ports: every gitlab.rb below starts with these.
 exporters_rb() {
 	cat <<EOF
+$(only_services gitlab_exporter node_exporter postgresql redis redis_exporter postgres_exporter)
 postgresql['enable'] = true
 redis['enable'] = true
 redis['password'] = 'pw-Secret-77'

@@ -19,6 +19,7 @@ ready() {
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = '$1'
+$(only_services gitlab_exporter node_exporter)
 RB
 	chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 	expect_rc 0 ctl check-config
@@ -40,6 +41,7 @@ cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<RB
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = '*:$P'
+$(only_services gitlab_exporter node_exporter)
 RB
 expect_rc 1 ctl check-config
 [ "$(head -n 1 "$ERR")" = "$T_ROOT/etc/gitlab/gitlab.rb:3:35: error: node_exporter['listen_address']: host '*' cannot be listened on: write \":$P\" for every interface" ] ||

@@ -91,6 +91,9 @@ for _i in 1 2; do
 		if [ "$_i" = 1 ]; then
 			echo "redis['enable'] = true"
 			echo "redis_exporter['listen_address'] = '0.0.0.0:9121'"
+			only_services gitlab_exporter node_exporter redis redis_exporter
+		else
+			only_services gitlab_exporter node_exporter
 		fi
 	} | write_rb "$T_ROOT/app$_i"
 done

@@ -23,6 +23,7 @@ redis['maxmemory'] = '$1'
 $(exporter_ports)
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter redis redis_exporter)
 EOF
 	chmod 600 "$RB"
 }

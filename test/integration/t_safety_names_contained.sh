@@ -28,6 +28,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 gitlab_exporter['memory_threshold'] = $2
 gitlab_exporter['env'] = { 'GEN' => '$2' }
+$(only_services gitlab_exporter redis redis_exporter)
 EOF
 	chmod 600 "$RB"
 }

@@ -20,6 +20,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 user['username'] = 'nobody'
 user['group'] = 'nogroup'
+$(only_services gitlab_exporter)
 EOF
 chmod 600 "$CONFIG"
 chown nobody:nogroup "$HOME_DIR"

@@ -19,10 +19,11 @@ YML=$H/gitlab-exporter.yml
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 PORT=$(free_port)
 mkdir -p "$T_ROOT/etc/gitlab"
+# Two lines, every other service off on the second (the tests' own lines start at line 3).
 good_rb() {
 	cat >"$RB" <<EOF
 gitlab_exporter['listen_address'] = '127.0.0.1'
-gitlab_exporter['listen_port'] = $PORT
+gitlab_exporter['listen_port'] = $PORT; $(only_services gitlab_exporter | paste -sd ';' -)
 EOF
 	chmod 600 "$RB"
 }

@@ -15,8 +15,8 @@ H=$T_ROOT/var/opt/gitlab/gitlab-exporter
 YML=$H/gitlab-exporter.yml
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 mkdir -p "$T_ROOT/etc/gitlab"
-printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
-	"$(free_port)" >"$RB"
+printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n%s\n" \
+	"$(free_port)" "$(only_services gitlab_exporter)" >"$RB"
 chmod 600 "$RB"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure: $out"
 
