@@ -475,6 +475,7 @@ static void test_flag_styles(void **state)
 	const struct svc *p = svc(&a, "prometheus"), *am = svc(&a, "alertmanager");
 	assert_string_equal(svc_var(p, "flags"),
 	                    "--b.bool=true --storage.tsdb.path=/var/opt/gitlab/prometheus/data "
+	                    "--web.config.file=/opt/gitlab/etc/prometheus/web.yml "
 	                    "--web.listen-address=localhost:9090");
 	assert_string_equal(am->argv[1], "--a.on");
 	assert_string_equal(am->argv[2], "--no-b.off");
