@@ -1170,13 +1170,23 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 	yval_put(job, "tls_config", tls);
 }
 
-/* One scrape job of ours: job_name, metrics_path, the service's own address. */
+/*
+ * One scrape job of ours: job_name, metrics_path, the service's own address, and its
+ * web_username/web_password as basic_auth when it has one (yaml.c redacts it in --diff).
+ */
 static struct yval *scrape_job(const struct cat_scrape *j, const struct svc *s)
 {
 	struct yval *job = yval_map(), *sc = yval_seq(), *st = yval_map(), *tg = yval_seq();
 	yval_put(job, "job_name", yval_scalar(YV_STR, j->job));
 	yval_put(job, "metrics_path", yval_scalar(YV_STR, j->path));
 	scrape_tls(job, s);
+	const char *pw = svc_var(s, "web_password"), *user = svc_var(s, "web_username");
+	if (pw != NULL && pw[0] != '\0') {
+		struct yval *ba = yval_map();
+		yval_put(ba, "username", yval_scalar(YV_STR, user ? user : ""));
+		yval_put(ba, "password", yval_scalar(YV_STR, pw));
+		yval_put(job, "basic_auth", ba);
+	}
 	yval_push(tg, yval_scalar(YV_STR, svc_var(s, "scrape_target")));
 	yval_put(st, "targets", tg);
 	yval_push(sc, st);
@@ -1451,6 +1461,15 @@ enum secrecy svc_env_secret(const struct svc *s, const char *name)
 	if (env_is_secret(name))
 		return SECRET_HOLDS;
 	return secrecy_of(kv_get(&s->secret_env, name));
+}
+
+const char *svc_web_auth(const struct svc *s, char *buf, size_t len)
+{
+	const char *u = svc_var(s, "web_username"), *p = svc_var(s, "web_password");
+	if (p == NULL || p[0] == '\0')
+		return NULL;
+	int n = snprintf(buf, len, "%s:%s", u ? u : "", p);
+	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
 const struct yval *svc_data(const struct svc *s, const char *name)

@@ -134,6 +134,12 @@ const struct yval *svc_data(const struct svc *s, const char *name);
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
 
+/*
+ * "web_username:web_password" into buf, the HTTP basic auth a service's pages want
+ * (Prometheus, Alertmanager: web.config.file), or NULL when it has no web_password.
+ */
+const char *svc_web_auth(const struct svc *s, char *buf, size_t len);
+
 /* Whether var `name` of s is (built from) a secret setting. */
 enum secrecy svc_var_secret(const struct svc *s, const char *name);
 /* Whether env value `name` of s is secret: by its name, or built from a secret. */

@@ -139,8 +139,10 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 		r->problems++;
 		return;
 	}
-	r->http_code = http_probe(host, s->listen_port, path, PROBE_TIMEOUT_MS, r->http_err,
-	                          sizeof r->http_err);
+	char auth[512];
+	r->http_code = http_probe(host, s->listen_port, path, svc_web_auth(s, auth, sizeof auth),
+	                          PROBE_TIMEOUT_MS, r->http_err, sizeof r->http_err);
+	explicit_bzero(auth, sizeof auth);
 	r->problems += r->http_code != 200;
 }
 

@@ -382,10 +382,11 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 			return 0;
 		/* gitlab-ctl speaks no TLS: a TLS service's http: check is the connect below. */
 		if (strncmp(def->check, "http:", 5) == 0 && !svc_tls(s)) {
-			char err[200];
-			int code =
-			    http_probe(connect_host(s->listen_host), s->listen_port, def->check + 5,
-			               (int)ms_until(deadline), err, sizeof err);
+			char err[200], auth[512];
+			int code = http_probe(connect_host(s->listen_host), s->listen_port,
+			                      def->check + 5, svc_web_auth(s, auth, sizeof auth),
+			                      (int)ms_until(deadline), err, sizeof err);
+			explicit_bzero(auth, sizeof auth);
 			if (code >= 200 && code < 400)
 				return 1;
 			if (code == -1)

@@ -13,6 +13,7 @@
 #include "lib/ascii.h"
 #include "render/template.h"
 #include "lib/alloc.h"
+#include "lib/bcrypt.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/quote.h"
@@ -53,6 +54,24 @@ static int filter_yaml(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+/* A bcrypt hash of the value as a YAML string (web.config.file's basic_auth_users). */
+static int refuse_empty(const char **why)
+{
+	*why = "an empty password";
+	return -1;
+}
+
+static int filter_bcrypt(struct buf *out, const char *v, const char **why)
+{
+	char h[128];
+	if (*v == '\0')
+		return refuse_empty(why);
+	if (bcrypt_hash(v, h, sizeof h, why) == -1)
+		return -1;
+	quote_yaml(out, h);
+	return 0;
+}
+
 static int filter_redis(struct buf *out, const char *v, const char **why)
 {
 	(void)why;
@@ -85,6 +104,7 @@ static const struct {
     {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
     {"mode_private", quote_mode_private, "a file mode"},
     {"yaml_str", filter_yaml, "YAML"},
+    {"bcrypt", filter_bcrypt, "a web.config.file"},
 };
 
 struct render {

@@ -16,7 +16,8 @@
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
  *                    redis redis_memory redis_bind redis_bind_loopback
  *                    (redis.conf), mode_private (octal, no world bits),
- *                    yaml_str (as {{yaml name}})
+ *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
+ *                    hash as a YAML string: lib/bcrypt.h)
  *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
  *                    after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a

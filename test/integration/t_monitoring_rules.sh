@@ -26,7 +26,7 @@ prometheus['alert_for_seconds'] = 60
 EOF
 chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 expect_rc 0 ctl reconfigure
-RULES=$T_ROOT/var/opt/gitlab/prometheus/rules/gitlab-ctl.rules
+RULES=$T_ROOT/opt/gitlab/etc/prometheus/rules/gitlab-ctl.rules
 [ -f "$RULES" ] || fail "no $RULES"
 
 note "promtool test rules: Omnibus' names and meanings, ours under their own names"

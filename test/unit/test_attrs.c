@@ -447,10 +447,12 @@ static void test_flags(void **state)
 	const struct svc *n = svc(&a, "node-exporter");
 	/* Sorted by flag name: the user's among the catalog's collector.* defaults. */
 	assert_string_equal(n->argv[2], "--a.first=3");
-	assert_string_equal(n->argv[n->argc - 3],
+	assert_string_equal(n->argv[n->argc - 4],
 	                    "--no-collector.systemd"); /* "!collector.systemd" */
-	assert_string_equal(n->argv[n->argc - 2], "--no-collector.wifi");
-	assert_string_equal(n->argv[n->argc - 1], "--web.telemetry-path=/m");
+	assert_string_equal(n->argv[n->argc - 3], "--no-collector.wifi");
+	assert_string_equal(n->argv[n->argc - 2], "--web.telemetry-path=/m");
+	assert_string_equal(n->argv[n->argc - 1],
+	                    "--web.config.file=/opt/gitlab/etc/node-exporter/web.yml");
 	for (size_t i = 0; i < n->argc; i++)
 		assert_null(strstr(n->argv[i], "collector.textfile"));
 	assert_non_null(strstr(svc_var(n, "flags"), "--a.first=3 --collector."));
@@ -475,6 +477,7 @@ static void test_flag_styles(void **state)
 	const struct svc *p = svc(&a, "prometheus"), *am = svc(&a, "alertmanager");
 	assert_string_equal(svc_var(p, "flags"),
 	                    "--b.bool=true --storage.tsdb.path=/var/opt/gitlab/prometheus/data "
+	                    "--web.config.file=/opt/gitlab/etc/prometheus/web.yml "
 	                    "--web.listen-address=localhost:9090");
 	assert_string_equal(am->argv[1], "--a.on");
 	assert_string_equal(am->argv[2], "--no-b.off");
