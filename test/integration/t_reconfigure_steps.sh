@@ -277,4 +277,4 @@ mkdir "$LOCK"
 expect_rc 1 ctl reconfigure
 has "$ERR" "cannot open $LOCK"
 rmdir "$LOCK"
-echo "ok t_cov_reconfigure"
+echo "ok t_reconfigure_steps"

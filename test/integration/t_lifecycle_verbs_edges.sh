@@ -141,4 +141,4 @@ expect_rc 0 ctl remove-accounts
 has "$OUT" "keep user $K: not created by reconfigure (uid $(id -u "$K"), home /nonexistent)"
 has "$OUT" "0 accounts removed"
 getent passwd "$K" >/dev/null || fail "remove-accounts deleted $K"
-echo "ok t_cov_lifecycle"
+echo "ok t_lifecycle_verbs_edges"
