@@ -40,7 +40,7 @@ code=$(setpriv --reuid=nobody --regid=nogroup --clear-groups curl -s -o /dev/nul
 code=$(curl -s -o "$OUT" -w '%{http_code}' -u 'gitlab-prometheus:nodePW-s3cret' "http://127.0.0.1:$N/metrics")
 [ "$code" = 200 ] && grep -q '^node_exporter_build_info' "$OUT" || fail "with the credentials: $code"
 node_up() {
-	curl -s "http://127.0.0.1:$P/api/v1/targets" >"$OUT" &&
+	curl -s -u "$(mon_auth)" "http://127.0.0.1:$P/api/v1/targets" >"$OUT" &&
 		ruby -rjson -e 't = JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"]
 			exit 1 unless t.any? { |x| x["labels"]["job"] == "node" && x["health"] == "up" }' "$OUT"
 }
