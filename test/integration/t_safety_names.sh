@@ -6,7 +6,7 @@
 # <install>/var/moved-aside, git's data kept), write the YAML, and apply the Redis change
 # (redis restarted with the new maxmemory); nothing git planted is touched. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 
 export SVWAIT=60
 PORT=$(free_port)

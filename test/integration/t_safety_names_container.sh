@@ -6,7 +6,7 @@
 # must still write the YAML and run the command, and the account's directory is kept beside
 # it under a random name. Runs in a new pid and mount namespace (unshare). Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
 PORT=$(free_port)

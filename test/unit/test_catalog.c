@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "config/catalog.h"
 
 static const char *kv(const struct cat_kv *v, size_t n, const char *name)
@@ -204,11 +206,8 @@ static int teardown(void **state)
 static void write_file(const char *name, const char *text)
 {
 	char path[128];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
+	tl_path(path, sizeof path, tmpdir, name);
+	tl_put(path, text, 0644);
 }
 
 /* A valid service; BAD_* variants replace one line of it. */

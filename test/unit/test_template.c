@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "render/template.h"
 
 static const char *vals[][2] = {
@@ -247,15 +249,6 @@ static char *render_template(const char *file, const struct kvs *k)
 	return s;
 }
 
-static void write_file(const char *path, const char *text, mode_t mode)
-{
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
 /* The run script passes every value to gitlab-ctl as exactly one argument. */
 static void test_run_template(void **state)
 {
@@ -267,7 +260,7 @@ static void test_run_template(void **state)
 	snprintf(script, sizeof script, "%s/run", dir);
 	snprintf(marker, sizeof marker, "%s/pwned", dir);
 	/* a stand-in for gitlab-ctl: prints its arguments NUL-separated */
-	write_file(fake, "#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", 0755);
+	tl_put(fake, "#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", 0755);
 	char touch[700];
 	snprintf(touch, sizeof touch, "$(touch %s)`touch %s`", marker, marker);
 	const char *const vals_run[][2] = {
@@ -283,7 +276,7 @@ static void test_run_template(void **state)
 	char *const argv[] = {"/bin/cmd", "it's", "\\", "", "a\nb", NULL};
 	struct kvs k = {vals_run, sizeof vals_run / sizeof vals_run[0], argv};
 	char *run = render_template("run", &k);
-	write_file(script, run, 0755);
+	tl_put(script, run, 0755);
 	free(run);
 
 	char out[2048];
@@ -309,7 +302,7 @@ static void test_run_template(void **state)
 	};
 	struct kvs k2 = {vals_noroot, sizeof vals_noroot / sizeof vals_noroot[0], argv};
 	run = render_template("run", &k2);
-	write_file(script, run, 0755);
+	tl_put(script, run, 0755);
 	free(run);
 	sh_eval("exec \"$RUNSCRIPT\"", out, sizeof out);
 	assert_string_equal(out, "exec");
@@ -492,7 +485,7 @@ static void test_check_template(void **state)
 	snprintf(out, sizeof out, "%s/argv", dir);
 	snprintf(body, sizeof body, "%s",
 	         "#!/bin/sh\nprintf '%s\\n' \"$GITLAB_CTL_DATADIR\" \"$@\" >\"$ARGV_OUT\"\n");
-	write_file(fake, body, 0755);
+	tl_put(fake, body, 0755);
 	const char *const v[][2] = {{"service", "svc"},
 	                            {"gitlab_ctl", fake},
 	                            {"root", "/r o'ot"},
@@ -500,7 +493,7 @@ static void test_check_template(void **state)
 	                            {"datadir", "/d`x`"}};
 	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
 	char *text = render_template("check", &k);
-	write_file(script, text, 0755);
+	tl_put(script, text, 0755);
 	free(text);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -547,8 +540,8 @@ static void test_cache(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/good", dir);
 	snprintf(bad, sizeof bad, "%s/bad", dir);
-	write_file(path, "a {{sh nasty}}\n{{#if plain}}\n{{port}}\n{{/if}}\nend\n", 0644);
-	write_file(bad, "line 1\n{{#if empty}}{{nosuch}}{{/if}}\n{{/if}}\n{{oops\n", 0644);
+	tl_put(path, "a {{sh nasty}}\n{{#if plain}}\n{{port}}\n{{/if}}\nend\n", 0644);
+	tl_put(bad, "line 1\n{{#if empty}}{{nosuch}}{{/if}}\n{{/if}}\n{{oops\n", 0644);
 	struct tpl_cache *c = tpl_cache_new(dir);
 	struct buf out, want;
 	struct diags d, dw;
@@ -561,7 +554,7 @@ static void test_cache(void **state)
 		assert_int_equal(cache_render(c, "good", &out, &d), 0);
 		assert_string_equal(buf_str(&out), buf_str(&want));
 		if (i == 0)
-			write_file(path, "changed\n", 0644); /* read once: not seen */
+			tl_put(path, "changed\n", 0644); /* read once: not seen */
 	}
 	buf_reset(&want);
 	diags_free(&dw);
