@@ -86,6 +86,7 @@ for _i in 1 2; do
 	{
 		echo "node_exporter['enable'] = true"
 		echo "node_exporter['listen_address'] = '0.0.0.0:9100'"
+		echo "node_exporter['web_password'] = 'app-node-pw'" # beyond loopback: basic auth
 		echo "gitlab_exporter['listen_address'] = '0.0.0.0'"
 		echo "gitlab_exporter['listen_port'] = 9168"
 		if [ "$_i" = 1 ]; then
@@ -102,7 +103,7 @@ in_node "$NS_APP1" "$T_ROOT/app1" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "
 in_node "$NS_APP2" "$T_ROOT/app2" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "app2 reconfigure"; }
 
 # Reached from the monitoring namespace, over the veth pairs.
-mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 "$1"; }
+mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u gitlab-prometheus:app-node-pw "$1"; }
 # The monitoring node's Prometheus and Alertmanager, with the credentials it generated.
 mon_api() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u "$(mon_auth "$T_ROOT/mon")" "$1"; }
 for _t in 10.19.1.2:9100 10.19.2.2:9100 10.19.1.2:9168 10.19.2.2:9168 10.19.1.2:9121; do
@@ -121,6 +122,7 @@ prometheus['alert_for_seconds'] = 1
 prometheus['scrape_configs'] = [
   {
     'job_name' => 'app-node',
+    'basic_auth' => { 'username' => 'gitlab-prometheus', 'password' => 'app-node-pw' },
     'static_configs' => [ { 'targets' => ['10.19.1.2:9100', '10.19.2.2:9100'] } ]
   },
   {
