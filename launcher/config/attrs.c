@@ -26,6 +26,7 @@
 #include "config/railsmtp.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/genpass.h"
 #include "lib/grow.h"
 #include "lib/pathsafe.h"
 
@@ -43,6 +44,7 @@ struct build {
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
 	bool root;                   /* run by root (asked once per run, not per service) */
 	struct envcheck ec;          /* the env checks' answers, shared by every service */
+	char genpw[64];              /* generated_web_password, "" until first asked for */
 };
 
 enum vstate { V_TODO, V_BUSY, V_DONE };
@@ -305,6 +307,29 @@ static char *root_dir(struct comp *c, size_t i)
 	return d[0] ? xstrdup(d) : root_path(c, builtin_dirs[i]);
 }
 
+/*
+ * generated_web_password, for a service whose web_password defaults to it (Prometheus,
+ * Alertmanager): kept by genpass.h, read once per run, a secret like the setting.
+ */
+static void add_generated_password(struct comp *c)
+{
+	const struct cat_setting *cs = cat_setting_find(c->def, "web_password");
+	if (cs == NULL || cs->def == NULL || strstr(cs->def, "generated_web_password") == NULL)
+		return;
+	char var[PATH_MAX];
+	if (c->b->genpw[0] == '\0' &&
+	    (ctl_var_dir(c->b->ctl, var, sizeof var) == -1 ||
+	     genpass_get(var, "monitoring-web-password", c->b->genpw, sizeof c->b->genpw) == -1)) {
+		diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
+		        "cannot keep a generated %s['web_password'] in %s/secrets: %s",
+		        c->def->config_name, var, strerror(errno));
+		c->failed = true;
+		return;
+	}
+	var_add(c, "generated_web_password", xstrdup(c->b->genpw), false, cs->line);
+	c->v[c->n - 1].own_secret = true;
+}
+
 static void add_builtins(struct comp *c, struct svc *out)
 {
 	const struct ctl *ctl = c->b->ctl;
@@ -322,6 +347,7 @@ static void add_builtins(struct comp *c, struct svc *out)
 			var_add(c, shadowable_dirs[i], root_dir(c, i), false, 0);
 	}
 	var_add(c, "jemalloc", xstrdup(GITLAB_CTL_JEMALLOC), false, 0);
+	add_generated_password(c);
 	for (int k = 0; k < SVLOG_N; k++)
 		var_add(c, svlog_keys[k], svlog_text(&out->log, k), false, 0);
 }

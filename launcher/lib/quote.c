@@ -342,6 +342,23 @@ int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why)
 	return redis_bind(out, v, true, why);
 }
 
+int quote_listen_loopback(struct buf *out, const char *v, const char **why)
+{
+	const char *colon = strrchr(v, ':');
+	const char *h = v;
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	if (n == 0 || !loopback(h, n))
+		return refuse(why,
+		              "not a loopback address: set its web_password (basic auth) before "
+		              "it listens beyond this host");
+	buf_adds(out, v);
+	return 0;
+}
+
 int quote_mode_private(struct buf *out, const char *v, const char **why)
 {
 	size_t n = strlen(v);

@@ -105,6 +105,7 @@ static const struct {
     {"mode_private", quote_mode_private, "a file mode"},
     {"yaml_str", filter_yaml, "YAML"},
     {"bcrypt", filter_bcrypt, "a web.config.file"},
+    {"listen_loopback", quote_listen_loopback, "a web.config.file"},
 };
 
 struct render {

@@ -264,6 +264,12 @@ only_services() {
 	done
 }
 
+# mon_auth [ROOT]: "user:password" for curl -u against the Prometheus and Alertmanager of ROOT
+# (default $T_ROOT) when gitlab.rb sets no web_password: the one gitlab-ctl generated and keeps.
+mon_auth() {
+	printf 'gitlab-prometheus:%s' "$(cat "${1:-$T_ROOT}/opt/gitlab/var/secrets/monitoring-web-password")"
+}
+
 # expect_rc RC CMD...: run CMD with stdout/stderr in $OUT/$ERR (the test sets both), check its
 # exit status. has/lacks/empty FILE [TEXT]: assertions on such a file. A test may redefine them.
 expect_rc() {

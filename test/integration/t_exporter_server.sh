@@ -71,7 +71,7 @@ gitlab_exporter['tls_key_path'] = '/etc/gitlab/ssl/exporter.key'
 EOF
 }
 https_up() {
-	curl -fsS --max-time 5 "http://127.0.0.1:$P/api/v1/targets" >"$T_ROOT/targets" 2>/dev/null &&
+	curl -fsS --max-time 5 -u "$(mon_auth)" "http://127.0.0.1:$P/api/v1/targets" >"$T_ROOT/targets" 2>/dev/null &&
 		ruby -rjson -e 't = JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"].select { |x| x["labels"]["job"].start_with?("gitlab_exporter_") }
 			exit 1 if t.size < 3
 			exit 1 unless t.all? { |x| x["health"] == "up" && x["scrapeUrl"].start_with?("https://localhost:") }' "$T_ROOT/targets"

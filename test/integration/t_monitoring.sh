@@ -44,7 +44,7 @@ EOF
 } >"$RB"
 
 svpid() { status_pid "$SV_DIR/$1/supervise/status"; }
-api() { curl -fsS --max-time 5 "http://127.0.0.1:$P$1"; }
+api() { curl -fsS --max-time 5 -u "$(mon_auth)" "http://127.0.0.1:$P$1"; }
 # yaml FILE RUBY: evaluate RUBY with d = the parsed file.
 yaml() { ruby -ryaml -e 'd = YAML.load_file(ARGV[0]); '"$2" "$1"; }
 

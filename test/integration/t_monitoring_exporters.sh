@@ -123,7 +123,7 @@ SVWAIT=60 expect_rc 0 ctl reconfigure
 has "$T_ROOT/var/opt/gitlab/prometheus/prometheus.yml" "job_name: \"redis\""
 # query PROMQL: Prometheus' answer (JSON) in $OUT; true when it holds a sample.
 query() {
-	curl -fsS --max-time 5 "http://localhost:$PROM/api/v1/query" --data-urlencode "query=$1" >"$OUT" 2>"$ERR" &&
+	curl -fsS --max-time 5 -u "$(mon_auth)" "http://localhost:$PROM/api/v1/query" --data-urlencode "query=$1" >"$OUT" 2>"$ERR" &&
 		grep -q '"result":\[{' "$OUT"
 }
 for _q in 'node_service_state{service="redis",job="node"} == 1' \

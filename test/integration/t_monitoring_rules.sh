@@ -39,7 +39,7 @@ has "$OUT" "SUCCESS"
 lacks "$RULES" "PostgreSQLDown"
 
 note "Prometheus loaded them"
-api() { curl -fsS --max-time 5 "http://127.0.0.1:$P$1"; }
+api() { curl -fsS --max-time 5 -u "$(mon_auth)" "http://127.0.0.1:$P$1"; }
 names() {
 	api /api/v1/rules >"$OUT" 2>"$ERR" &&
 		ruby -rjson -e 'n = JSON.parse(File.read(ARGV[0]))["data"]["groups"].flat_map { |g| g["rules"].map { |r| r["name"] } }
@@ -53,7 +53,7 @@ until_true 300 names || fail "Prometheus' rules lack Omnibus' names: $(cat "$OUT
 
 note "every Prometheus URL we print is served as it is (200, no redirect)"
 served() {
-	_code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$1") || _code=000
+	_code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -u "$(mon_auth)" "$1") || _code=000
 	[ "$_code" = 200 ] || fail "$1 answers $_code on Debian's Prometheus ($2)"
 }
 expect_rc 0 ctl inspect prometheus

@@ -61,7 +61,7 @@ yaml 'r = d["receivers"].find { |x| x["name"] == d["route"]["receiver"] };
 	exit 1 unless r["email_configs"] == [{ "to" => "ops@example.com" }]' ||
 	fail "default receiver: $(cat "$AMYML")"
 amtool check-config "$AMYML" >"$OUT" 2>&1 || { cat "$OUT" >&2; fail "amtool check-config"; }
-ready() { curl -fsS --max-time 2 "http://localhost:$A/-/ready" >/dev/null 2>&1; }
+ready() { curl -fsS --max-time 2 -u "$(mon_auth)" "http://localhost:$A/-/ready" >/dev/null 2>&1; }
 until_true 100 ready || fail "alertmanager not ready with the SMTP settings"
 
 note "alertmanager['global'] wins over gitlab_rails; authentication other than login/plain sends none"

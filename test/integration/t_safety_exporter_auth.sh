@@ -3,7 +3,8 @@
 # /metrics behind HTTP basic auth (--web.config.file, a bcrypt hash in root's 0640 web.yml), on
 # any address; `nobody` gets 401, the credentials get the metrics, gitlab-ctl's readiness check
 # sends them (reconfigure waits for it and succeeds), and Prometheus' job for it scrapes
-# with them (target up). Without a password node-exporter answers as before.
+# with them (target up). Without a password, a non-loopback listen_address is refused at its
+# gitlab.rb line.
 . "$SRCDIR/test/integration/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || exit 77
@@ -40,9 +41,17 @@ code=$(setpriv --reuid=nobody --regid=nogroup --clear-groups curl -s -o /dev/nul
 code=$(curl -s -o "$OUT" -w '%{http_code}' -u 'gitlab-prometheus:nodePW-s3cret' "http://127.0.0.1:$N/metrics")
 [ "$code" = 200 ] && grep -q '^node_exporter_build_info' "$OUT" || fail "with the credentials: $code"
 node_up() {
-	curl -s "http://127.0.0.1:$P/api/v1/targets" >"$OUT" &&
+	curl -s -u "$(mon_auth)" "http://127.0.0.1:$P/api/v1/targets" >"$OUT" &&
 		ruby -rjson -e 't = JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"]
 			exit 1 unless t.any? { |x| x["labels"]["job"] == "node" && x["health"] == "up" }' "$OUT"
 }
 until_true 300 node_up || fail "Prometheus' node job is not up: $(cat "$OUT")"
+
+# Beyond loopback without a password: refused at its gitlab.rb line, as Redis' bind is.
+sed -i '/web_password/d' "$RB"
+expect_rc 1 ctl check-config
+L=$(grep -n "node_exporter\['listen_address'\]" "$RB" | cut -d: -f1)
+has "$ERR" "$RB:$L:"
+has "$ERR" "not a loopback address: set its web_password"
+expect_rc 1 ctl reconfigure
 exit 0
