@@ -49,8 +49,10 @@ else()
   endif()
 endif()
 # No curl: readiness checks run in C (`gitlab-ctl probe`).
-# Programs of catalog services that are disabled by default.
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15, redis-server, prometheus-node-exporter")
+# Programs of the other catalog services: on by default as in Omnibus, each turned off by its
+# enable = false; pre-flight names the package of a missing one.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "postgresql-15, redis-server, prometheus, prometheus-alertmanager, \
+prometheus-node-exporter, prometheus-redis-exporter, prometheus-postgres-exporter")
 # The Omnibus packages own /usr/bin/gitlab-ctl, /opt/gitlab, /etc/gitlab/gitlab.rb and the
 # gitlab-runsvdir unit: never both on one machine. (Conflicts already keeps them apart; an
 # unversioned Breaks would add nothing and lintian flags it: breaks-without-version.)

@@ -53,6 +53,7 @@
 ##! Where /metrics is served.
 # gitlab_exporter['listen_address'] = 'localhost'
 # gitlab_exporter['listen_port'] = '9168'
+##! 'webrick' or 'puma' (Debian's puma package, as GitLab's exporter runs it).
 # gitlab_exporter['server_name'] = 'webrick'
 
 ##! The exporter executable. The default is the exporter bundled with
@@ -89,29 +90,37 @@
 # gitlab_exporter['connection_string'] = "dbname=gitlabhq_production user=gitlab host=/var/opt/gitlab/postgresql port=5432"
 # gitlab_exporter['redis_url'] = "unix:/var/opt/gitlab/redis/redis.socket"
 
-##! Probes of the real gitlab-exporter (the bundled exporter ignores them).
+##! false: no Sidekiq probe (/sidekiq answers 404) and no gitlab_exporter_sidekiq job.
 # gitlab_exporter['probe_sidekiq'] = true
+##! Rendered for a real gitlab-exporter; the bundled one skips Elasticsearch.
 # gitlab_exporter['probe_elasticsearch'] = false
 # gitlab_exporter['elasticsearch_url'] = nil
 # gitlab_exporter['elasticsearch_authorization'] = nil
+##! HTTPS only, with these PEM files (the key readable by the exporter's account);
+##! Prometheus then scrapes it over https, trusting tls_cert_path.
 # gitlab_exporter['tls_enabled'] = false
 # gitlab_exporter['tls_cert_path'] = nil
 # gitlab_exporter['tls_key_path'] = nil
+##! Unset: https exactly when tls_enabled. The server name defaults to listen_address.
+# gitlab_exporter['prometheus_scrape_scheme'] = nil
+# gitlab_exporter['prometheus_scrape_tls_server_name'] = nil
+# gitlab_exporter['prometheus_scrape_tls_skip_verification'] = false
 
 ##! Per-service logging overrides take the logging['svlogd_*'] names:
 # gitlab_exporter['svlogd_num'] = 10
 
 ################################################################################
 ## PostgreSQL (Debian's postgresql-15)
-##! Disabled by default; the exporter's database probes need it. It runs as
-##! its own account, listens on a unix socket in its home and, unless
+##! On by default, as in Omnibus; the exporter's database probes need it.
+##! postgresql['enable'] = false stops it and keeps its cluster in data_dir
+##! (reconfigure says where). It runs as its own account, listens on a unix socket in its home and, unless
 ##! listen_address is set, on no TCP address. reconfigure makes the cluster
 ##! once (initdb beside data_dir, renamed into place once it succeeded; an
 ##! existing cluster is never touched), then
 ##! creates the role sql_user and the database the exporter reads.
 ################################################################################
 
-# postgresql['enable'] = false
+# postgresql['enable'] = true
 # postgresql['username'] = "gitlab-psql"
 # postgresql['group'] = "gitlab-psql"
 # postgresql['home'] = "/var/opt/gitlab/postgresql"
@@ -129,11 +138,13 @@
 
 ################################################################################
 ## Redis (Debian's redis-server)
-##! Disabled by default; the exporter's Sidekiq probes need it. It runs as its
-##! own account on a unix socket in its home; port 0 means no TCP listener.
+##! On by default, as in Omnibus; the exporter's Sidekiq probes need it.
+##! redis['enable'] = false stops it and keeps its data in dir (reconfigure
+##! says where). It runs as its own account on a unix socket in its home;
+##! port 0 means no TCP listener.
 ################################################################################
 
-# redis['enable'] = false
+# redis['enable'] = true
 # redis['username'] = "gitlab-redis"
 # redis['group'] = "gitlab-redis"
 # redis['home'] = "/var/opt/gitlab/redis"
@@ -149,12 +160,13 @@
 
 ################################################################################
 ## Prometheus node exporter (Debian's prometheus-node-exporter)
-##! Runit service node-exporter, account gitlab-prometheus. Its runit
+##! On by default, as in Omnibus. Runit service node-exporter, account
+##! gitlab-prometheus. Its runit
 ##! collector reports every service of this tree (node_service_state{service}).
 ##! On a node a remote Prometheus scrapes: listen_address = '0.0.0.0:9100'.
 ################################################################################
 
-# node_exporter['enable'] = false
+# node_exporter['enable'] = true
 # node_exporter['home'] = "/var/opt/gitlab/node-exporter"
 # node_exporter['log_directory'] = "/var/log/gitlab/node-exporter"
 # node_exporter['env_directory'] = "/opt/gitlab/etc/node-exporter/env"
@@ -212,6 +224,7 @@
 ##! Docs: https://docs.gitlab.com/ee/administration/monitoring/prometheus/
 ################################################################################
 
+##! On by default, as in Omnibus' single node.
 ##! Turn the whole monitoring set off (prometheus, alertmanager, node_exporter,
 ##! redis_exporter, postgres_exporter, gitlab_exporter), whatever their own
 ##! 'enable' says.
@@ -221,7 +234,7 @@
 ##! every other service off unless enabled below.
 # roles(['monitoring_role'])
 
-# prometheus['enable'] = false
+# prometheus['enable'] = true
 # prometheus['home'] = "/var/opt/gitlab/prometheus"
 # prometheus['log_directory'] = "/var/log/gitlab/prometheus"
 # prometheus['env_directory'] = "/opt/gitlab/etc/prometheus/env"
@@ -255,7 +268,7 @@
 # prometheus['alert_for_seconds'] = 60
 # prometheus['gitlab_exporter_memory_alert_bytes'] = 768 * 1024 * 1024
 
-# alertmanager['enable'] = false
+# alertmanager['enable'] = true
 # alertmanager['home'] = "/var/opt/gitlab/alertmanager"
 # alertmanager['log_directory'] = "/var/log/gitlab/alertmanager"
 # alertmanager['env_directory'] = "/opt/gitlab/etc/alertmanager/env"

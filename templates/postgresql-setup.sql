@@ -3,7 +3,17 @@
 -- each statement is built and run (\gexec) only when its object is missing, so a
 -- run that changes nothing prints nothing. :'sql_user' and :'database' come from
 -- psql -v and are quoted by psql and format(%I), never pasted as SQL text.
-SELECT format('CREATE ROLE %I LOGIN', :'sql_user')
- WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'sql_user') \gexec
-SELECT format('CREATE DATABASE %I OWNER %I', :'database', :'sql_user')
- WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'database') \gexec
+-- Connected to `postgres` (no account owns it) with search_path pinned to pg_catalog by
+-- the connection's options; names are qualified all the same.
+SELECT pg_catalog.format('CREATE ROLE %I LOGIN', :'sql_user')
+ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'sql_user') \gexec
+SELECT pg_catalog.format('CREATE DATABASE %I OWNER %I', :'database', :'sql_user')
+ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_database WHERE datname = :'database') \gexec
+-- postgres-exporter's role: reads statistics (pg_monitor), nothing else; never a superuser.
+SELECT pg_catalog.format('CREATE ROLE %I LOGIN NOSUPERUSER IN ROLE pg_monitor', :'monitor_user')
+ WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'monitor_user') \gexec
+SELECT pg_catalog.format('ALTER ROLE %I NOSUPERUSER NOCREATEROLE NOCREATEDB NOREPLICATION NOBYPASSRLS', :'monitor_user')
+ FROM pg_catalog.pg_roles WHERE rolname = :'monitor_user'
+  AND (rolsuper OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls) \gexec
+SELECT pg_catalog.format('GRANT pg_monitor TO %I', :'monitor_user')
+ WHERE NOT pg_catalog.pg_has_role(:'monitor_user', 'pg_monitor', 'MEMBER') \gexec

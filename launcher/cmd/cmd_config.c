@@ -20,8 +20,11 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "engine/prepublish.h"
 #include "engine/preflight.h"
+#include "runit/runit.h"
 #include "lib/alloc.h"
+#include "lib/json.h"
 #include "config/trust.h"
 #include "render/plan.h"
 
@@ -92,12 +95,21 @@ static void report_paths(const struct ctl *ctl, const struct attrs *a, FILE *fp)
 	}
 }
 
-/* Every file of every enabled service rendered in memory, as reconfigure does first. */
+/*
+ * Every file of every enabled service rendered in memory, as reconfigure does first, and
+ * put through every check reconfigure runs before it publishes (in memory too).
+ */
 static int render_all(const struct ctl *ctl, struct loaded *l)
 {
 	struct plans ps;
 	plans_init(&ps);
 	int rc = plan_services(ctl, &l->cat, &l->a, &ps, &l->d);
+	long wait_s = 0;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1)
+		wait_s = 0;
+	if (rc == 0)
+		rc = prepublish_check(ctl, &l->a, &ps, false, wait_s * 1000L, &l->d);
 	plans_free(&ps);
 	return rc;
 }
@@ -108,14 +120,12 @@ static int check_usage(void)
 	return 2;
 }
 
-static void jstr(FILE *fp, const char *s);
-
 /* check-config --json: {"ok", "config", "errors", "warnings", "strict", "diagnostics"}. */
 static void check_json(FILE *fp, const char *config, bool ok, bool strict, struct diags *d)
 {
 	diags_sort(d);
 	fprintf(fp, "{\"ok\": %s, \"config\": ", ok ? "true" : "false");
-	jstr(fp, config);
+	json_str_put(fp, config);
 	fprintf(fp,
 	        ", \"errors\": %zu, \"warnings\": %zu, \"strict\": %s, \"diagnostics\": ", d->nerr,
 	        count_warnings(d), strict ? "true" : "false");
@@ -407,31 +417,13 @@ static void show(FILE *fp, const struct ctl *ctl, const struct attrs *a, int arg
 
 /* ---- show-config --json: one document, the same content as the text ------------------- */
 
-static void jstr(FILE *fp, const char *s)
-{
-	if (s == NULL) {
-		fputs("null", fp);
-		return;
-	}
-	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
-}
-
 /* {"ok": false, "error": "WHAT: ERROR", "diagnostics": [...]}: the messages stderr has. */
 static void json_error_diags(FILE *fp, const char *what, const char *error, const struct diags *d)
 {
 	fputs("{\"ok\": false, \"error\": ", fp);
 	char msg[PATH_MAX + 128];
 	snprintf(msg, sizeof msg, "%s: %s", what, error);
-	jstr(fp, msg);
+	json_str_put(fp, msg);
 	fputs(", \"diagnostics\": ", fp);
 	diags_print_json(d, fp);
 	fputs("}\n", fp);
@@ -447,25 +439,25 @@ static void jlog(FILE *fp, const struct svlog *lg)
 	fprintf(fp, "{\"svlogd_size\": %lld, \"svlogd_num\": %lld, \"svlogd_timeout\": %lld",
 	        lg->size, lg->num, lg->timeout);
 	fputs(", \"svlogd_filter\": ", fp);
-	jstr(fp, lg->filter);
+	json_str_put(fp, lg->filter);
 	fputs(", \"svlogd_udp\": ", fp);
-	jstr(fp, lg->udp);
+	json_str_put(fp, lg->udp);
 	fputs(", \"svlogd_prefix\": ", fp);
-	jstr(fp, lg->prefix);
+	json_str_put(fp, lg->prefix);
 	fputc('}', fp);
 }
 
 static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs, bool secrets)
 {
 	const char *errstr = NULL, *v = svc_var(s, cs->name);
-	jstr(fp, cs->name);
+	json_str_put(fp, cs->name);
 	fputs(": ", fp);
 	if (v == NULL || (v[0] == '\0' && cs->def == NULL && cs->type != ST_FLAGS)) {
 		fputs("null", fp);
 		return;
 	}
 	if (!secrets && (cs->secret || svc_var_secret(s, cs->name) == SECRET_HOLDS)) {
-		jstr(fp, "[REDACTED]");
+		json_str_put(fp, "[REDACTED]");
 		return;
 	}
 	if (cs->type == ST_BOOL && (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)) {
@@ -479,7 +471,7 @@ static void jsetting(FILE *fp, const struct svc *s, const struct cat_setting *cs
 			return;
 		}
 	}
-	jstr(fp, v);
+	json_str_put(fp, v);
 }
 
 static void jenv(FILE *fp, const struct svc *s, const struct kvlist *env, bool secrets)
@@ -487,9 +479,9 @@ static void jenv(FILE *fp, const struct svc *s, const struct kvlist *env, bool s
 	fputc('{', fp);
 	for (size_t i = 0; i < env->n; i++) {
 		fputs(i ? ", " : "", fp);
-		jstr(fp, env->v[i].name);
+		json_str_put(fp, env->v[i].name);
 		fputs(": ", fp);
-		jstr(fp, shown_env(s, &env->v[i], secrets));
+		json_str_put(fp, shown_env(s, &env->v[i], secrets));
 	}
 	fputc('}', fp);
 }
@@ -498,15 +490,15 @@ static void jservice(FILE *fp, const struct svc *s, bool secrets)
 {
 	const struct cat_service *def = s->def;
 	fputs("{\"config_name\": ", fp);
-	jstr(fp, def->config_name);
+	json_str_put(fp, def->config_name);
 	fprintf(fp, ", \"enabled\": %s, \"description\": ", s->enabled ? "true" : "false");
-	jstr(fp, def->description);
+	json_str_put(fp, def->description);
 	fputs(", \"user\": ", fp);
-	jstr(fp, s->user);
+	json_str_put(fp, s->user);
 	fputs(", \"group\": ", fp);
-	jstr(fp, s->group);
+	json_str_put(fp, s->group);
 	fputs(", \"listen_host\": ", fp);
-	jstr(fp, s->listen_host);
+	json_str_put(fp, s->listen_host);
 	fprintf(fp, ", \"listen_port\": %d, \"settings\": {", s->listen_port);
 	bool first = true;
 	for (size_t i = 0; i < def->nsettings; i++) {
@@ -521,7 +513,7 @@ static void jservice(FILE *fp, const struct svc *s, bool secrets)
 	fputs(", \"command\": [", fp);
 	for (size_t i = 0; i < s->argc; i++) {
 		fputs(i ? ", " : "", fp);
-		jstr(fp, shown_arg(s, i, secrets));
+		json_str_put(fp, shown_arg(s, i, secrets));
 	}
 	fputs("], \"env\": ", fp);
 	jenv(fp, s, &s->env, secrets);
@@ -534,12 +526,12 @@ static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, in
                       bool secrets)
 {
 	fputs("{\"config\": ", fp);
-	jstr(fp, ctl->config);
+	json_str_put(fp, ctl->config);
 	fprintf(fp, ", \"secrets_redacted\": %s, \"user\": {\"username\": ",
 	        secrets ? "false" : "true");
-	jstr(fp, a->user);
+	json_str_put(fp, a->user);
 	fputs(", \"group\": ", fp);
-	jstr(fp, a->group);
+	json_str_put(fp, a->group);
 	fprintf(fp, "}, \"manage_accounts\": {\"enable\": %s}, \"logging\": ",
 	        a->manage_accounts ? "true" : "false");
 	jlog(fp, &a->logging);
@@ -552,7 +544,7 @@ static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, in
 			continue;
 		fprintf(fp, "%s\n  ", first ? "" : ",");
 		first = false;
-		jstr(fp, s->def->name);
+		json_str_put(fp, s->def->name);
 		fputs(": ", fp);
 		if (full)
 			jservice(fp, s, secrets);

@@ -111,20 +111,27 @@ int cmd_control(const struct ctl *ctl, int argc, char **argv)
 	                                                : select_services(ctl, argc, argv, &sel);
 	if (r != 0)
 		return r;
-	if (sel.n > 1 && svsel_order(&sel, strcmp(op->acts, "d") == 0) == -1)
-		warn("%s: cannot read the service order; acting in name order", sel.dir);
+	int failed = command_control(ctl, op, &sel, wait);
+	svsel_free(&sel);
+	return failed ? 1 : 0;
+}
+
+int command_control(const struct ctl *ctl, const struct control_op *op, struct svsel *sel,
+                    long wait_s)
+{
+	if (sel->n > 1 && svsel_order(sel, strcmp(op->acts, "d") == 0) == -1)
+		warn("%s: cannot read the service order; acting in name order", sel->dir);
 
 	struct diags d; /* result lines on stdout; what a timed-out check said on stderr */
 	diags_init(&d);
 	d.live = stdout;
 	d.report = stderr;
-	int failed = control_run(ctl, op, &sel, wait * 1000L, &d);
+	int failed = control_run(ctl, op, sel, wait_s * 1000L, &d);
 	diags_report(&d);
 	diags_free(&d);
 	if (failed && control_starts(op))
-		cmd_tail_failed(ctl, sel.names, sel.n, stderr);
-	svsel_free(&sel);
-	return failed ? 1 : 0;
+		cmd_tail_failed(ctl, sel->names, sel->n, stderr);
+	return failed;
 }
 
 /* --- service-list ------------------------------------------------------------------------ */

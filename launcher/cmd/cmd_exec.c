@@ -31,9 +31,11 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "lib/alloc.h"
 #include "lib/diag.h"
 #include "lib/envdir.h"
 #include "proc/svexec.h"
+#include "render/exporterlink.h"
 #include "render/svfiles.h"
 
 struct exec_opts {
@@ -48,6 +50,8 @@ struct exec_opts {
 struct target {
 	struct svexec x;
 	const char *config_name; /* --from-config with the catalog's command: where to change it */
+	struct exporter_link link;
+	char **argv; /* s->argv with the managed link resolved (owned: the array only) */
 };
 
 /* msg NULL: the option parser has said what is wrong */
@@ -192,6 +196,18 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	t->x.argv = o->cmd ? o->cmd : s->argv;
 	if (o->cmd == NULL && cat_setting_find(s->def, "command") != NULL)
 		t->config_name = s->def->config_name;
+	/* The catalog's exporter command is reconfigure's link: a fresh root has none yet. */
+	if (o->from_config && o->cmd == NULL && s->argv != NULL && s->argv[0] != NULL &&
+	    exporter_link_paths(ctl, &t->link) == 0 &&
+	    exporter_link_target(&t->link, s->argv[0]) != s->argv[0]) {
+		size_t n = 0;
+		while (s->argv[n] != NULL)
+			n++;
+		t->argv = xcalloc(n + 1, sizeof *t->argv);
+		memcpy(t->argv, s->argv, n * sizeof *t->argv);
+		t->argv[0] = t->link.bundled;
+		t->x.argv = t->argv;
+	}
 	if (t->x.argv == NULL || t->x.argv[0] == NULL) {
 		warnx("service '%s' has no command", o->service);
 		return -1;
@@ -212,8 +228,7 @@ static int run(struct target *t)
 		diags_flush(&d, stderr);
 		if (rc == SVEXEC_NOTFOUND && t->config_name != NULL)
 			fprintf(stderr,
-			        "gitlab-ctl exec: set %s['command'] to the program's path, or run "
-			        "gitlab-ctl reconfigure first (it links the bundled one there)\n",
+			        "gitlab-ctl exec: set %s['command'] to the program's path\n",
 			        t->config_name);
 	}
 	diags_free(&d);
@@ -253,6 +268,7 @@ int cmd_exec(const struct ctl *ctl, int argc, char **argv)
 	if (rc == 0)
 		rc = run(&t); /* returns only on failure */
 	envv_free(&t.x.env);
+	free(t.argv);
 	if (loaded)
 		cmd_unload(&l);
 	return rc;

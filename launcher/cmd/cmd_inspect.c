@@ -15,6 +15,7 @@
 #include "config/catalog.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "lib/json.h"
 #include "lib/safetext.h"
 #include "proc/inspect.h"
 #include "lib/suggest.h"
@@ -88,27 +89,13 @@ static void print_text(const struct inspect_report *r)
 		printf("  memory graph: %s\n    %s\n", r->graph_query, r->graph_url);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
-
 static void json_names(const char *key, const struct inspect_names *l)
 {
 	printf(", \"%s\": [", key);
 	for (size_t i = 0; i < l->n; i++) {
 		if (i)
 			printf(", ");
-		json_str(l->v[i]);
+		json_str_put(stdout, l->v[i]);
 	}
 	printf("]");
 }
@@ -116,20 +103,20 @@ static void json_names(const char *key, const struct inspect_names *l)
 static void print_json(const struct inspect_report *r, bool first)
 {
 	printf("%s\n  {\"service\": ", first ? "" : ",");
-	json_str(r->name);
+	json_str_put(stdout, r->name);
 	printf(", \"ok\": %s, \"running\": %s", r->problems ? "false" : "true",
 	       r->running ? "true" : "false");
 	if (!r->running) {
 		printf(", \"status\": ");
-		json_str(r->state);
+		json_str_put(stdout, r->state);
 		printf("}");
 		return;
 	}
 	if (r->graph_query[0]) {
 		printf(", \"memory_query\": ");
-		json_str(r->graph_query);
+		json_str_put(stdout, r->graph_query);
 		printf(", \"memory_graph_url\": ");
-		json_str(r->graph_url);
+		json_str_put(stdout, r->graph_url);
 	}
 	printf(", \"pid\": %ld, \"uptime_s\": %ld", (long)r->pid, r->uptime);
 	if (r->mem_ok)
@@ -138,35 +125,35 @@ static void print_json(const struct inspect_report *r, bool first)
 	printf(", \"allocator\": \"%s\"", r->jemalloc ? "jemalloc" : "glibc");
 	if (r->jemalloc) {
 		printf(", \"allocator_path\": ");
-		json_str(r->alloc_path);
+		json_str_put(stdout, r->alloc_path);
 	}
 	printf(", \"jemalloc_expected\": %s, \"user\": ", r->want_jemalloc ? "true" : "false");
-	json_str(r->user);
+	json_str_put(stdout, r->user);
 	if (r->want_user != NULL) {
 		printf(", \"user_expected\": ");
-		json_str(r->want_user);
+		json_str_put(stdout, r->want_user);
 	}
 	printf(", \"env_dir\": ");
-	json_str(r->env_dir);
+	json_str_put(stdout, r->env_dir);
 	printf(", \"env_ok\": %s",
 	       r->env_err[0] == '\0' && r->changed.n + r->missing.n + r->unexpected.n == 0
 	           ? "true"
 	           : "false");
 	if (r->env_err[0] != '\0') {
 		printf(", \"env_error\": ");
-		json_str(r->env_err);
+		json_str_put(stdout, r->env_err);
 	}
 	json_names("env_changed", &r->changed);
 	json_names("env_missing", &r->missing);
 	json_names("env_unexpected", &r->unexpected);
 	if (r->url[0] != '\0') {
 		printf(", \"metrics_url\": ");
-		json_str(r->url);
+		json_str_put(stdout, r->url);
 		if (r->http_code != -1) {
 			printf(", \"metrics_status\": %d", r->http_code);
 		} else {
 			printf(", \"metrics_error\": ");
-			json_str(r->http_err);
+			json_str_put(stdout, r->http_err);
 		}
 	}
 	printf("}");
@@ -194,11 +181,11 @@ static int json_failure(const char *name, const char *where, const char *error, 
 	snprintf(msg, sizeof msg, "%s: %s", where, error);
 	printf("[\n  {\"service\": ");
 	if (name != NULL)
-		json_str(name);
+		json_str_put(stdout, name);
 	else
 		printf("null");
 	printf(", \"ok\": false, \"error\": ");
-	json_str(msg);
+	json_str_put(stdout, msg);
 	if (d != NULL) {
 		diags_sort(d);
 		printf(", \"diagnostics\": ");
@@ -220,7 +207,7 @@ static int not_enabled(const struct ctl *ctl, const char *name, bool json)
 	bool have_all = svsel_load(ctl, NULL, &all) == 0;
 	if (json) {
 		printf("[\n  {\"service\": ");
-		json_str(name);
+		json_str_put(stdout, name);
 		printf(", \"ok\": false, \"running\": false, \"enabled\": false, \"known\": %s",
 		       known ? "true" : "false");
 		if (!have) { /* known is a guess then: say why */

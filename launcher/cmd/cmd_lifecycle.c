@@ -28,7 +28,9 @@
 #include "lib/alloc.h"
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "engine/control.h"
 #include "engine/teardown.h"
+#include "lib/clock.h"
 #include "lib/rmtree.h"
 #include "lib/rootlock.h"
 #include "runit/runit.h"
@@ -308,6 +310,10 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 	}
 	const struct attrs *a = &l.a;
 	int rc = 0, restarted = 0;
+	long wait;
+	const char *errstr;
+	if (sv_wait_seconds(&wait, &errstr) == -1)
+		wait = SV_WAIT_DEFAULT; /* reconfigure has refused a bad SVWAIT already */
 	for (size_t i = 0; i < n; i++) {
 		const struct svc *s = attrs_svc(a, b[i].name);
 		char dir[PATH_MAX], why[PATH_MAX + 16];
@@ -320,13 +326,15 @@ static int restart_changed(const struct ctl *ctl, const struct before *b, size_t
 		printf("restart %s (pid %ld): %s changed since it started\n", b[i].name,
 		       (long)st.pid, why);
 		fflush(stdout);
-		char name[NAME_MAX + 1];
-		strlcpy(name, b[i].name, sizeof name);
-		char *rargv[] = {"restart", name, NULL};
-		optind = 0;
-		if (cmd_control(ctl, 2, rargv) != 0)
-			rc = -1;
 		restarted++;
+		struct svsel sel;
+		if (command_select(ctl, "restart", b[i].name, &sel, stderr) != 0) {
+			rc = -1;
+			continue;
+		}
+		if (command_control(ctl, control_op("restart"), &sel, wait) != 0)
+			rc = -1;
+		svsel_free(&sel);
 	}
 	if (restarted == 0)
 		printf("upgrade: no running service has a changed program\n");
@@ -341,9 +349,7 @@ int cmd_upgrade(const struct ctl *ctl, int argc, char **argv)
 		return usage(argv[0], "");
 	size_t n;
 	struct before *b = snapshot(ctl, &n);
-	char *rargv[] = {"reconfigure", NULL};
-	optind = 0;
-	int rc = cmd_reconfigure(ctl, 1, rargv);
+	int rc = command_reconfigure(ctl, false, false, mono_ms());
 	if (rc != 0) {
 		warnx("upgrade: reconfigure failed; no service restarted for a changed program");
 		free(b);

@@ -167,6 +167,13 @@ const struct command commands[] = {
      .fn = cmd_remove_accounts,
      .usage = "",
      .summary = "delete the accounts reconfigure created"},
+    {.name = "pg-password-md5",
+     .fn = cmd_pg_password_md5,
+     .usage = "USER",
+     .summary = "print md5(password + USER) in hex, as Omnibus (asks twice on a terminal)",
+     .details = "the password: typed twice without echo on a terminal, else one line of stdin\n"
+                "exit: 0 printed; 1 no USER, no password or the two differ\n"
+                "example: gitlab-ctl pg-password-md5 gitlab"},
     {.name = "probe",
      .fn = cmd_probe,
      .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
@@ -181,8 +188,64 @@ STATUS_PATH const struct command *command_find(const char *name)
 	return NULL;
 }
 
+/*
+ * Omnibus' gitlab-ctl commands (files/gitlab-ctl-commands*, omnibus-gitlab) this build does not
+ * have, each with what to do here instead.
+ */
+static const struct {
+	const char *name, *instead;
+} omnibus_only[] = {
+    {"apply-sepolicy", "no SELinux policy is shipped; label the directories yourself"},
+    {"completion", "no shell completion is shipped; gitlab-ctl help lists the commands"},
+    {"consul",
+     "gitlab-ctl runs no Consul; scrape targets are static (prometheus['scrape_targets'])"},
+    {"consul-download", "gitlab-ctl runs no Consul"},
+    {"deploy-page", "gitlab-ctl runs no GitLab web service"},
+    {"generate-secrets", "gitlab-ctl runs no GitLab Rails: there is no gitlab-secrets.json"},
+    {"geo", "GitLab Geo is not run by gitlab-ctl"},
+    {"geo-replication-pause", "GitLab Geo is not run by gitlab-ctl"},
+    {"geo-replication-resume", "GitLab Geo is not run by gitlab-ctl"},
+    {"get-postgresql-primary",
+     "no Patroni or Consul here: the one PostgreSQL is postgresql['listen_address'] and "
+     "['port'] (gitlab-ctl show-config postgresql)"},
+    {"get-redis-master",
+     "no Redis Sentinel here: the one Redis is redis['unixsocket'], or redis['bind'] and "
+     "['port'] (gitlab-ctl show-config redis)"},
+    {"patroni",
+     "no Patroni here: gitlab-ctl runs one PostgreSQL (gitlab-ctl status|restart postgresql)"},
+    {"pg-decomposition-migration", "gitlab-ctl runs no GitLab Rails to migrate"},
+    {"pg-upgrade",
+     "stop it (gitlab-ctl stop postgresql), run the new PostgreSQL's pg_upgrade on "
+     "postgresql['data_dir'], set postgresql['bin_dir'] to it, then gitlab-ctl reconfigure"},
+    {"pgb-console", "no PgBouncer here: psql -h postgresql['unix_socket_directory'] instead"},
+    {"pgb-kill", "no PgBouncer here"},
+    {"pgb-notify", "no PgBouncer here"},
+    {"pgb-resume", "no PgBouncer here"},
+    {"pgb-suspend", "no PgBouncer here"},
+    {"praefect", "gitlab-ctl runs no Gitaly Cluster"},
+    {"promotion-preflight-checks", "GitLab Geo is not run by gitlab-ctl"},
+    {"registry-database", "gitlab-ctl runs no Container Registry"},
+    {"registry-garbage-collect", "gitlab-ctl runs no Container Registry"},
+    {"renew-le-certs", "no NGINX or Let's Encrypt here: renew with certbot"},
+    {"replicate-geo-database", "GitLab Geo is not run by gitlab-ctl"},
+    {"repmgr", "no repmgr (Omnibus' older replication manager) here: gitlab-ctl runs one "
+               "PostgreSQL"},
+    {"revert-pg-upgrade",
+     "there is no pg-upgrade to revert: restore postgresql['data_dir'] from your backup"},
+    {"set-geo-primary-node", "GitLab Geo is not run by gitlab-ctl"},
+    {"set-replication-password", "gitlab-ctl runs no PostgreSQL replication"},
+    {"upgrade-check", "gitlab-ctl upgrade reconfigures, then restarts what changed"},
+    {"write-pgpass", "no PgBouncer or Consul here: write ~/.pgpass (0600) yourself"},
+};
+
 void command_unknown(const char *name, FILE *fp)
 {
+	for (size_t i = 0; i < sizeof omnibus_only / sizeof omnibus_only[0]; i++)
+		if (strcmp(omnibus_only[i].name, name) == 0) {
+			fprintf(fp, "gitlab-ctl: '%s' is an Omnibus command this build lacks: %s\n",
+			        name, omnibus_only[i].instead);
+			return;
+		}
 	const char *names[64];
 	size_t n = 0;
 	for (const struct command *c = commands; c->name && n < 64; c++)

@@ -86,9 +86,21 @@ int cmd_check_config(const struct ctl *ctl, int argc, char **argv);
 int cmd_show_config(const struct ctl *ctl, int argc, char **argv);
 /* cmd_reconfigure.c */
 int cmd_reconfigure(const struct ctl *ctl, int argc, char **argv);
+/*
+ * reconfigure's run after its options (t0: mono_ms() at the command's start), for a command
+ * that includes one (upgrade): its output and exit status (2 for a bad SVWAIT).
+ */
+int command_reconfigure(const struct ctl *ctl, bool dry_run, bool show_diff, long t0);
 int cmd_runsvdir(const struct ctl *ctl, int argc, char **argv);
 /* cmd_control.c: argv[0] is the command name (start, stop, hup, ...) */
 int cmd_control(const struct ctl *ctl, int argc, char **argv);
+/*
+ * The control engine's op on the selected services (ordered for the op), waited for wait_s:
+ * sv's result lines on stdout, a failed start's log tail on stderr. Nonzero if any failed.
+ */
+struct control_op;
+int command_control(const struct ctl *ctl, const struct control_op *op, struct svsel *sel,
+                    long wait_s);
 int cmd_status(const struct ctl *ctl, int argc, char **argv);
 int cmd_service_list(const struct ctl *ctl, int argc, char **argv);
 /* cmd_tail.c */
@@ -107,6 +119,8 @@ int cmd_cleanse(const struct ctl *ctl, int argc, char **argv);
 int cmd_remove_accounts(const struct ctl *ctl, int argc, char **argv);
 int cmd_diff_config(const struct ctl *ctl, int argc, char **argv);
 int cmd_upgrade(const struct ctl *ctl, int argc, char **argv);
+/* cmd_pgpass.c */
+int cmd_pg_password_md5(const struct ctl *ctl, int argc, char **argv);
 /* cmd_backup.c */
 int cmd_backup_etc(const struct ctl *ctl, int argc, char **argv);
 

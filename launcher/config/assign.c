@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config/assign.h"
+#include "config/railsmtp.h"
 #include "config/rbdata.h"
 #include "config/secret.h"
 #include "lib/alloc.h"
@@ -830,7 +831,8 @@ static void walk(struct walk *b, const struct rb_file *f)
 			set_roles(b, st);
 		else if (is_switch(b->cat, st->name))
 			set_switch(b, st);
-		else
+		else if (st->cond.word != NULL ||
+		         !railsmtp_reads(st)) /* railsmtp skips those too */
 			note_unknown(b, st);
 	}
 }

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,10 @@
 #include "config/assign.h"
 #include "config/envcheck.h"
 #include "config/placeholder.h"
+#include "config/railsmtp.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/genpass.h"
 #include "lib/grow.h"
 #include "lib/pathsafe.h"
 
@@ -37,9 +40,11 @@ struct build {
 	struct attrs *out;
 	const struct assign_svc *w; /* what gitlab.rb set, per catalog service */
 	const struct assigns *as;
+	const struct rb_file *f;     /* the parsed gitlab.rb, NULL for none */
 	char root_dirs[3][PATH_MAX]; /* install, data, log dir under the root; "": too long */
 	bool root;                   /* run by root (asked once per run, not per service) */
 	struct envcheck ec;          /* the env checks' answers, shared by every service */
+	char genpw[64];              /* generated_web_password, "" until first asked for */
 };
 
 enum vstate { V_TODO, V_BUSY, V_DONE };
@@ -302,6 +307,29 @@ static char *root_dir(struct comp *c, size_t i)
 	return d[0] ? xstrdup(d) : root_path(c, builtin_dirs[i]);
 }
 
+/*
+ * generated_web_password, for a service whose web_password defaults to it (Prometheus,
+ * Alertmanager): kept by genpass.h, read once per run, a secret like the setting.
+ */
+static void add_generated_password(struct comp *c)
+{
+	const struct cat_setting *cs = cat_setting_find(c->def, "web_password");
+	if (cs == NULL || cs->def == NULL || strstr(cs->def, "generated_web_password") == NULL)
+		return;
+	char var[PATH_MAX];
+	if (c->b->genpw[0] == '\0' &&
+	    (ctl_var_dir(c->b->ctl, var, sizeof var) == -1 ||
+	     genpass_get(var, "monitoring-web-password", c->b->genpw, sizeof c->b->genpw) == -1)) {
+		diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
+		        "cannot keep a generated %s['web_password'] in %s/secrets: %s",
+		        c->def->config_name, var, strerror(errno));
+		c->failed = true;
+		return;
+	}
+	var_add(c, "generated_web_password", xstrdup(c->b->genpw), false, cs->line);
+	c->v[c->n - 1].own_secret = true;
+}
+
 static void add_builtins(struct comp *c, struct svc *out)
 {
 	const struct ctl *ctl = c->b->ctl;
@@ -319,6 +347,7 @@ static void add_builtins(struct comp *c, struct svc *out)
 			var_add(c, shadowable_dirs[i], root_dir(c, i), false, 0);
 	}
 	var_add(c, "jemalloc", xstrdup(GITLAB_CTL_JEMALLOC), false, 0);
+	add_generated_password(c);
 	for (int k = 0; k < SVLOG_N; k++)
 		var_add(c, svlog_keys[k], svlog_text(&out->log, k), false, 0);
 }
@@ -385,7 +414,9 @@ static struct flags merged_hash(struct comp *c, size_t si)
 			}
 			l.v[j].value = xstrdup(e->val);
 			l.v[j].is_bool = e->is_bool;
-			l.v[j].keep_empty = false;
+			/* '' over a catalog "key=" is that empty value (Alertmanager's
+			 * cluster.listen-address: clustering off), not the flag dropped */
+			l.v[j].keep_empty = l.v[j].keep_empty && e->val[0] == '\0';
 		} else if (e->val != NULL) {
 			l.v[l.n++] =
 			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};
@@ -829,6 +860,13 @@ static void compute_argv(struct comp *c, struct svc *out)
 	out->argv_secret = sec;
 	out->argc = n;
 	envcheck_argv(argv, locs, c->b->d);
+	/* kept past the parsed file, whose source the locs point into */
+	out->argv_pos = xcalloc(n + 1, sizeof *out->argv_pos);
+	for (size_t i = 0; i < n; i++)
+		if (locs[i].src != NULL && locs[i].src->name != NULL)
+			out->argv_pos[i] =
+			    (struct svc_pos){arena_strdup(&c->b->out->strs, locs[i].src->name),
+			                     locs[i].line, locs[i].col};
 	free(locs);
 }
 
@@ -896,9 +934,32 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	out->where.n = n;
 }
 
+/* "NAME['key'] = 'v' <how>" where gitlab.rb set it (or the catalog's default), a secret redacted.
+ */
+static void refuse_value(struct build *b, const struct assign_svc *w, size_t i, const char *v,
+                         const char *how)
+{
+	const struct cat_setting *cs = &w->def->settings[i];
+	struct src nosrc;
+	struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(w->def, cs->line);
+	if (cs->secret)
+		l = secret_loc(l, &nosrc);
+	diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' %s", w->def->config_name, cs->name,
+	        cs->secret ? "[redacted]" : v, how);
+}
+
+static bool one_of(const char *v, char *const *set, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(v, set[k]) == 0)
+			return true;
+	return false;
+}
+
 /*
- * A value the catalog refuses for a setting (refuse = [...]): postgresql['sql_user'] naming
- * the cluster's superuser would map the exporter's account to it in pg_ident.conf.
+ * A value outside a setting's `values` (gitlab_exporter['server_name']), or one the catalog
+ * refuses for it (refuse = [...]): postgresql['sql_user'] naming the cluster's superuser would
+ * map the exporter's account to it in pg_ident.conf.
  */
 static void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s)
 {
@@ -906,20 +967,60 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 	for (size_t i = 0; i < def->nsettings; i++) {
 		const struct cat_setting *cs = &def->settings[i];
 		const char *v = kv_get(&s->vars, cs->name);
+		/* unset (no default, not in gitlab.rb) is no value */
+		bool unset = v == NULL || (v[0] == '\0' && w->val[i] == NULL);
+		if (!unset && cs->nvalues > 0 && !one_of(v, cs->values, cs->nvalues)) {
+			struct buf all;
+			buf_init(&all);
+			buf_addf(&all, "is not one of ");
+			for (size_t k = 0; k < cs->nvalues; k++)
+				buf_addf(&all, "%s'%s'", k ? ", " : "", cs->values[k]);
+			refuse_value(b, w, i, v, buf_str(&all));
+			buf_free(&all);
+			continue;
+		}
 		for (size_t k = 0; v != NULL && k < cs->nrefuse; k++) {
 			char *bad = svc_expand(s, cs->refuse[k]);
 			bool hit = bad != NULL && strcmp(bad, v) == 0;
 			free(bad);
 			if (!hit)
 				continue;
-			struct src nosrc;
-			struct loc l = w->val[i] != NULL ? w->vloc[i] : cat_loc(def, cs->line);
-			if (cs->secret)
-				l = secret_loc(l, &nosrc);
-			diag_at(b->d, DIAG_ERR, l, "%s['%s'] = '%s' is refused: %s",
-			        def->config_name, cs->name, cs->secret ? "[redacted]" : v,
-			        cs->refuse_because ? cs->refuse_because : "the catalog forbids it");
+			struct buf why;
+			buf_init(&why);
+			buf_addf(&why, "is refused: %s",
+			         cs->refuse_because ? cs->refuse_because
+			                            : "the catalog forbids it");
+			refuse_value(b, w, i, v, buf_str(&why));
+			buf_free(&why);
 			break;
+		}
+	}
+}
+
+/*
+ * A service with Omnibus' TLS settings (gitlab_exporter): tls_enabled = true needs
+ * tls_cert_path and tls_key_path, as Omnibus' validate_tls_config says, refused at
+ * tls_enabled's line rather than left to a server that cannot start.
+ */
+static void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s)
+{
+	const struct cat_service *def = w->def;
+	if (!svc_tls(s))
+		return;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		if (strcmp(def->settings[i].name, "tls_enabled") != 0)
+			continue;
+		static const char *const need[] = {"tls_cert_path", "tls_key_path"};
+		for (size_t k = 0; k < 2; k++) {
+			const char *v = kv_get(&s->vars, need[k]);
+			if (v == NULL || v[0] == '\0')
+				diag_at(b->d, DIAG_ERR,
+				        w->val[i] != NULL ? w->vloc[i]
+				                          : cat_loc(def, def->settings[i].line),
+				        "%s['tls_enabled'] = true needs %s['%s'] (the PEM file the "
+				        "server "
+				        "reads)",
+				        def->config_name, def->config_name, need[k]);
 		}
 	}
 }
@@ -956,6 +1057,69 @@ static void compute_data(const struct assign_svc *w, struct svc *out)
 	}
 }
 
+/*
+ * Prometheus refuses a scrape timeout above the scrape interval, and its own rule for a timeout
+ * left unset is the smaller of the default and the interval: a service with both int settings
+ * (prometheus) follows that rule where gitlab.rb sets only scrape_interval.
+ */
+static void cap_scrape_timeout(struct comp *c)
+{
+	const struct cat_setting *t = cat_setting_find(c->def, "scrape_timeout"),
+	                         *i = cat_setting_find(c->def, "scrape_interval");
+	if (t == NULL || i == NULL || t->type != ST_INT || i->type != ST_INT ||
+	    c->w->val[t - c->def->settings] != NULL)
+		return;
+	struct var *tv = var_find(c, t->name, strlen(t->name)),
+	           *iv = var_find(c, i->name, strlen(i->name));
+	if (tv == NULL || iv == NULL || iv->expand)
+		return;
+	const char *e1 = NULL, *e2 = NULL;
+	long long tn = strtonum(tv->raw, 1, LLONG_MAX, &e1),
+	          in = strtonum(iv->raw, 1, LLONG_MAX, &e2);
+	if (e1 != NULL || e2 != NULL || in >= tn)
+		return;
+	free(tv->raw);
+	tv->raw = xstrdup(iv->raw);
+	tv->expand = false;
+	tv->from = iv->from;
+}
+
+/*
+ * Omnibus' Alertmanager global: GitLab's SMTP settings (railsmtp.h) under the keys the
+ * service's own global sets, for a service that mails admin_email. Its var follows (for
+ * {{#if global}}); NULL when gitlab_rails enables no SMTP.
+ */
+static struct yval *rails_global(struct comp *c)
+{
+	const struct cat_setting *g = cat_setting_find(c->def, "global");
+	if (g == NULL || g->type != ST_YAML || cat_setting_find(c->def, "admin_email") == NULL)
+		return NULL;
+	const struct yval *own = c->w->data[g - c->def->settings];
+	struct var *v = var_find(c, g->name, strlen(g->name));
+	if (v == NULL || (own != NULL && own->kind != YV_MAP)) /* amtool judges an odd value */
+		return NULL;
+	struct yval *m = railsmtp_global(c->b->f);
+	if (m == NULL)
+		return NULL;
+	for (size_t i = 0; own != NULL && i < own->n; i++)
+		yval_put(m, own->keys[i], yval_dup(own->items[i]));
+	free(v->raw);
+	v->raw = data_summary(m);
+	return m;
+}
+
+/* Replace (or add) the data of a yaml setting. */
+static void data_set(struct svc *out, const char *name, struct yval *v, struct loc loc)
+{
+	for (size_t i = 0; i < out->ndata; i++)
+		if (strcmp(out->data[i].name, name) == 0) {
+			yval_free(out->data[i].v);
+			out->data[i].v = v;
+			return;
+		}
+	data_add(out, name, v, loc);
+}
+
 static void compute_svc(struct build *b, const struct assign_svc *w, struct svc *out)
 {
 	struct comp c = {.b = b, .w = w, .def = w->def};
@@ -963,6 +1127,8 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	merge_log(b->out, w, &out->log);
 	add_builtins(&c, out);
 	add_settings(&c);
+	cap_scrape_timeout(&c);
+	struct yval *mail = rails_global(&c);
 	add_listen(&c, out);
 	if (!c.failed && resolve_all(&c, out) == 0) {
 		compute_env(&c, out);
@@ -971,7 +1137,11 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 		compute_origin(w, out);
 		compute_where(w, out);
 		compute_data(w, out);
+		if (mail != NULL)
+			data_set(out, "global", mail, (struct loc){0});
+		mail = NULL;
 	}
+	yval_free(mail);
 	for (size_t i = 0; i < c.n; i++) {
 		free(c.v[i].raw);
 		free(c.v[i].val);
@@ -989,17 +1159,61 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	out->listen_host = kv_get(&out->vars, "listen_host");
 	if (out->listen_host == NULL)
 		out->listen_port = 0;
-	if (!c.failed)
+	if (!c.failed) {
 		check_refused(b, w, out);
+		check_tls(b, w, out);
+	}
 }
 
-/* One scrape job of ours: job_name, metrics_path, the service's own address. */
-static struct yval *scrape_job(const struct cat_scrape *j, const char *target)
+/*
+ * How Prometheus reaches s, by Omnibus' names (monitoring/libraries/prometheus.rb):
+ * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
+ * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
+ * prometheus_scrape_tls_skip_verification, trusting tls_cert_path, the certificate the
+ * service serves (Omnibus leaves that to the system's CAs).
+ */
+static void scrape_tls(struct yval *job, const struct svc *s)
+{
+	const char *scheme = svc_var(s, "prometheus_scrape_scheme");
+	if (scheme == NULL || scheme[0] == '\0')
+		scheme = svc_tls(s) ? "https" : "http";
+	if (strcmp(scheme, "https") != 0) /* the catalog allows http and https only */
+		return;
+	yval_put(job, "scheme", yval_scalar(YV_STR, "https"));
+	struct yval *tls = yval_map();
+	const char *name = svc_var(s, "prometheus_scrape_tls_server_name");
+	if (name == NULL || name[0] == '\0')
+		name = s->listen_host;
+	if (name != NULL && name[0] != '\0')
+		yval_put(tls, "server_name", yval_scalar(YV_STR, name));
+	const char *ca = svc_var(s, "tls_cert_path");
+	if (ca != NULL && ca[0] != '\0')
+		yval_put(tls, "ca_file", yval_scalar(YV_STR, ca));
+	const char *skip = svc_var(s, "prometheus_scrape_tls_skip_verification");
+	yval_put(
+	    tls, "insecure_skip_verify",
+	    yval_scalar(YV_BOOL, skip != NULL && strcmp(skip, "true") == 0 ? "true" : "false"));
+	yval_put(job, "tls_config", tls);
+}
+
+/*
+ * One scrape job of ours: job_name, metrics_path, the service's own address, and its
+ * web_username/web_password as basic_auth when it has one (yaml.c redacts it in --diff).
+ */
+static struct yval *scrape_job(const struct cat_scrape *j, const struct svc *s)
 {
 	struct yval *job = yval_map(), *sc = yval_seq(), *st = yval_map(), *tg = yval_seq();
 	yval_put(job, "job_name", yval_scalar(YV_STR, j->job));
 	yval_put(job, "metrics_path", yval_scalar(YV_STR, j->path));
-	yval_push(tg, yval_scalar(YV_STR, target));
+	scrape_tls(job, s);
+	const char *pw = svc_var(s, "web_password"), *user = svc_var(s, "web_username");
+	if (pw != NULL && pw[0] != '\0') {
+		struct yval *ba = yval_map();
+		yval_put(ba, "username", yval_scalar(YV_STR, user ? user : ""));
+		yval_put(ba, "password", yval_scalar(YV_STR, pw));
+		yval_put(job, "basic_auth", ba);
+	}
+	yval_push(tg, yval_scalar(YV_STR, svc_var(s, "scrape_target")));
 	yval_put(st, "targets", tg);
 	yval_push(sc, st);
 	yval_put(job, "static_configs", sc);
@@ -1076,9 +1290,11 @@ static void collect_scrape(struct build *b, struct svc *out)
 			continue;
 		grow(&refs, &cap, n + s->def->nscrape + 1, sizeof *refs, 8);
 		for (size_t j = 0; j < s->def->nscrape; j++) {
-			const char *needs = s->def->scrape[j].needs;
+			const char *needs = s->def->scrape[j].needs, *when = s->def->scrape[j].when;
 			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
-			if (needs == NULL || (o != NULL && o->enabled))
+			const char *on = when ? svc_var(s, when) : NULL;
+			if ((needs == NULL || (o != NULL && o->enabled)) &&
+			    (when == NULL || (on != NULL && strcmp(on, "true") == 0)))
 				refs[n++] = (struct job_ref){&s->def->scrape[j], s};
 		}
 	}
@@ -1086,7 +1302,7 @@ static void collect_scrape(struct build *b, struct svc *out)
 		qsort(refs, n, sizeof *refs, job_ref_cmp);
 	struct yval *jobs = yval_seq();
 	for (size_t i = 0; i < n; i++)
-		yval_push(jobs, scrape_job(refs[i].j, svc_var(refs[i].s, "scrape_target")));
+		yval_push(jobs, scrape_job(refs[i].j, refs[i].s));
 	free(refs);
 	const struct yval *user = svc_data(out, out->def->scrape_collect);
 	for (size_t i = 0; user != NULL && i < out->ndata; i++)
@@ -1142,7 +1358,8 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	memset(&as.logging, 0, sizeof as.logging);
 	memset(&as.unknown, 0, sizeof as.unknown);
 	arena_init(&out->strs);
-	struct build b = {.ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as};
+	struct build b = {
+	    .ctl = ctl, .cat = cat, .d = d, .out = out, .w = as.svc, .as = &as, .f = f};
 	out->svcs = xcalloc(cat->n, sizeof *out->svcs);
 	out->nsvcs = cat->n;
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
@@ -1217,6 +1434,7 @@ void attrs_free(struct attrs *a)
 		free(s->secret_vars.v);
 		kvlist_free(&s->secret_env);
 		free(s->argv_secret);
+		free(s->argv_pos);
 		free(s->groups);
 		for (size_t j = 0; s->argv && j < s->argc; j++)
 			free(s->argv[j]);
@@ -1248,6 +1466,12 @@ const char *svc_var(const struct svc *s, const char *name)
 	return kv_get(&s->vars, name);
 }
 
+bool svc_tls(const struct svc *s)
+{
+	const char *v = kv_get(&s->vars, "tls_enabled");
+	return v != NULL && strcmp(v, "true") == 0;
+}
+
 static enum secrecy secrecy_of(const char *v)
 {
 	return v == NULL ? SECRET_NONE : strcmp(v, "holds") == 0 ? SECRET_HOLDS : SECRET_MAY;
@@ -1263,6 +1487,15 @@ enum secrecy svc_env_secret(const struct svc *s, const char *name)
 	if (env_is_secret(name))
 		return SECRET_HOLDS;
 	return secrecy_of(kv_get(&s->secret_env, name));
+}
+
+const char *svc_web_auth(const struct svc *s, char *buf, size_t len)
+{
+	const char *u = svc_var(s, "web_username"), *p = svc_var(s, "web_password");
+	if (p == NULL || p[0] == '\0')
+		return NULL;
+	int n = snprintf(buf, len, "%s:%s", u ? u : "", p);
+	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
 const struct yval *svc_data(const struct svc *s, const char *name)

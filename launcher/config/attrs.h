@@ -57,6 +57,12 @@ struct svc_data {
 	struct loc loc; /* where gitlab.rb set it, while attrs_build runs; then {0} */
 };
 
+/* Where a value was written: gitlab.rb's line, or the catalog's for a default. */
+struct svc_pos {
+	const char *file; /* NULL: unknown */
+	int line, col;
+};
+
 struct svc {
 	const struct cat_service *def;
 	bool enabled;
@@ -77,6 +83,7 @@ struct svc {
 	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */
+	struct svc_pos *argv_pos;   /* per argv element: where it was written */
 	struct svc_data *data;      /* yaml settings gitlab.rb set, and scrape_jobs */
 	size_t ndata, data_cap;
 };
@@ -115,6 +122,8 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+/* The service serves TLS: its tls_enabled setting (Omnibus' name) is true. */
+bool svc_tls(const struct svc *s);
 /* A yaml setting (or scrape_jobs), or NULL when unset. */
 const struct yval *svc_data(const struct svc *s, const char *name);
 
@@ -124,6 +133,12 @@ const struct yval *svc_data(const struct svc *s, const char *name);
  * EINVAL for an unknown placeholder.
  */
 char *svc_expand(const struct svc *s, const char *tmpl);
+
+/*
+ * "web_username:web_password" into buf, the HTTP basic auth a service's pages want
+ * (Prometheus, Alertmanager: web.config.file), or NULL when it has no web_password.
+ */
+const char *svc_web_auth(const struct svc *s, char *buf, size_t len);
 
 /* Whether var `name` of s is (built from) a secret setting. */
 enum secrecy svc_var_secret(const struct svc *s, const char *name);

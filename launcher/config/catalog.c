@@ -47,6 +47,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->settings[i].defs);
 		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
 		free(s->settings[i].refuse_because);
+		free_argv(s->settings[i].values, s->settings[i].nvalues);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {
@@ -83,6 +84,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->scrape[i].job);
 		free(s->scrape[i].path);
 		free(s->scrape[i].needs);
+		free(s->scrape[i].when);
 	}
 	free(s->scrape);
 	free(s->scrape_collect);

@@ -56,9 +56,12 @@ struct cat_setting {
 	size_t ndefs;
 	bool secret;   /* never shown: show-config, --diff and diagnostics redact it */
 	bool host;     /* ST_PATH read from the host as is (binaries): --root does not apply */
+	bool data;     /* ST_PATH holding the service's data: kept when it is disabled */
 	char **refuse; /* values it may never take (placeholders expanded), e.g. a superuser */
 	size_t nrefuse;
 	char *refuse_because; /* why, for the message */
+	char **values;        /* the only values a string may take (NULL: any), e.g. server names */
+	size_t nvalues;
 	int line;
 };
 
@@ -80,6 +83,7 @@ struct cat_scrape {
 	char *path;  /* metrics_path */
 	int order;   /* place among every service's jobs, ascending */
 	char *needs; /* a service that must be enabled too (NULL: none) */
+	char *when;  /* a bool setting of the service that must be true (NULL: none) */
 	int line;
 };
 

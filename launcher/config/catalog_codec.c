@@ -59,9 +59,10 @@ static void put_setting(struct buf *b, const struct cat_setting *s)
 	put_u32(b, (uint32_t)s->type);
 	put_str(b, s->def);
 	put_kvs(b, s->defs, s->ndefs);
-	put_u32(b, (uint32_t)s->secret | (uint32_t)s->host << 1);
+	put_u32(b, (uint32_t)s->secret | (uint32_t)s->host << 1 | (uint32_t)s->data << 2);
 	put_strv(b, s->refuse, s->nrefuse);
 	put_str(b, s->refuse_because);
+	put_strv(b, s->values, s->nvalues);
 	put_int(b, s->line);
 }
 
@@ -94,6 +95,7 @@ static void put_scrape(struct buf *b, const struct cat_scrape *j)
 	put_str(b, j->path);
 	put_int(b, j->order);
 	put_str(b, j->needs);
+	put_str(b, j->when);
 	put_int(b, j->line);
 }
 
@@ -251,11 +253,13 @@ static void get_setting(struct rd *r, struct cat_setting *s)
 	s->type = (enum stype)get_enum(r, ST_YAML + 1);
 	s->def = get_str(r, false);
 	s->defs = get_kvs(r, &s->ndefs);
-	uint32_t f = get_enum(r, 4);
+	uint32_t f = get_enum(r, 8);
 	s->secret = f & 1;
 	s->host = f & 2;
+	s->data = f & 4;
 	s->refuse = get_strv(r, &s->nrefuse, false);
 	s->refuse_because = get_str(r, false);
+	s->values = get_strv(r, &s->nvalues, false);
 	s->line = get_int(r);
 }
 
@@ -290,6 +294,7 @@ static void get_scrape(struct rd *r, struct cat_scrape *j)
 	j->path = get_str(r, true);
 	j->order = get_int(r);
 	j->needs = get_str(r, false);
+	j->when = get_str(r, false);
 	j->line = get_int(r);
 }
 

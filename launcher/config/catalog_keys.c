@@ -324,6 +324,16 @@ static void check_service(struct ld *l)
 		          "scrape_collect must name a yaml setting of the service");
 		l->errs++;
 	}
+	for (size_t i = 0; i < s->nscrape; i++) {
+		const struct cat_setting *w =
+		    s->scrape[i].when ? cat_setting_find(s, s->scrape[i].when) : NULL;
+		if (s->scrape[i].when != NULL && (w == NULL || w->type != ST_BOOL)) {
+			diag_file(l->d, DIAG_ERR, l->file, s->scrape[i].line,
+			          "scrape job '%s': when must name a bool setting of the service",
+			          s->scrape[i].job);
+			l->errs++;
+		}
+	}
 	if ((s->check_send || s->check_expect) &&
 	    (s->check == NULL || strncmp(s->check, "http:", 5) == 0)) {
 		diag_file(l->d, DIAG_ERR, l->file, s->check_line ? s->check_line : s->line,

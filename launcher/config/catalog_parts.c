@@ -256,6 +256,10 @@ static int load_scrape_job(struct ld *l, const config_setting_t *g, struct cat_s
 				return -1;
 			}
 			j->needs = xstrdup(v);
+		} else if (strcmp(key, "when") == 0) {
+			if ((v = ld_string(l, m, key)) == NULL)
+				return -1;
+			j->when = xstrdup(v);
 		} else if (strcmp(key, "job") == 0 || strcmp(key, "path") == 0) {
 			if ((v = ld_string(l, m, key)) == NULL)
 				return -1;
@@ -265,7 +269,8 @@ static int load_scrape_job(struct ld *l, const config_setting_t *g, struct cat_s
 			}
 			*(strcmp(key, "job") == 0 ? &j->job : &j->path) = xstrdup(v);
 		} else {
-			ld_err(l, m, "unknown key '%s' in a scrape job (job, path, order, needs)",
+			ld_err(l, m,
+			       "unknown key '%s' in a scrape job (job, path, order, needs, when)",
 			       key);
 			return -1;
 		}

@@ -204,6 +204,11 @@ static int set_host(struct ld *l, const config_setting_t *m, struct sld *x)
 	return ld_bool(l, m, "host", &x->cs->host);
 }
 
+static int set_data(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_bool(l, m, "data", &x->cs->data);
+}
+
 static int set_refuse(struct ld *l, const config_setting_t *m, struct sld *x)
 {
 	return ld_argv(l, m, "refuse", &x->cs->refuse, &x->cs->nrefuse);
@@ -214,18 +219,21 @@ static int set_refuse_because(struct ld *l, const config_setting_t *m, struct sl
 	return ld_text(l, m, &x->cs->refuse_because);
 }
 
+static int set_values(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_argv(l, m, "values", &x->cs->values, &x->cs->nvalues);
+}
+
 /* Every key a setting may have: the one list, the unknown-key message included. */
 static const struct {
 	const char *key;
 	int (*load)(struct ld *l, const config_setting_t *m, struct sld *x);
 } setting_keys[] = {
-    {"name", set_name},
-    {"type", set_type},
-    {"default", set_default},
-    {"secret", set_secret},
-    {"host", set_host},
-    {"refuse", set_refuse},
-    {"refuse_because", set_refuse_because},
+    {"name", set_name},       {"type", set_type},
+    {"default", set_default}, {"secret", set_secret},
+    {"host", set_host},       {"data", set_data},
+    {"refuse", set_refuse},   {"refuse_because", set_refuse_because},
+    {"values", set_values},
 };
 
 static int load_setting_key(struct ld *l, const config_setting_t *m, struct sld *x)
@@ -260,8 +268,9 @@ static int load_setting(struct ld *l, const config_setting_t *g, struct cat_sett
 		ld_err(l, g, "a setting needs a name and a type");
 		return -1;
 	}
-	if (cs->host && cs->type != ST_PATH) {
-		ld_err(l, g, "host = true is for path settings only ('%s')", cs->name);
+	if ((cs->host || cs->data) && cs->type != ST_PATH) {
+		ld_err(l, g, "%s = true is for path settings only ('%s')",
+		       cs->host ? "host" : "data", cs->name);
 		return -1;
 	}
 	if (defst == NULL)

@@ -6,7 +6,6 @@
  * LD_PRELOAD file. Each rule here mirrors what the consumer accepts so that
  * gitlab-ctl rejects exactly the values that would not take effect.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/ascii.h"
 #include "build_config.h"
 #include "lib/alloc.h"
 #include "lib/grow.h"
@@ -108,7 +108,7 @@ static int gc_size(const char *name, const char *value, struct loc loc, struct d
 	default:
 		break;
 	}
-	while (*end && isspace((unsigned char)*end))
+	while (*end && ascii_space(*end))
 		end++;
 	if (*end != '\0' || end == value) {
 		diag_at(d, DIAG_ERR, loc,
@@ -360,7 +360,7 @@ static bool ratio(const struct kvlist *env, const char *name, double *v)
 {
 	const char *s = kv_get(env, name);
 	const struct gc_rule *r = gc_rule_find(name);
-	if (s == NULL || parse_double(s, v) == -1)
+	if (r == NULL || s == NULL || parse_double(s, v) == -1)
 		return false;
 	if (r->accept_zero && *v == 0.0)
 		return true;
@@ -475,15 +475,4 @@ int envcheck_argv(char *const *argv, const struct loc *locs, struct diags *d)
 		return -1;
 	}
 	return 0;
-}
-
-static struct loc same_loc(const char *name, void *ctx)
-{
-	(void)name;
-	return *(const struct loc *)ctx;
-}
-
-int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d)
-{
-	return envcheck_env_at(env, same_loc, &loc, d);
 }

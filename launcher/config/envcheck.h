@@ -49,12 +49,8 @@ int envcheck_var(struct envcheck *ec, const char *name, const char *value, struc
 
 /*
  * Cross-variable rules (e.g. FREE_SLOTS_MIN_RATIO < MAX_RATIO) and the
- * execve limits on the count and total size, over a computed env.
- */
-int envcheck_env(const struct kvlist *env, struct loc loc, struct diags *d);
-
-/*
- * The same, reporting each problem at the location where(name, ctx) gives
+ * execve limits on the count and total size, over a computed env
+ * (envcheck_env_at), each problem reported at the location where(name, ctx) gives
  * for the variable at fault (attrs knows which gitlab.rb line or catalog
  * default each value came from). A location without a column is a default's:
  * when two variables conflict and only one was written in gitlab.rb, that one

@@ -285,7 +285,7 @@ static struct rb_value *parse_primary(struct parser *p)
 	default:
 		break;
 	}
-	if (is_digit(c))
+	if (ascii_digit(c))
 		return rbp_parse_number(p, false, start);
 	if (!is_ident_start(c) || rbl_fail_smart_quote(p, start))
 		return NULL;
@@ -312,7 +312,7 @@ static struct rb_value *parse_unary(struct parser *p)
 	int c = peek(p);
 	if (c != '-' && c != '+')
 		return parse_primary(p);
-	if (is_digit(peek1(p))) {
+	if (ascii_digit(peek1(p))) {
 		p->pos++;
 		return rbp_parse_number(p, c == '-', start);
 	}
@@ -446,7 +446,7 @@ static bool missing_separator(const struct parser *p, int ctx, size_t vend, size
 	int c = at(p, b);
 	if (memchr(p->s + vend, '\n', b - vend) != NULL)
 		return c == '\'' || c == '"' || c == ':' || c == '[' || c == '{' ||
-		       is_ident_start(c) || is_digit(c);
+		       is_ident_start(c) || ascii_digit(c);
 	/* {'a' => 'x' 'b' => 1}: in an array, ['x' 'b' => 1] is Ruby's [{'xb' => 1}] */
 	return ctx == '}' && (c == '\'' || c == '"') && pair_ahead(p);
 }

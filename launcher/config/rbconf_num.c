@@ -80,7 +80,7 @@ static int number_base(struct parser *p, bool *implicit_octal)
 		}
 		return base;
 	}
-	if (is_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
+	if (ascii_digit(at(p, b + 1)) || at(p, b + 1) == '_') {
 		*implicit_octal = true;
 		p->pos++;
 		return 8;
@@ -92,7 +92,7 @@ static int number_base(struct parser *p, bool *implicit_octal)
 static int float_part(struct parser *p)
 {
 	bool isfloat = false;
-	if (peek(p) == '.' && is_digit(peek1(p))) {
+	if (peek(p) == '.' && ascii_digit(peek1(p))) {
 		p->pos++;
 		if (!skip_digits(p, 10, false))
 			return -1;
@@ -100,8 +100,8 @@ static int float_part(struct parser *p)
 	}
 	int e1 = peek1(p), e2 = at(p, p->pos + 2);
 	if ((peek(p) | 0x20) == 'e' &&
-	    (is_digit(e1) || ((e1 == '+' || e1 == '-') && is_digit(e2)))) {
-		p->pos += is_digit(e1) ? 1 : 2;
+	    (ascii_digit(e1) || ((e1 == '+' || e1 == '-') && ascii_digit(e2)))) {
+		p->pos += ascii_digit(e1) ? 1 : 2;
 		if (!skip_digits(p, 10, false))
 			return -1;
 		isfloat = true;
@@ -142,7 +142,7 @@ struct rb_value *rbp_parse_number(struct parser *p, bool neg, size_t start)
 	int isfloat = base == 10 && ds == b ? float_part(p) : 0;
 	if (isfloat == -1)
 		return NULL;
-	if (is_alpha(peek(p)) || peek(p) == '_') {
+	if (ascii_alpha(peek(p)) || peek(p) == '_') {
 		/* 512mb, 1.5GB: a size or duration meant as a string */
 		size_t e = rbl_ident_end(p, p->pos);
 		int n = e - start > 40 ? 40 : (int)(e - start);

@@ -13,7 +13,7 @@
 
 int rbp_hexval(int c)
 {
-	if (is_digit(c))
+	if (ascii_digit(c))
 		return c - '0';
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;

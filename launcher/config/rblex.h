@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/ascii.h"
 #include "lib/diag.h"
 
 /* Heredocs started on one line whose bodies are still to be read. */
@@ -112,30 +113,21 @@ static inline int peek1(const struct parser *p)
 	return at(p, p->pos + 1);
 }
 
-static inline bool is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* Ruby identifiers may hold any non-ASCII (UTF-8) byte. */
 static inline bool is_ident_start(int c)
 {
-	return is_alpha(c) || c == '_' || c >= 0x80;
+	return ascii_alpha(c) || c == '_' || c >= 0x80;
 }
 
 static inline bool is_ident(int c)
 {
-	return is_ident_start(c) || is_digit(c);
+	return is_ident_start(c) || ascii_digit(c);
 }
 
+/* Ruby's white space between tokens: a newline is a token of its own. */
 static inline bool is_space(int c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	return ascii_space(c) && c != '\n';
 }
 
 static inline bool is_closer(int c)

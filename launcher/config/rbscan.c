@@ -152,7 +152,7 @@ static bool try_regexp(struct parser *p, bool prev_value, bool prev_ident, bool 
 		return false;
 	size_t start = p->pos++;
 	scan_interp(p, start, '/', '/', "regexp");
-	while (is_alpha(peek(p)))
+	while (ascii_alpha(peek(p)))
 		p->pos++;
 	return true;
 }
@@ -418,8 +418,8 @@ static enum step scan_name(struct parser *p, const struct scan *s, struct tok *t
 /* A number, a name, or a one-character operator; a control character is refused. */
 static enum step scan_word(struct parser *p, const struct scan *s, struct tok *t)
 {
-	if (is_digit(t->c)) {
-		while (is_ident(peek(p)) || (peek(p) == '.' && is_digit(peek1(p))))
+	if (ascii_digit(t->c)) {
+		while (is_ident(peek(p)) || (peek(p) == '.' && ascii_digit(peek1(p))))
 			p->pos++;
 	} else if (is_ident_start(t->c)) {
 		if (rbl_fail_smart_quote(p, t->b))

@@ -1,7 +1,7 @@
 /* What gitlab-ctl never shows (see secret.h). */
-#include <ctype.h>
 #include <string.h>
 
+#include "lib/ascii.h"
 #include "config/secret.h"
 
 bool env_is_secret(const char *name)
@@ -38,7 +38,7 @@ bool text_names_secret(const char *text, size_t len)
 /* Does the line end (trailing blanks aside) with `=` or `=>`: its value is on the next line? */
 static bool value_follows(const char *p, size_t n)
 {
-	while (n > 0 && isspace((unsigned char)p[n - 1]))
+	while (n > 0 && ascii_space(p[n - 1]))
 		n--;
 	return n > 0 && (p[n - 1] == '=' || (n > 1 && p[n - 2] == '=' && p[n - 1] == '>'));
 }

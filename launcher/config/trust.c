@@ -1,5 +1,4 @@
 /* The trust checks of a configuration (see trust.h). */
-#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -195,6 +194,61 @@ static int check_home(struct homes *h, const struct svc *s, struct diags *d)
 	return -1;
 }
 
+/* Is a[0, alen) b[0, blen) or one of its ancestors? */
+static bool path_covers(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen <= blen && memcmp(a, b, alen) == 0 &&
+	       (alen == blen || b[alen] == '/' || alen == 0);
+}
+
+/*
+ * Each home is its service's alone: root chowns it to the account and moves aside what
+ * it does not expect there, so a home that is, holds or lies inside another service's
+ * home (or the data directory that holds them all) hands that service's data to this
+ * account. Reported at the home gitlab.rb set, else at the later service's.
+ */
+static int check_homes_apart(const struct homes *h, struct diags *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct home *x = &h->v[i];
+		const struct svc *s = &h->a->svcs[x->svc];
+		const char *data = svc_var(s, "gitlab_data_dir");
+		size_t dlen = data ? strlen(data) : 0;
+		while (dlen > 1 && data[dlen - 1] == '/')
+			dlen--;
+		if (data != NULL && path_covers(x->path, x->len, data, dlen)) {
+			report(
+			    d, s, "home",
+			    "%s is the data directory %.*s or above it: it would be chowned to %s "
+			    "with every other service's home below it; give it a directory of its "
+			    "own",
+			    s->home, (int)dlen, data, s->user ? s->user : "?");
+			rc = -1;
+		}
+		for (size_t j = i + 1; j < h->n; j++) {
+			const struct home *y = &h->v[j];
+			const struct svc *o = &h->a->svcs[y->svc];
+			bool same = x->len == y->len && memcmp(x->path, y->path, x->len) == 0;
+			if (!path_covers(x->path, x->len, y->path, y->len))
+				continue;
+			/* x covers y (sorted: x is the shorter or equal one) */
+			const struct svc *at =
+			    kv_get(&o->where, "home") || !kv_get(&s->where, "home") ? o : s;
+			const struct svc *other = at == o ? s : o;
+			const char *rel = same      ? "is also the home of"
+			                  : at == o ? "lies inside the home of"
+			                            : "holds the home of";
+			report(d, at, "home",
+			       "%s %s %s (%s, account %s): two services' homes never overlap",
+			       at->home, rel, other->def->config_name, other->home,
+			       other->user ? other->user : "?");
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
 /* svlogd runs an absolute processor as root; a bare name is found in root's PATH. */
 static int check_filter(const struct homes *h, const struct svc *s, struct diags *d)
 {
@@ -290,6 +344,8 @@ int trust_check(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 	for (size_t i = 0; i < a->nsvcs; i++)
 		if (a->svcs[i].enabled && check_svc(ctl, &h, &a->svcs[i], d) == -1)
 			rc = -1;
+	if (check_homes_apart(&h, d) == -1)
+		rc = -1;
 	free(h.v);
 	free(h.len_used);
 	dirtrust_free(&dt);

@@ -248,7 +248,18 @@ static int send_control(struct job *j, const struct control_op *op, long await)
 {
 	struct sv_status st;
 
-	if (await > 0 && sv_live(j->dir) != SV_LIVE_OK)
+	int live = sv_live(j->dir);
+	if (live == -1 && (errno == EACCES || errno == EPERM)) {
+		/* No runsv will ever let this user in: waiting for one would only delay saying so.
+		 */
+		diag_out(
+		    j->d,
+		    "fail: %s: unable to open supervise/ok: %s (the service tree is root's: run "
+		    "gitlab-ctl as root)\n",
+		    j->name, sv_strerror(errno));
+		return 0;
+	}
+	if (await > 0 && live != SV_LIVE_OK)
 		await_runsv(j->dir, await);
 	if (control_status_get(AT_FDCWD, j->dir, j->name, &st, j->d) != 1)
 		return 0;

@@ -277,7 +277,7 @@ static int wait_ready(struct converge *cv, size_t k, const struct sv_status *kno
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
 		if (exited(cv, k, &st0, cur))
 			return -1;
-		if (!p->has_check) {
+		if (!p->files[PF_CHECK].on) {
 			int r = wait_settled(cv, k, st0.pid, cur);
 			if (r != 0)
 				return r == 1 ? 0 : -1;
@@ -507,8 +507,9 @@ static int steps_after(struct converge *cv, size_t k)
 
 /* ---- disabling ---------------------------------------------------------------------------- */
 
-static int disable_one(struct converge *cv, const char *link)
+static int disable_one(struct converge *cv, const struct plan_disable *pd)
 {
+	const char *link = pd->link;
 	const char *name = strrchr(link, '/') + 1;
 	struct stat st;
 	if (lstat(link, &st) == -1)
@@ -519,6 +520,12 @@ static int disable_one(struct converge *cv, const char *link)
 		return 0;
 	}
 	diag_out(cv->d, "disable %s\n", name);
+	/* Omnibus never removes a database: say where it stays, so turning it off is not a loss. */
+	if (pd->kept != NULL && lstat(pd->kept, &st) == 0)
+		diag_out(
+		    cv->d,
+		    "%s's data is kept in %s (remove it yourself once you no longer need it)\n",
+		    name, pd->kept);
 	cv->updated++;
 	if (cv->dry_run)
 		return 0;
@@ -992,7 +999,7 @@ static int converge_all(struct converge *cv)
 	if (pending_begin(cv) == -1)
 		return -1;
 	for (size_t k = 0; k < cv->ps->ndisable; k++)
-		if (disable_one(cv, cv->ps->disable[k]) == -1)
+		if (disable_one(cv, &cv->ps->disable[k]) == -1)
 			rc = -1;
 	int applied = apply_changes(cv, -1, &linked);
 	if (applied == -1)
@@ -1017,7 +1024,7 @@ int converge_run(struct converge *cv)
 void converge_dry_run(struct converge *cv)
 {
 	for (size_t k = 0; k < cv->ps->ndisable; k++)
-		(void)disable_one(cv, cv->ps->disable[k]);
+		(void)disable_one(cv, &cv->ps->disable[k]);
 	for (size_t k = 0; k < cv->ps->np; k++) /* says the one-time steps it would run */
 		(void)steps_before(cv, k);
 	diags_move(cv->d, &cv->late);

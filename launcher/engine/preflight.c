@@ -82,9 +82,9 @@ static enum verdict command_path(const struct ctl *ctl, const struct svc *s,
 	struct stat st;
 	if (strchr(cmd, '/') == NULL)
 		return search_path(s, w, out, len, why, whylen);
-	if (exporter_link_paths(ctl, &x) == 0 && strcmp(cmd, x.path) == 0 &&
-	    exporter_link_managed(&x)) {
-		if (strlcpy(out, x.bundled, len) >= len)
+	const char *runs = exporter_link_paths(ctl, &x) == 0 ? exporter_link_target(&x, cmd) : cmd;
+	if (runs != cmd) {
+		if (strlcpy(out, runs, len) >= len)
 			return MISSING;
 	} else if (strlcpy(out, cmd, len) >= len) {
 		return MISSING;
@@ -212,6 +212,25 @@ static const struct reach_who *who_runs(const struct svc *s, struct who_seen *se
 	return &seen[(*n)++].w;
 }
 
+/*
+ * tls_enabled: the certificate and key the service opens, readable by its account (Omnibus
+ * refuses a missing one too), blamed on the setting that names each.
+ */
+static void tls_files(const struct svc *s, const struct reach_who *w, struct diags *d)
+{
+	static const char *const keys[] = {"tls_cert_path", "tls_key_path"};
+	for (size_t k = 0; k < 2; k++) {
+		const char *path = svc_var(s, keys[k]);
+		char why[PATH_MAX + 128], file[PATH_MAX];
+		int line;
+		if (path == NULL || path[0] == '\0' || reach_read(w, path, why, sizeof why) == 0)
+			continue;
+		blame(s, keys[k], s->def->line, file, sizeof file, &line);
+		diag_file(d, DIAG_ERR, file, line, "%s: %s['%s'] cannot be read by %s: %s",
+		          s->def->name, s->def->config_name, keys[k], w->name, why);
+	}
+}
+
 void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 {
 	struct who_seen *seen = xcalloc(a->nsvcs + 1, sizeof *seen);
@@ -231,6 +250,8 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 		else if (v == REFUSED)
 			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);
+		if (svc_tls(s))
+			tls_files(s, who_runs(s, seen, &nseen), d);
 	}
 	free(seen);
 }

@@ -26,7 +26,8 @@ static bool ended(pid_t pid)
 
 /*
  * TERM to the wrapper (found by its lock, never by name), then wait for the lock to go and
- * for the process itself to end: it unlocks just before it exits.
+ * for the process itself to end: it unlocks just before it exits. The wrapper's grace is
+ * the SVWAIT it was started with: at ours, a second TERM makes it kill what is left now.
  */
 static int stop_wrapper(const struct ctl *ctl, struct diags *d)
 {
@@ -50,11 +51,22 @@ static int stop_wrapper(const struct ctl *ctl, struct diags *d)
 		         strerror(errno));
 		return -1;
 	}
-	long t0 = mono_ms();
+	long t0 = mono_ms(), wait_s;
+	const char *errstr;
+	if (sv_wait_seconds(&wait_s, &errstr) == -1)
+		wait_s = SV_WAIT_DEFAULT;
+	bool hurried = false;
 	pid_t wrapper = pid;
 	while ((r = svdir_running(ctl, &pid)) == 1 || !ended(wrapper)) {
 		if (r == -1)
 			break;
+		if (!hurried && mono_ms() - t0 >= wait_s * 1000L) {
+			diag_progress(d,
+			              "services still running after SVWAIT (%ld s): killing them\n",
+			              wait_s);
+			(void)kill(wrapper, SIGTERM);
+			hurried = true;
+		}
 		if (mono_ms() - t0 > STOP_TIMEOUT_MS) {
 			diag_add(d, DIAG_ERR, "runsvdir wrapper (pid %ld) still runs after %d s",
 			         (long)wrapper, STOP_TIMEOUT_MS / 1000);

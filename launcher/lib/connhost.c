@@ -1,6 +1,12 @@
-/* Listen host to connect host (see connhost.h). */
+/* Listen host to connect host, and connecting by a deadline (see connhost.h). */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/connhost.h"
 
 const char *connect_host(const char *listen)
@@ -11,4 +17,48 @@ const char *connect_host(const char *listen)
 	if (strcmp(listen, "::") == 0 || strcmp(listen, "[::]") == 0)
 		return "::1";
 	return listen;
+}
+
+int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	if (connect(fd, sa, salen) == 0)
+		return fd;
+	int soerr = errno;
+	if (soerr == EINPROGRESS) {
+		socklen_t sl = sizeof soerr;
+		int r = poll_until(fd, POLLOUT, deadline);
+		if (r == 0)
+			soerr = ETIMEDOUT;
+		else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
+			soerr = errno;
+		if (soerr == 0)
+			return fd;
+	}
+	close(fd);
+	errno = soerr;
+	return -1;
+}
+
+int connect_tcp(const char *host, int port, long deadline, char *err, size_t errlen)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *res;
+	char ps[16];
+	snprintf(ps, sizeof ps, "%d", port);
+	int gai = getaddrinfo(host, ps, &hints, &res);
+	if (gai != 0) {
+		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
+		return -2;
+	}
+	int fd = -1;
+	errno = EADDRNOTAVAIL;
+	for (const struct addrinfo *ai = res; ai != NULL && fd == -1; ai = ai->ai_next)
+		fd = connect_by(ai->ai_addr, ai->ai_addrlen, deadline);
+	int e = errno;
+	freeaddrinfo(res);
+	errno = e;
+	return fd;
 }

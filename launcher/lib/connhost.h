@@ -1,12 +1,29 @@
 /*
- * connhost: where to connect to reach a server given the host it listens on. A wildcard
- * ("", "*", "0.0.0.0", Prometheus' ":9100" form) is reached on loopback, "::" on ::1; any
- * other host as written. The one mapping for every probe (HTTP, TCP, inspect's /metrics).
+ * connhost: where to connect to reach a server given the host it listens on, and the one
+ * connect with a deadline. A wildcard ("", "*", "0.0.0.0", Prometheus' ":9100" form) is
+ * reached on loopback, "::" on ::1; any other host as written. The one mapping and the one
+ * connect for every probe (HTTP, TCP, unix sockets, inspect's /metrics).
  */
 #ifndef GITLAB_CTL_CONNHOST_H
 #define GITLAB_CTL_CONNHOST_H
 
+#include <stddef.h>
+#include <sys/socket.h>
+
 /* listen may be NULL (no address configured): loopback. */
 const char *connect_host(const char *listen);
+
+/*
+ * A non-blocking, close-on-exec stream socket connected to sa by deadline (lib/clock.h).
+ * The fd, or -1 with errno (ETIMEDOUT when the deadline passed first).
+ */
+int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline);
+
+/*
+ * connect_by to host:port (host as connect_host gives it), trying each address getaddrinfo
+ * gives in order until one connects. The fd; -1 with errno of the last address tried; or
+ * -2 when the name does not resolve, with "HOST: REASON" in err.
+ */
+int connect_tcp(const char *host, int port, long deadline, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #include "lib/buf.h"
 #include "lib/diag.h"
 #include "lib/grow.h"
+#include "lib/json.h"
 #include "lib/safetext.h"
 
 void diags_init(struct diags *d)
@@ -368,21 +369,6 @@ const char *diag_hint(const char *msg, size_t *len)
 	return best;
 }
 
-static void json_string(FILE *fp, const char *s, size_t n)
-{
-	fputc('"', fp);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
-}
-
 void diags_print_json(const struct diags *d, FILE *fp)
 {
 	fputs("[", fp);
@@ -392,16 +378,16 @@ void diags_print_json(const struct diags *d, FILE *fp)
 		const char *hint = diag_hint(g->msg, &hl);
 		fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", fp);
 		if (g->file != NULL)
-			json_string(fp, g->file, strlen(g->file));
+			json_str_put(fp, g->file);
 		else
 			fputs("null", fp);
 		fprintf(fp,
 		        ", \"line\": %d, \"col\": %d, \"severity\": \"%s\", \"message\": ", g->line,
 		        g->col, diag_sev_name(g->sev));
-		json_string(fp, g->msg, g->text ? g->len : strlen(g->msg));
+		json_strn_put(fp, g->msg, g->text ? g->len : strlen(g->msg));
 		fputs(", \"hint\": ", fp);
 		if (hint != NULL)
-			json_string(fp, hint, hl);
+			json_strn_put(fp, hint, hl);
 		else
 			fputs("null", fp);
 		fputs("}", fp);

@@ -1,27 +1,15 @@
-/*
- * ASCII classes spelled out rather than <ctype.h>: the answer must not depend
- * on the locale the operator happens to run in.
- */
+/* The syntax of env and account names and one-line values (see names.h). */
 #include <string.h>
 
+#include "lib/ascii.h"
 #include "lib/names.h"
-
-static bool is_alpha(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 bool name_env_ok(const char *name)
 {
-	if (name == NULL || !(is_alpha(name[0]) || name[0] == '_'))
+	if (name == NULL || !(ascii_alpha(name[0]) || name[0] == '_'))
 		return false;
 	for (const char *p = name + 1; *p; p++)
-		if (!(is_alpha(*p) || is_digit(*p) || *p == '_'))
+		if (!(ascii_alpha(*p) || ascii_digit(*p) || *p == '_'))
 			return false;
 	return true;
 }
@@ -31,7 +19,7 @@ bool name_account_ok(const char *name)
 	if (name == NULL || *name == '\0' || *name == '-' || strlen(name) > 32)
 		return false;
 	for (const char *p = name; *p; p++)
-		if (!(is_alpha(*p) || is_digit(*p) || *p == '_' || *p == '-' || *p == '.'))
+		if (!(ascii_alpha(*p) || ascii_digit(*p) || *p == '_' || *p == '-' || *p == '.'))
 			return false;
 	return true;
 }
@@ -53,9 +41,9 @@ bool name_temp(const char *name, size_t *baselen)
 		return false;
 	const char *sfx = dot + 1;
 	size_t sl = strlen(sfx), digits = 0, alnum = 0;
-	while (is_digit(sfx[digits]))
+	while (ascii_digit(sfx[digits]))
 		digits++;
-	while (is_alpha(sfx[alnum]) || is_digit(sfx[alnum]))
+	while (ascii_alpha(sfx[alnum]) || ascii_digit(sfx[alnum]))
 		alnum++;
 	if (!(sl > 0 && digits == sl) && !(sl == 6 && alnum == 6))
 		return false;

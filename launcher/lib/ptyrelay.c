@@ -27,6 +27,13 @@ struct relay {
 	pid_t child;
 	char carry[4]; /* an unfinished UTF-8 sequence from the last read */
 	size_t ncarry;
+	/*
+	 * Keystrokes the pty has no room for yet: one read's worth, and our terminal is not read
+	 * until it is gone, so typing the command never reads costs a bounded buffer, never a
+	 * blocked relay (the kernel holds the rest; it is flushed when the command ends).
+	 */
+	char pend[4096];
+	size_t npend, off;
 };
 
 static const int relayed_signals[] = {SIGCHLD, SIGWINCH, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
@@ -81,15 +88,37 @@ static int from_pty(struct relay *r)
 	return 0;
 }
 
+/* What is pending to the pty, as far as it takes it now (the master is non-blocking). */
+static void flush_pending(struct relay *r)
+{
+	while (r->off < r->npend) {
+		ssize_t n = write(r->master, r->pend + r->off, r->npend - r->off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n <= 0) { /* the pty is gone: what was typed for it goes nowhere */
+			r->in = -1;
+			break;
+		}
+		r->off += (size_t)n;
+	}
+	r->npend = r->off = 0;
+}
+
 /* Keystrokes to the pty; at EOF of our terminal, no more reading it. */
 static void to_pty(struct relay *r)
 {
-	char buf[4096];
-	ssize_t n = fdio_read(r->in, buf, sizeof buf);
+	ssize_t n = fdio_read(r->in, r->pend, sizeof r->pend);
 	if (n == -1 && errno == EAGAIN)
 		return;
-	if (n <= 0 || fdio_write_all(r->master, buf, (size_t)n) == -1)
+	if (n <= 0) {
 		r->in = -1;
+		return;
+	}
+	r->npend = (size_t)n;
+	r->off = 0;
+	flush_pending(r);
 }
 
 /* One signal: a size change, the child's end, or one to pass on. 1 once the child is reaped. */
@@ -131,13 +160,19 @@ static void relay(struct relay *r, int *status)
 {
 	bool pty_open = true, reaped = false;
 	while (!reaped) {
-		struct pollfd p[3] = {{.fd = r->sig, .events = POLLIN},
-		                      {.fd = pty_open ? r->master : -1, .events = POLLIN},
-		                      {.fd = r->in, .events = POLLIN}};
+		bool pending = r->npend > 0;
+		struct pollfd p[3] = {
+		    {.fd = r->sig, .events = POLLIN},
+		    {.fd = pty_open ? r->master : -1, .events = POLLIN | (pending ? POLLOUT : 0)},
+		    {.fd = pending ? -1 : r->in, .events = POLLIN}};
 		if (poll_fds_until(p, 3, 0) == -1)
 			break;
-		if (p[1].revents != 0 && from_pty(r) == 1)
+		if ((p[1].revents & POLLOUT) != 0)
+			flush_pending(r);
+		if ((p[1].revents & ~POLLOUT) != 0 && from_pty(r) == 1) {
 			pty_open = false;
+			r->npend = r->off = 0;
+		}
 		if (p[2].revents != 0)
 			to_pty(r);
 		if (p[0].revents != 0 && on_signal(r, status) == 1)
@@ -193,6 +228,12 @@ pid_t ptyrelay_fork(int *status)
 		return -1;
 	(void)fcntl(master, F_SETFD, FD_CLOEXEC);
 	(void)fcntl(slave, F_SETFD, FD_CLOEXEC);
+	int mfl = fcntl(master, F_GETFL);
+	if (mfl == -1 || fcntl(master, F_SETFL, mfl | O_NONBLOCK) == -1) {
+		close(master);
+		close(slave);
+		return -1;
+	}
 	sigset_t mask, old;
 	sigemptyset(&mask);
 	sigemptyset(&old);
@@ -235,8 +276,9 @@ pid_t ptyrelay_fork(int *status)
 	bool raw = r.in != -1 && make_raw(r.in, &saved);
 	*status = 1;
 	relay(&r, status);
+	/* What was typed for the command and never read is not root's shell's input. */
 	if (raw)
-		(void)tcsetattr(STDIN_FILENO, TCSADRAIN, &saved);
+		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
 	close(master);
 	close(sfd);
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);

@@ -6,6 +6,8 @@
  * changes and termination signals, and restores the terminal at the end. What
  * runs in the child can then neither push input into our terminal (TIOCSTI)
  * nor read what is typed after it ends.
+ * Typed input the program does not read waits in the kernel and one bounded
+ * buffer (the relay never blocks on it) and is discarded when the program ends.
  */
 #ifndef GITLAB_CTL_PTYRELAY_H
 #define GITLAB_CTL_PTYRELAY_H

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/ascii.h"
 #include "lib/quote.h"
 
 /* Inside single quotes nothing is special but the quote itself: close, escape, reopen. */
@@ -107,16 +108,6 @@ static int refuse(const char **why, const char *msg)
 	return -1;
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* The GUC scanner unescapes backslashes in strings: both specials are doubled. */
 static void pg_quoted(struct buf *out, const char *v)
 {
@@ -163,12 +154,12 @@ static bool pg_unit(const char *u)
 int quote_pg_number(struct buf *out, const char *v, const char **why)
 {
 	const char *p = v + (*v == '-');
-	if (!is_digit(*p))
+	if (!ascii_digit(*p))
 		return refuse(why, "not a number with an optional unit (e.g. 128MB, 30s)");
-	while (is_digit(*p))
+	while (ascii_digit(*p))
 		p++;
-	if (*p == '.' && is_digit(p[1]))
-		for (p++; is_digit(*p);)
+	if (*p == '.' && ascii_digit(p[1]))
+		for (p++; ascii_digit(*p);)
 			p++;
 	if (strlen(p) > 3 || !pg_unit(p))
 		return refuse(why, "not a number with an optional unit (B, kB, MB, GB, TB, us, ms, "
@@ -183,7 +174,7 @@ static bool host_chars(const char *s, size_t n)
 	if (n == 0 || n > 253)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!is_alnum(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != ':' && s[i] != '_')
+		if (!ascii_alnum(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != ':' && s[i] != '_')
 			return false;
 	return s[0] != '-';
 }
@@ -217,11 +208,11 @@ int quote_pg_token(struct buf *out, const char *v, const char **why)
 	size_t n = strlen(v);
 	if (n == 0 || n > 63)
 		return refuse(why, "a role or account name of 1 to 63 characters is needed");
-	if (!is_alnum(v[0]) && v[0] != '_')
+	if (!ascii_alnum(v[0]) && v[0] != '_')
 		return refuse(why, "must start with a letter, digit or '_' ('+', '/' and '@' "
 		                   "change its meaning in pg_hba.conf and pg_ident.conf)");
 	for (size_t i = 1; i < n; i++)
-		if (!is_alnum(v[i]) && v[i] != '_' && v[i] != '.' && v[i] != '-')
+		if (!ascii_alnum(v[i]) && v[i] != '_' && v[i] != '.' && v[i] != '-')
 			return refuse(why,
 			              "only letters, digits, '_', '.' and '-' can be a pg_hba.conf "
 			              "or pg_ident.conf name");
@@ -276,7 +267,7 @@ int quote_redis_memory(struct buf *out, const char *v, const char **why)
 {
 	static const char *const units[] = {"", "b", "k", "kb", "m", "mb", "g", "gb"};
 	const char *p = v;
-	while (is_digit(*p))
+	while (ascii_digit(*p))
 		p++;
 	if (p == v || p - v > 19)
 		return refuse(why,
@@ -351,6 +342,23 @@ int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why)
 	return redis_bind(out, v, true, why);
 }
 
+int quote_listen_loopback(struct buf *out, const char *v, const char **why)
+{
+	const char *colon = strrchr(v, ':');
+	const char *h = v;
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	if (n == 0 || !loopback(h, n))
+		return refuse(why,
+		              "not a loopback address: set its web_password (basic auth) before "
+		              "it listens beyond this host");
+	buf_adds(out, v);
+	return 0;
+}
+
 int quote_mode_private(struct buf *out, const char *v, const char **why)
 {
 	size_t n = strlen(v);
@@ -369,7 +377,7 @@ void quote_url_auth(struct buf *out, const char *v)
 		return;
 	buf_adds(out, "//:");
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (is_alnum((char)*p) || strchr("-._~", *p) != NULL) {
+		if (ascii_alnum((char)*p) || strchr("-._~", *p) != NULL) {
 			buf_addc(out, (char)*p);
 		} else {
 			char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};

@@ -152,7 +152,9 @@ static int walk_path(struct walk *k, const char *path)
 	return 0;
 }
 
-int reach_exec(const struct reach_who *w, const char *path, char *why, size_t len)
+/* Every directory of path searchable by w, then the regular file at it: bit 1 (x) or 4 (r). */
+static int reach_file(const struct reach_who *w, const char *path, unsigned bit, char *why,
+                      size_t len)
 {
 	struct walk k = {.w = w, .why = why, .len = len};
 	why[0] = '\0';
@@ -168,8 +170,19 @@ int reach_exec(const struct reach_who *w, const char *path, char *why, size_t le
 		return blocked(&k, "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return blocked(&k, "%s: %s", path, "not a regular file");
-	if (!may(w, &st, 1u))
-		return blocked(&k, "%s is not executable by %s (mode %04o)", path, w->name,
+	if (!may(w, &st, bit))
+		return blocked(&k, "%s is not %s by %s (mode %04o)", path,
+		               bit == 1u ? "executable" : "readable", w->name,
 		               (unsigned)(st.st_mode & 07777));
 	return 0;
+}
+
+int reach_exec(const struct reach_who *w, const char *path, char *why, size_t len)
+{
+	return reach_file(w, path, 1u, why, len);
+}
+
+int reach_read(const struct reach_who *w, const char *path, char *why, size_t len)
+{
+	return reach_file(w, path, 4u, why, len);
 }

@@ -32,5 +32,7 @@ void reach_who_self(struct reach_who *w, const char *name);
  * directory").
  */
 int reach_exec(const struct reach_who *w, const char *path, char *why, size_t len);
+/* The same for reading a regular file (a TLS key the service opens). */
+int reach_read(const struct reach_who *w, const char *path, char *why, size_t len);
 
 #endif

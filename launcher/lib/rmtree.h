@@ -22,8 +22,8 @@
 /*
  * Remove path (a directory, a file or a link) and everything below it.
  * A missing path is not an error. What cannot be removed is recorded in d
- * (an error; a mount point emptied and kept, a warning). Returns 0 when all
- * of it is gone, -1 otherwise.
+ * (an error; a mount point emptied and kept, a warning), or only counted when d
+ * is NULL. Returns 0 when all of it is gone, -1 otherwise.
  */
 int rmtree_diags(const char *path, struct diags *d);
 

@@ -49,13 +49,6 @@ static size_t limit_for(const char *word)
 	return strlen(word) < 5 ? 1 : 2;
 }
 
-bool suggest_close(const char *word, const char *cand)
-{
-	size_t lim = limit_for(word);
-	size_t d = suggest_distance(word, cand, lim);
-	return d > 0 && d <= lim;
-}
-
 const char *suggest_pick(const char *word, const char *const *cands, size_t n)
 {
 	size_t lim = limit_for(word), best = lim + 1;

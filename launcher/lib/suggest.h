@@ -17,10 +17,10 @@
  */
 size_t suggest_distance(const char *a, const char *b, size_t limit);
 
-/* Whether cand is close enough to word to suggest: 1 edit for short words, 2 otherwise. */
-bool suggest_close(const char *word, const char *cand);
-
-/* The candidate closest to word if close enough (first of equals), else NULL. */
+/*
+ * The candidate closest to word if close enough (1 edit for words under 5 bytes, 2 otherwise;
+ * the word itself is no suggestion; first of equals), else NULL.
+ */
 const char *suggest_pick(const char *word, const char *const *cands, size_t n);
 
 #endif

@@ -1,7 +1,6 @@
 /* One HTTP/1.0 GET with a deadline: non-blocking connect and poll, no library. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,51 +28,45 @@ int http_status_code(const char *line, size_t len)
 	return code;
 }
 
-static int connect_one(const struct addrinfo *ai, long deadline)
+/* "Authorization: Basic BASE64(userpass)\r\n" into out, or "" for none. */
+static void basic_auth(const char *userpass, char *out, size_t len)
 {
-	int fd =
-	    socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-	if (fd == -1)
-		return -1;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-		return fd;
-	if (errno != EINPROGRESS)
-		goto fail;
-	int r = poll_until(fd, POLLOUT, deadline);
-	if (r <= 0) {
-		if (r == 0)
-			errno = ETIMEDOUT;
-		goto fail;
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	out[0] = '\0';
+	if (userpass == NULL)
+		return;
+	size_t n = strlen(userpass), o = 0;
+	const unsigned char *p = (const unsigned char *)userpass;
+	o = (size_t)snprintf(out, len, "Authorization: Basic ");
+	for (size_t i = 0; i < n && o + 8 < len; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+		out[o++] = b64[v >> 18 & 63];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? b64[v & 63] : '=';
 	}
-	int soerr = 0;
-	socklen_t sl = sizeof soerr;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == -1)
-		goto fail;
-	if (soerr != 0) {
-		errno = soerr;
-		goto fail;
-	}
-	return fd;
-fail:;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return -1;
+	snprintf(out + o, len - o, "\r\n");
 }
 
 /* Send the request and read the status line. Returns the code, or -1 with err. */
-static int exchange(int fd, const char *host, const char *path, long deadline, char *err,
-                    size_t errlen)
+static int exchange(int fd, const char *host, const char *path, const char *userpass, long deadline,
+                    char *err, size_t errlen)
 {
-	char req[512], resp[256];
+	char req[1024], auth[600], resp[256];
+	basic_auth(userpass, auth, sizeof auth);
 	int n = snprintf(req, sizeof req,
-	                 "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: gitlab-ctl-inspect\r\n\r\n",
-	                 path, host);
+	                 "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: gitlab-ctl-inspect\r\n%s\r\n",
+	                 path, host, auth);
+	explicit_bzero(auth, sizeof auth);
 	if (n < 0 || (size_t)n >= sizeof req) {
 		snprintf(err, errlen, "request too long");
 		return -1;
 	}
-	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+	ssize_t sent = send(fd, req, (size_t)n, MSG_NOSIGNAL);
+	explicit_bzero(req, sizeof req);
+	if (sent != n) {
 		snprintf(err, errlen, "send: %s", strerror(errno));
 		return -1;
 	}
@@ -101,33 +94,18 @@ static int exchange(int fd, const char *host, const char *path, long deadline, c
 	return code;
 }
 
-int http_probe(const char *host, int port, const char *path, int timeout_ms, char *err,
-               size_t errlen)
+int http_probe(const char *host, int port, const char *path, const char *userpass, int timeout_ms,
+               char *err, size_t errlen)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res;
-	char portstr[16];
-
 	host = connect_host(host);
-	snprintf(portstr, sizeof portstr, "%d", port);
-	int gai = getaddrinfo(host, portstr, &hints, &res);
-	if (gai != 0) {
-		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
+	long deadline = mono_ms() + timeout_ms;
+	int fd = connect_tcp(host, port, deadline, err, errlen);
+	if (fd < 0) {
+		if (fd == -1)
+			snprintf(err, errlen, "connect: %s", strerror(errno));
 		return -1;
 	}
-	long deadline = mono_ms() + timeout_ms;
-	int code = -1;
-	snprintf(err, errlen, "no address");
-	for (const struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
-		int fd = connect_one(ai, deadline);
-		if (fd == -1) {
-			snprintf(err, errlen, "connect: %s", strerror(errno));
-			continue;
-		}
-		code = exchange(fd, host, path, deadline, err, errlen);
-		close(fd);
-		break;
-	}
-	freeaddrinfo(res);
+	int code = exchange(fd, host, path, userpass, deadline, err, errlen);
+	close(fd);
 	return code;
 }

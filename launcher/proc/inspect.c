@@ -117,6 +117,8 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 		return;
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) != 0)
 		return; /* not an HTTP service (PostgreSQL on TCP) */
+	if (svc_tls(s))
+		return; /* gitlab-ctl speaks no TLS; the readiness check connected */
 	const char *path = "/metrics";
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) == 0)
 		path = s->def->check + 5;
@@ -137,8 +139,10 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 		r->problems++;
 		return;
 	}
-	r->http_code = http_probe(host, s->listen_port, path, PROBE_TIMEOUT_MS, r->http_err,
-	                          sizeof r->http_err);
+	char auth[512];
+	r->http_code = http_probe(host, s->listen_port, path, svc_web_auth(s, auth, sizeof auth),
+	                          PROBE_TIMEOUT_MS, r->http_err, sizeof r->http_err);
+	explicit_bzero(auth, sizeof auth);
 	r->problems += r->http_code != 200;
 }
 
@@ -197,8 +201,8 @@ static void graph_of(const struct attrs *a, const struct svc *s, struct inspect_
 		r->graph_query[0] = '\0';
 		return;
 	}
-	n = snprintf(r->graph_url, sizeof r->graph_url, "http://%s/graph?g0.expr=%s&g0.tab=0",
-	             ptarget, enc);
+	n = snprintf(r->graph_url, sizeof r->graph_url,
+	             "http://%s/classic/graph?g0.expr=%s&g0.tab=0", ptarget, enc);
 	if (n < 0 || (size_t)n >= sizeof r->graph_url)
 		r->graph_query[0] = r->graph_url[0] = '\0';
 }

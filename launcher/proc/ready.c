@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,42 +239,14 @@ static int owned(pid_t pid, const struct inodes *in, const char *what, char *why
 	return 0;
 }
 
-static int connect_addr(const struct sockaddr *sa, socklen_t salen, long deadline)
+/* connect_tcp, with "connect to HOST:PORT: REASON" in why when no address connects. */
+static int connect_service(const char *host, int port, long deadline, char *why, size_t len)
 {
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		return -1;
-	if (connect(fd, sa, salen) == 0)
-		return fd;
-	int soerr = errno;
-	socklen_t sl = sizeof soerr;
-	if (soerr == EINPROGRESS && poll_until(fd, POLLOUT, deadline) == 1 &&
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
-		return fd;
-	close(fd);
-	errno = soerr == EINPROGRESS ? ETIMEDOUT : soerr;
-	return -1;
-}
-
-static int connect_tcp(const char *host, int port, long deadline, char *why, size_t len)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *res;
-	char ps[16];
 	host = connect_host(host);
-	snprintf(ps, sizeof ps, "%d", port);
-	int gai = getaddrinfo(host, ps, &hints, &res);
-	if (gai != 0) {
-		snprintf(why, len, "%s: %s", host, gai_strerror(gai));
-		return -1;
-	}
-	int fd = -1;
-	for (const struct addrinfo *ai = res; ai && fd == -1; ai = ai->ai_next)
-		fd = connect_addr(ai->ai_addr, ai->ai_addrlen, deadline);
+	int fd = connect_tcp(host, port, deadline, why, len);
 	if (fd == -1)
 		snprintf(why, len, "connect to %s:%d: %s", host, port, strerror(errno));
-	freeaddrinfo(res);
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 static int connect_unix(const char *path, long deadline, char *why, size_t len)
@@ -285,7 +256,7 @@ static int connect_unix(const char *path, long deadline, char *why, size_t len)
 		snprintf(why, len, "socket path too long: %s", path);
 		return -1;
 	}
-	int fd = connect_addr((const struct sockaddr *)&sun, sizeof sun, deadline);
+	int fd = connect_by((const struct sockaddr *)&sun, sizeof sun, deadline);
 	if (fd == -1)
 		snprintf(why, len, "connect to %s: %s", path, strerror(errno));
 	return fd;
@@ -409,11 +380,13 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 		         s->listen_port);
 		if (owned(pid, &in, what, why, len) != 1)
 			return 0;
-		if (strncmp(def->check, "http:", 5) == 0) {
-			char err[200];
-			int code =
-			    http_probe(connect_host(s->listen_host), s->listen_port, def->check + 5,
-			               (int)ms_until(deadline), err, sizeof err);
+		/* gitlab-ctl speaks no TLS: a TLS service's http: check is the connect below. */
+		if (strncmp(def->check, "http:", 5) == 0 && !svc_tls(s)) {
+			char err[200], auth[512];
+			int code = http_probe(connect_host(s->listen_host), s->listen_port,
+			                      def->check + 5, svc_web_auth(s, auth, sizeof auth),
+			                      (int)ms_until(deadline), err, sizeof err);
+			explicit_bzero(auth, sizeof auth);
 			if (code >= 200 && code < 400)
 				return 1;
 			if (code == -1)
@@ -422,7 +395,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 				snprintf(why, len, "GET %s: HTTP %d", def->check + 5, code);
 			return 0;
 		}
-		fd = connect_tcp(connect_host(s->listen_host), s->listen_port, deadline, why, len);
+		fd = connect_service(s->listen_host, s->listen_port, deadline, why, len);
 	}
 	if (fd == -1)
 		return 0;

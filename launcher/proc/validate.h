@@ -16,7 +16,7 @@
 
 #include "lib/buf.h"
 
-#define VALIDATE_OUT_MAX (16 * 1024)
+#define VALIDATE_OUT_MAX (64 * 1024) /* a --help of 18 KB (node-exporter) read whole */
 
 /*
  * argv[0] must be an absolute path. user/group: the account to run as when

@@ -55,7 +55,7 @@ static int run(const char *prog, char *const argv[])
 }
 
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
-                    bool dry_run, FILE *out, int *created, struct diags *d)
+                    bool dry_run, int *created, struct diags *d)
 {
 	static const char *const groupadd[] = {"/usr/sbin/groupadd", "/sbin/groupadd", NULL};
 	static const char *const useradd[] = {"/usr/sbin/useradd", "/sbin/useradd", NULL};
@@ -83,7 +83,7 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 		return -1;
 	}
 	if (!have_group) {
-		fprintf(out, "create group %s\n", group);
+		diag_out(d, "create group %s\n", group);
 		(*created)++;
 		const char *prog = find_tool(groupadd);
 		if (!dry_run) {
@@ -96,7 +96,7 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 		}
 	}
 	if (!have_user) {
-		fprintf(out, "create user %s\n", user);
+		diag_out(d, "create user %s\n", user);
 		(*created)++;
 		const char *prog = find_tool(useradd);
 		const char *shell =
@@ -183,6 +183,7 @@ int accounts_home(const struct svc *s, char *home, size_t len)
 	const char *name = "";
 	size_t nlen = 0;
 	bool own = account_owner(s, &name, &nlen) == 0;
-	return path_fmt(home, len, "%s%s%.*s", GITLAB_CTL_DATA_DIR, own ? "/" : "", (int)nlen,
-	                name);
+	const char *data = svc_var(s, "gitlab_data_dir");
+	return path_fmt(home, len, "%s%s%.*s", data ? data : GITLAB_CTL_DATA_DIR, own ? "/" : "",
+	                (int)nlen, name);
 }

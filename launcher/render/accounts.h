@@ -16,19 +16,21 @@
 /*
  * Make sure group and user exist: a system group, and a system user in it
  * with the given home (not created) and no login shell, made by groupadd and
- * useradd (fixed argv, no shell). With dry_run only the lines are printed.
- * Each creation prints "create group NAME" / "create user NAME" to out and
+ * useradd (fixed argv, no shell). With dry_run only the lines are written.
+ * Each creation writes "create group NAME" / "create user NAME" to d->live (diag_out) and
  * counts in *created. Returns 0, or -1 with the error recorded in d.
  */
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
-                    bool dry_run, FILE *out, int *created, struct diags *d);
+                    bool dry_run, int *created, struct diags *d);
 
 /*
- * The home useradd is given for a service's account: /etc/passwd is the
- * machine's, not the root's, so Omnibus' unprefixed data dir; a service with
- * an account of its own (a `username` setting: gitlab-psql) gets
- * <data_dir>/<service>. Creation and removal both ask here, so that
- * remove-accounts recognises every account reconfigure made.
+ * The home useradd is given for a service's account: the data dir of the
+ * root gitlab-ctl was given (gitlab_data_dir: /var/opt/gitlab, or
+ * <root>/var/opt/gitlab under --root); a service with an account of its own
+ * (a `username` setting: gitlab-psql) gets <data_dir>/<service>. Creation and
+ * removal both ask here, so that remove-accounts recognises every account
+ * reconfigure made for this root, and never one made for another root or
+ * for the host (--root R remove-accounts keeps the machine's accounts).
  * 0, or -1 (ENAMETOOLONG).
  */
 int accounts_home(const struct svc *s, char *home, size_t len);

@@ -21,6 +21,11 @@ bool exporter_link_managed(const struct exporter_link *x)
 	return lstat(x->path, &st) == -1 || S_ISLNK(st.st_mode);
 }
 
+const char *exporter_link_target(const struct exporter_link *x, const char *cmd)
+{
+	return strcmp(cmd, x->path) == 0 && exporter_link_managed(x) ? x->bundled : cmd;
+}
+
 int exporter_link_remove(const struct exporter_link *x)
 {
 	char target[PATH_MAX];

@@ -24,6 +24,11 @@ int exporter_link_paths(const struct ctl *ctl, struct exporter_link *x);
 /* Is x->path ours to manage: nothing there yet, or a symlink? */
 bool exporter_link_managed(const struct exporter_link *x);
 
+/* What cmd runs: for the managed link (x->path, nothing there yet or a symlink), the bundled
+ * exporter itself, so that a root without the link (exec --from-config before any
+ * reconfigure) runs what the link would name; else cmd. */
+const char *exporter_link_target(const struct exporter_link *x, const char *cmd);
+
 /* Remove the link when it points at x->bundled (an older data dir's is not ours to judge). 1
  * removed, 0 not there or not ours. */
 int exporter_link_remove(const struct exporter_link *x);

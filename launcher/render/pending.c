@@ -12,7 +12,7 @@
 #include "render/pending.h"
 #include "render/tree.h"
 #include "lib/pathjoin.h"
-#include "lib/pathsafe.h"
+#include "lib/privdir.h"
 #include "lib/readfile.h"
 
 static const struct {
@@ -39,27 +39,8 @@ int pending_open(const struct ctl *ctl, struct pending *pd, bool create)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (create && pathsafe_mkdirs(var, 0755) == -1)
-		return -1;
-	if (create && mkdir(pd->dir, 0700) == -1 && errno != EEXIST)
-		return -1;
-	int fd = open(pd->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	struct stat st;
-	/* Only the account that runs reconfigure may say what is owed. */
-	if (fstat(fd, &st) == -1 || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-		if (create && fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
-		    fchmod(fd, 0700) == 0) {
-			pd->dirfd = fd;
-			return 0;
-		}
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	pd->dirfd = fd;
-	return 0;
+	pd->dirfd = privdir_open(var, pd->dir, create);
+	return pd->dirfd == -1 ? -1 : 0;
 }
 
 void pending_close(struct pending *pd)

@@ -9,11 +9,9 @@
 
 #include "build_config.h"
 #include "lib/alloc.h"
-#include "lib/clock.h"
 #include "lib/diag.h"
 #include "lib/grow.h"
 #include "lib/pathjoin.h"
-#include "render/accounts.h"
 #include "render/exporterlink.h"
 #include "render/plan.h"
 #include "render/svvars.h"
@@ -46,16 +44,10 @@ static void plan_free(struct plan *p)
 	}
 	free(p->steps);
 	buf_free(&p->after);
-	buf_free(&p->run);
-	buf_free(&p->logrun);
-	buf_free(&p->logconf);
-	buf_free(&p->check);
-	buf_free(&p->control_t);
-	tpl_spans_free(&p->run_sec);
-	tpl_spans_free(&p->logrun_sec);
-	tpl_spans_free(&p->logconf_sec);
-	tpl_spans_free(&p->check_sec);
-	tpl_spans_free(&p->control_t_sec);
+	for (int k = 0; k < PF_NKINDS; k++) {
+		buf_free(&p->files[k].body);
+		tpl_spans_free(&p->files[k].sec);
+	}
 	for (size_t i = 0; i < p->nextra; i++) {
 		free(p->extra[i].dest);
 		buf_free(&p->extra[i].body);
@@ -85,6 +77,31 @@ static int render(const struct pctx *x, const char *tpl, const struct tpl_vars *
 	struct tpl_vars v = *vars;
 	v.spans = sec;
 	return tpl_cache_render(x->tpl, tpl, &v, out, x->d);
+}
+
+/* Where each runit file of a service goes: the one description of them (plan.h). */
+enum plan_where { IN_SV, IN_CONTROL, IN_LOG_SV, IN_LOG_DIR };
+static const struct {
+	const char *tpl; /* the template, templates/<tpl> */
+	enum plan_where where;
+	const char *name;
+	mode_t mode;
+	enum tnode_role role;
+} file_defs[PF_NKINDS] = {
+    [PF_RUN] = {"run", IN_SV, "run", 0755, TR_RUN},
+    [PF_LOG_RUN] = {"log-run", IN_LOG_SV, "run", 0755, TR_LOG_RUN},
+    [PF_LOG_CONFIG] = {"log-config", IN_LOG_DIR, "config", 0644, TR_LOG_CONFIG},
+    [PF_CHECK] = {"check", IN_SV, "check", 0755, TR_NONE},
+    [PF_CONTROL_T] = {"control-t", IN_CONTROL, "t", 0755, TR_NONE},
+};
+
+static int render_file(const struct pctx *x, struct plan *p, enum plan_kind k,
+                       const struct tpl_vars *vars)
+{
+	struct plan_file *f = &p->files[k];
+	int rc = render(x, file_defs[k].tpl, vars, &f->body, &f->sec);
+	f->on = k != PF_CONTROL_T || f->body.len > 0; /* an empty control/t: runsv sends TERM */
+	return rc;
 }
 
 /* Stands for {{staging_dir}} while the rest expands: a control byte no setting can hold. */
@@ -216,8 +233,7 @@ static int plan_check(const struct pctx *x, struct plan *p, const struct tpl_var
 	}
 	if (!catalog_has_check(def))
 		return 0;
-	p->has_check = true;
-	return render(x, "check", vars, &p->check, &p->check_sec);
+	return render_file(x, p, PF_CHECK, vars);
 }
 
 /* The catalog's own templates, each to its (absolute) destination. */
@@ -274,12 +290,12 @@ static int plan_service(const struct pctx *x, const struct plans *ps, struct pla
 	if (plan_paths(x, ps, p) == -1)
 		return -1;
 	int rc = 0;
-	rc |= render(x, "run", &vars, &p->run, &p->run_sec);
-	rc |= render(x, "log-run", &vars, &p->logrun, &p->logrun_sec);
-	rc |= render(x, "log-config", &vars, &p->logconf, &p->logconf_sec);
+	rc |= render_file(x, p, PF_RUN, &vars);
+	rc |= render_file(x, p, PF_LOG_RUN, &vars);
+	rc |= render_file(x, p, PF_LOG_CONFIG, &vars);
 	rc |= plan_check(x, p, &vars);
 	if (def->stop_signal != NULL && strcmp(def->stop_signal, "TERM") != 0)
-		rc |= render(x, "control-t", &vars, &p->control_t, &p->control_t_sec);
+		rc |= render_file(x, p, PF_CONTROL_T, &vars);
 	rc |= plan_steps(x, p);
 	rc |= plan_extras(x, p, &vars, &c);
 	return rc ? -1 : 0;
@@ -356,8 +372,17 @@ static bool planned(const struct plans *ps, const char **names, const char *name
 	return bsearch(&name, names, ps->np, sizeof *names, cmp_name) != NULL;
 }
 
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
-                       struct diags *d)
+/* Where a disabled service leaves its data: its first `data` setting's path. */
+static const char *kept_data(const struct svc *s)
+{
+	for (size_t i = 0; i < s->def->nsettings; i++)
+		if (s->def->settings[i].data)
+			return kv_get(&s->vars, s->def->settings[i].name);
+	return NULL;
+}
+
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                       struct plans *ps, struct diags *d)
 {
 	DIR *dir = opendir(ps->service_dir);
 	if (dir == NULL)
@@ -368,7 +393,8 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 	while (rc == 0 && (de = readdir(dir)) != NULL) {
 		if (de->d_name[0] == '.' || planned(ps, names, de->d_name))
 			continue;
-		if (catalog_find(cat, de->d_name) == NULL) {
+		const struct cat_service *def = catalog_find(cat, de->d_name);
+		if (def == NULL) {
 			if (ctl->verbose)
 				diag_file(d, DIAG_NOTE, NULL, 0,
 				          "leaving %s/%s alone: not a catalog service",
@@ -376,7 +402,9 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 			continue;
 		}
 		grow(&ps->disable, &ps->disablecap, ps->ndisable + 1, sizeof *ps->disable, 8);
-		rc = path_join(ps->disable[ps->ndisable], PATH_MAX, ps->service_dir, de->d_name);
+		struct plan_disable *pd = &ps->disable[ps->ndisable];
+		rc = path_join(pd->link, sizeof pd->link, ps->service_dir, de->d_name);
+		pd->kept = kept_data(&a->svcs[def - cat->v]);
 		if (rc == 0)
 			ps->ndisable++;
 	}
@@ -385,64 +413,6 @@ int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct 
 	closedir(dir);
 	errno = e;
 	return rc;
-}
-
-/* ---- accounts ----------------------------------------------------------------------------- */
-
-/* useradd fails while a parallel one holds /etc/passwd's lock: try again a few times. */
-static int ensure_account(struct plans *ps, const struct svc *s, const char *home, bool manage,
-                          bool dry_run, struct diags *d)
-{
-	for (int attempt = 0;; attempt++) {
-		uid_t u;
-		gid_t g;
-		int rc = accounts_ensure(s->user, s->group, home, manage, dry_run, stdout,
-		                         &ps->accounts, d);
-		if (rc == 0 || attempt == 4 || accounts_lookup(s->user, s->group, &u, &g) == 0)
-			return rc == 0 || accounts_lookup(s->user, s->group, &u, &g) == 0 ? 0 : -1;
-		sleep_ms(200L << attempt);
-	}
-}
-
-/* An earlier plan of the same account, so that NSS is asked once per account. */
-static const struct plan *same_account(const struct plans *ps, size_t k)
-{
-	const struct svc *s = ps->p[k].svc;
-	for (size_t j = 0; j < k; j++)
-		if (strcmp(ps->p[j].svc->user, s->user) == 0 &&
-		    strcmp(ps->p[j].svc->group, s->group) == 0)
-			return &ps->p[j];
-	return NULL;
-}
-
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d)
-{
-	if (geteuid() != 0)
-		return 0; /* files are ours; the service runs as the invoking user */
-	for (size_t k = 0; k < ps->np; k++) {
-		struct plan *p = &ps->p[k];
-		const struct svc *s = p->svc;
-		const struct plan *same = same_account(ps, k);
-		if (same != NULL) {
-			p->uid = same->uid;
-			p->gid = same->gid;
-			continue;
-		}
-		char home[PATH_MAX];
-		if (accounts_home(s, home, sizeof home) == -1) {
-			diag_add(d, DIAG_ERR, "path too long: %s/%s", GITLAB_CTL_DATA_DIR,
-			         s->def->name);
-			return -1;
-		}
-		if (ensure_account(ps, s, home, manage_accounts, dry_run, d) == -1)
-			return -1;
-		if (accounts_lookup(s->user, s->group, &p->uid, &p->gid) == -1 && !dry_run) {
-			diag_add(d, DIAG_ERR, "cannot find user '%s' or group '%s'", s->user,
-			         s->group);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* ---- the desired tree ------------------------------------------------------------------ */
@@ -500,6 +470,36 @@ static int add_file(struct tree *t, const char *dir, const char *name, const str
 	return 0;
 }
 
+/* The service's file of kind k, if it has one, in its directory (file_defs). */
+static int add_kind(struct tree *t, const struct plan *p, enum plan_kind k, int i, struct owner o,
+                    struct diags *d)
+{
+	const struct plan_file *f = &p->files[k];
+	if (!f->on)
+		return 0;
+	char control[PATH_MAX];
+	const char *dir = p->sv_dir;
+	switch (file_defs[k].where) {
+	case IN_SV:
+		break;
+	case IN_CONTROL:
+		/* runsv runs control/t instead of sending TERM, for stop and restart. */
+		if (join(control, sizeof control, p->sv_dir, "control", d) == -1)
+			return -1;
+		tree_add_dir(t, control, 0755, o.uid, o.gid, i, TR_NONE, 0);
+		dir = control;
+		break;
+	case IN_LOG_SV:
+		dir = p->log_sv;
+		break;
+	case IN_LOG_DIR:
+		dir = p->svc->log_dir;
+		break;
+	}
+	return add_file(t, dir, file_defs[k].name, &f->body, &f->sec, file_defs[k].mode, o, i,
+	                file_defs[k].role, d);
+}
+
 /* sv/<svc>: run, check, control/t, after and log/run. */
 static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner o, struct diags *d)
 {
@@ -513,23 +513,14 @@ static int add_sv_dir(struct tree *t, const struct plan *p, int i, struct owner 
 	if (join(sup, sizeof sup, p->sv_dir, "supervise", d) == -1)
 		return -1;
 	tree_add_dir(t, sup, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->sv_dir, "run", &p->run, &p->run_sec, 0755, o, i, TR_RUN, d);
-	if (p->has_check)
-		rc |= add_file(t, p->sv_dir, "check", &p->check, &p->check_sec, 0755, o, i, TR_NONE,
-		               d);
-	if (p->control_t.len > 0) {
-		/* runsv runs control/t instead of sending TERM, for stop and restart. */
-		char path[PATH_MAX];
-		if (join(path, sizeof path, p->sv_dir, "control", d) == -1)
-			return -1;
-		tree_add_dir(t, path, 0755, o.uid, o.gid, i, TR_NONE, 0);
-		rc |= add_file(t, path, "t", &p->control_t, &p->control_t_sec, 0755, o, i, TR_NONE,
-		               d);
-	}
+	rc |= add_kind(t, p, PF_RUN, i, o, d);
+	rc |= add_kind(t, p, PF_CHECK, i, o, d);
+	if (add_kind(t, p, PF_CONTROL_T, i, o, d) == -1)
+		return -1;
 	/* What start/stop order by (svsel.h): no config is parsed there. */
 	rc |= add_file(t, p->sv_dir, "after", &p->after, NULL, 0644, o, i, TR_NONE, d);
 	tree_add_dir(t, p->log_sv, 0755, o.uid, o.gid, i, TR_NONE, 0);
-	rc |= add_file(t, p->log_sv, "run", &p->logrun, &p->logrun_sec, 0755, o, i, TR_LOG_RUN, d);
+	rc |= add_kind(t, p, PF_LOG_RUN, i, o, d);
 	return rc ? -1 : 0;
 }
 
@@ -544,8 +535,7 @@ static int add_service(struct tree *t, const struct plan *p, int i, struct owner
 	 * file. The service writes only to svlogd's pipe. Home is the service user's.
 	 */
 	tree_add_dir(t, s->log_dir, 0700, o.uid, o.gid, i, TR_NONE, 0);
-	if (add_file(t, s->log_dir, "config", &p->logconf, &p->logconf_sec, 0644, o, i,
-	             TR_LOG_CONFIG, d) == -1)
+	if (add_kind(t, p, PF_LOG_CONFIG, i, o, d) == -1)
 		return -1;
 	/*
 	 * 0750 keeps other service accounts out; a catalog says 0755 where

@@ -3,8 +3,9 @@
  * Every template of every enabled service is rendered, every setup step's
  * placeholders expanded and the whole desired tree built in memory here, so
  * that a bad template or placeholder fails the run while nothing has changed
- * (README: How it works). Accounts are the one side effect: the tree's owners need
- * their uid and gid, so plan_owners creates them, after validation.
+ * (README: How it works). Nothing here changes the system: the accounts the tree's
+ * owners need are made between plan_find_disabled and plan_tree by the engine step
+ * owners_ensure (engine/owners.h), which fills each plan's uid and gid.
  */
 #ifndef GITLAB_CTL_PLAN_H
 #define GITLAB_CTL_PLAN_H
@@ -46,6 +47,25 @@ struct plan_step {
 	char **verify; /* NULL-terminated, or NULL */
 };
 
+/*
+ * The files runit needs of each service, each rendered from the template of its name
+ * (render/plan.c's file_defs: template, directory, name, mode). In rendering order.
+ */
+enum plan_kind {
+	PF_RUN,        /* sv/<svc>/run */
+	PF_LOG_RUN,    /* sv/<svc>/log/run */
+	PF_LOG_CONFIG, /* <log_dir>/config, svlogd's */
+	PF_CHECK,      /* sv/<svc>/check: when the catalog's check can be probed */
+	PF_CONTROL_T,  /* sv/<svc>/control/t: a stop signal other than TERM */
+	PF_NKINDS
+};
+
+struct plan_file {
+	bool on; /* the service has this file */
+	struct buf body;
+	struct tpl_spans sec; /* where secret values landed in body */
+};
+
 /* One enabled service as it should be. */
 struct plan {
 	const struct svc *svc;
@@ -56,21 +76,25 @@ struct plan {
 	char sv_dir[PATH_MAX];
 	char log_sv[PATH_MAX];
 	char link[PATH_MAX]; /* service/<svc> */
-	struct buf run, logrun, logconf, check, control_t;
-	struct tpl_spans run_sec, logrun_sec, logconf_sec, check_sec, control_t_sec;
-	bool has_check;
+	struct plan_file files[PF_NKINDS];
 	struct plan_extra *extra;
 	size_t nextra;
 	uid_t uid; /* the service account, TREE_NO_OWNER when not root */
 	gid_t gid;
 };
 
+/* A catalog service to disable: its service/ link, and the data it leaves behind. */
+struct plan_disable {
+	char link[PATH_MAX];
+	const char *kept; /* its `data` setting's path (into the attrs), NULL: none */
+};
+
 struct plans {
 	struct plan *p; /* enabled services in dependency order: waves ascend */
 	size_t np;
-	struct tree t;              /* the desired tree; node svc = index in p */
-	char service_dir[PATH_MAX]; /* <install>/service */
-	char (*disable)[PATH_MAX];  /* service/<name> links of catalog services not enabled */
+	struct tree t;                /* the desired tree; node svc = index in p */
+	char service_dir[PATH_MAX];   /* <install>/service */
+	struct plan_disable *disable; /* catalog services in service/ no longer enabled */
 	size_t ndisable, disablecap;
 	int accounts; /* accounts created (or, in a dry run, that would be) */
 };
@@ -87,20 +111,14 @@ int plan_services(const struct ctl *ctl, const struct catalog *cat, const struct
                   struct plans *ps, struct diags *d);
 
 /*
- * The entries of service/ to disable: catalog services no longer enabled.
+ * The entries of service/ to disable: catalog services of a (catalog order)
+ * no longer enabled, each with the data it keeps (its `data` setting).
  * An operator's own services (not in the catalog) are left alone, as
  * Omnibus does (with ctl->verbose, a note in d says so). 0, or -1 with errno (the directory
  * cannot be read).
  */
-int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, struct plans *ps,
-                       struct diags *d);
-
-/*
- * Create (or in a dry run, name) each service's account and look up its
- * uid/gid, once per account. Only as root: otherwise files are the invoking
- * user's. 0, or -1 with the error in d (which may also hold a failed try that a retry mended).
- */
-int plan_owners(struct plans *ps, bool manage_accounts, bool dry_run, struct diags *d);
+int plan_find_disabled(const struct ctl *ctl, const struct catalog *cat, const struct attrs *a,
+                       struct plans *ps, struct diags *d);
 
 /*
  * Fill ps->t with every file, directory and link of the enabled services,

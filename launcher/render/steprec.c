@@ -10,7 +10,7 @@
 
 #include "lib/pathjoin.h"
 #include "lib/fdio.h"
-#include "lib/pathsafe.h"
+#include "lib/privdir.h"
 #include "lib/readfile.h"
 #include "render/steprec.h"
 
@@ -23,22 +23,8 @@ int steprec_open(const struct ctl *ctl, struct steprec *r, bool create)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (create && pathsafe_mkdirs(var, 0755) == -1)
-		return -1;
-	if (create && mkdir(r->dir, 0700) == -1 && errno != EEXIST)
-		return -1;
-	int fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	struct stat st;
-	/* Only whoever runs reconfigure may say a step is done. */
-	if (fstat(fd, &st) == -1 || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	r->dirfd = fd;
-	return 0;
+	r->dirfd = privdir_open(var, r->dir, create);
+	return r->dirfd == -1 ? -1 : 0;
 }
 
 void steprec_close(struct steprec *r)

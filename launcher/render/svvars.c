@@ -146,7 +146,8 @@ static bool rorigin(void *arg, const char *name, struct tpl_origin *o)
 }
 
 /* {{yamlv name}}: a yaml setting or scrape_jobs; an unset setting writes null. */
-static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent)
+static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent,
+                 struct tpl_spans *secrets)
 {
 	const struct svvars *c = arg;
 	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
@@ -156,9 +157,9 @@ static int rdata(void *arg, const char *name, bool items, struct buf *out, int i
 		return -1;
 	struct yval null = {.kind = YV_NULL};
 	if (items)
-		yaml_emit_items(out, v ? v : &null, indent, c->map);
+		yaml_emit_items(out, v ? v : &null, indent, c->map, secrets);
 	else
-		yaml_emit_value(out, v ? v : &null, indent, c->map);
+		yaml_emit_value(out, v ? v : &null, indent, c->map, secrets);
 	return 0;
 }
 

@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/ascii.h"
 #include "render/template.h"
 #include "lib/alloc.h"
+#include "lib/bcrypt.h"
 #include "lib/grow.h"
 #include "lib/names.h"
 #include "lib/quote.h"
@@ -52,6 +54,24 @@ static int filter_yaml(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+/* A bcrypt hash of the value as a YAML string (web.config.file's basic_auth_users). */
+static int refuse_empty(const char **why)
+{
+	*why = "an empty password";
+	return -1;
+}
+
+static int filter_bcrypt(struct buf *out, const char *v, const char **why)
+{
+	char h[128];
+	if (*v == '\0')
+		return refuse_empty(why);
+	if (bcrypt_hash(v, h, sizeof h, why) == -1)
+		return -1;
+	quote_yaml(out, h);
+	return 0;
+}
+
 static int filter_redis(struct buf *out, const char *v, const char **why)
 {
 	(void)why;
@@ -84,6 +104,8 @@ static const struct {
     {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
     {"mode_private", quote_mode_private, "a file mode"},
     {"yaml_str", filter_yaml, "YAML"},
+    {"bcrypt", filter_bcrypt, "a web.config.file"},
+    {"listen_loopback", quote_listen_loopback, "a web.config.file"},
 };
 
 struct render {
@@ -111,19 +133,13 @@ static void rerr(struct render *r, const char *fmt, ...)
 	r->nerr++;
 }
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static bool valid_name(const char *s, size_t n)
 {
 	if (n == 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.'))
+		if (!(ascii_alnum(c) || c == '_' || c == '-' || c == '.'))
 			return false;
 	}
 	return true;
@@ -142,9 +158,9 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 	    {"yaml", TAG_YAML},   {"int", TAG_INT},
 	    {"#if", TAG_IF},      {"#unless", TAG_UNLESS},
 	};
-	while (n > 0 && is_space(*s))
+	while (n > 0 && ascii_blank(*s))
 		s++, n--;
-	while (n > 0 && is_space(s[n - 1]))
+	while (n > 0 && ascii_blank(s[n - 1]))
 		n--;
 	if (n > 0 && s[0] == '!') {
 		*kind = TAG_COMMENT;
@@ -158,23 +174,23 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 	*kind = TAG_RAW;
 	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
 		size_t wl = strlen(filters[i].word);
-		if (n > wl && memcmp(s, filters[i].word, wl) == 0 && is_space(s[wl])) {
+		if (n > wl && memcmp(s, filters[i].word, wl) == 0 && ascii_blank(s[wl])) {
 			*kind = TAG_FILTER;
 			*filter = (int)i;
 			s += wl;
 			n -= wl;
-			while (n > 0 && is_space(*s))
+			while (n > 0 && ascii_blank(*s))
 				s++, n--;
 			break;
 		}
 	}
 	for (size_t i = 0; *kind == TAG_RAW && i < sizeof words / sizeof words[0]; i++) {
 		size_t wl = strlen(words[i].word);
-		if (n > wl && memcmp(s, words[i].word, wl) == 0 && is_space(s[wl])) {
+		if (n > wl && memcmp(s, words[i].word, wl) == 0 && ascii_blank(s[wl])) {
 			*kind = words[i].kind;
 			s += wl;
 			n -= wl;
-			while (n > 0 && is_space(*s))
+			while (n > 0 && ascii_blank(*s))
 				s++, n--;
 			break;
 		}
@@ -247,7 +263,8 @@ static void put_data(struct render *r, const char *nm, bool items, bool on)
 	if (on && !items && to->len > 0 && to->p[to->len - 1] == ' ')
 		buf_truncate(to, to->len - 1); /* the emitter writes its own separator */
 	if (r->vars->put_data == NULL ||
-	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to)) == -1)
+	    r->vars->put_data(r->vars->arg, nm, items, to, line_indent(to),
+	                      on ? r->vars->spans : NULL) == -1)
 		rerr(r, "unknown data placeholder '%s'", nm);
 	buf_free(&scratch);
 }
@@ -270,6 +287,8 @@ static void note_secret(struct render *r, const char *nm, size_t elem, size_t fr
 	sp->may = true;
 	if (sec != TPL_SECRET_HOLDS || r->out->len <= from)
 		return;
+	while (sp->n > 0 && sp->v[sp->n - 1].off >= from)
+		sp->n--; /* spans inside this value (yaml.h): one for all of it */
 	grow(&sp->v, &sp->cap, sp->n + 1, sizeof *sp->v, 8);
 	sp->v[sp->n++] = (struct tpl_span){from, r->out->len - from};
 }
@@ -430,9 +449,9 @@ static const char *tag_span(const char *text, const char *end, const char *open,
 	const char *after = close + 2;
 	bool block = kind == TAG_IF || kind == TAG_UNLESS || kind == TAG_END || kind == TAG_COMMENT;
 	const char *ls = open, *le = after;
-	while (ls > text && is_space(ls[-1]))
+	while (ls > text && ascii_blank(ls[-1]))
 		ls--;
-	while (le < end && is_space(*le))
+	while (le < end && ascii_blank(*le))
 		le++;
 	*from = open;
 	if (block && (ls == text || ls[-1] == '\n') && (le == end || *le == '\n')) {

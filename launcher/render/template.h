@@ -16,7 +16,8 @@
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
  *                    redis redis_memory redis_bind redis_bind_loopback
  *                    (redis.conf), mode_private (octal, no world bits),
- *                    yaml_str (as {{yaml name}})
+ *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
+ *                    hash as a YAML string: lib/bcrypt.h)
  *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
  *                    after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
@@ -82,8 +83,10 @@ struct tpl_vars {
 	void *arg;
 	bool (*origin)(void *arg, const char *name, struct tpl_origin *o); /* may be NULL */
 	/* {{yamlv name}} / {{yamlitems name}} (items): append the value for a line
-	 * indented `indent`; -1: unknown. May be NULL. */
-	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent);
+	 * indented `indent`, recording credentials in secrets (NULL: none wanted,
+	 * yaml.h says which); -1: unknown. May be NULL. */
+	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent,
+	                struct tpl_spans *secrets);
 	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
 	struct tpl_spans *spans;                                 /* may be NULL */
 };

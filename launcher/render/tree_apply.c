@@ -188,17 +188,11 @@ const struct tree_fail *tree_failed(const struct tree *t, int svc)
 	return service_failed(t, svc) ? t->fails[svc] : NULL;
 }
 
-/*
- * Change c failed at t->errpath (errno). Below its service's account directory that fails
- * the service only: its staged temps are unlinked, its later changes skipped, and true is
- * returned. Anywhere else: false (the batch fails).
- */
-static bool drop_service(struct tree *t, const struct tchange *c)
+bool tr_fail_service(struct tree *t, int svc, const char *path)
 {
-	int svc = t->v[c->node].svc, e = errno;
-	if (!in_account(t, t->errpath[0] ? t->errpath : t->v[c->node].path, svc))
-		return false; /* where it failed: a temp of root's failing under c is root's failure
-		               */
+	int e = errno;
+	if (!in_account(t, path, svc))
+		return false;
 	if ((size_t)svc >= t->nfails) {
 		size_t cap = t->nfails;
 		grow(&t->fails, &cap, (size_t)svc + 1, sizeof *t->fails, 8);
@@ -208,10 +202,25 @@ static bool drop_service(struct tree *t, const struct tchange *c)
 	if (t->fails[svc] == NULL) {
 		struct tree_fail *f = xcalloc(1, sizeof *f);
 		f->err = e;
-		strlcpy(f->path, t->errpath[0] ? t->errpath : t->v[c->node].path, sizeof f->path);
+		strlcpy(f->path, path, sizeof f->path);
 		f->why = t->errwhy;
 		t->fails[svc] = f;
 	}
+	errno = e;
+	return true;
+}
+
+/*
+ * Change c failed at t->errpath (errno). Below its service's account directory that fails
+ * the service only: its staged temps are unlinked, its later changes skipped, and true is
+ * returned. Anywhere else: false (the batch fails).
+ */
+static bool drop_service(struct tree *t, const struct tchange *c)
+{
+	int svc = t->v[c->node].svc, e = errno;
+	/* where it failed: a temp of root's failing under c is root's failure */
+	if (!tr_fail_service(t, svc, t->errpath[0] ? t->errpath : t->v[c->node].path))
+		return false;
 	for (size_t k = 0; k < t->nc && t->staged > 0; k++) {
 		struct tchange *o = &t->c[k];
 		if (o->tmp == NULL || t->v[o->node].svc != svc)

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <ctype.h>
 #include <dirent.h>
 
+#include "lib/ascii.h"
 #include "lib/fdio.h"
 #include "lib/pathjoin.h"
 #include "lib/alloc.h"
@@ -121,10 +121,10 @@ long tr_find_node(const struct tree *t, const char *path)
 
 static bool env_name(const char *s)
 {
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
+	if (!(ascii_alpha(*s) || *s == '_'))
 		return false;
 	for (s++; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
+		if (!(ascii_alnum(*s) || *s == '_'))
 			return false;
 	return true;
 }
@@ -415,13 +415,24 @@ static int diff_temps(struct tree *t)
 	return 0;
 }
 
+/*
+ * What cannot be compared in an account's directory (a link, fifo or file where its
+ * directory belongs): that service's failure, the others' changes go on.
+ */
+static int diff_failed(struct tree *t, size_t i)
+{
+	return tr_fail_service(t, t->v[i].svc, t->errpath[0] ? t->errpath : t->v[i].path) ? 0 : -1;
+}
+
 static int diff_all(struct tree *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		if (diff_node(t, i) == -1)
+		t->errpath[0] = '\0';
+		t->errwhy = "";
+		if (diff_node(t, i) == -1 && diff_failed(t, i) == -1)
 			return -1;
 		if (t->v[i].kind == TN_DIR && (t->v[i].flags & TN_EXCLUSIVE) &&
-		    diff_dir_entries(t, i, t->v[i].path) == -1)
+		    diff_dir_entries(t, i, t->v[i].path) == -1 && diff_failed(t, i) == -1)
 			return -1;
 	}
 	return diff_temps(t);

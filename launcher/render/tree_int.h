@@ -48,6 +48,13 @@ int tr_open_checked(int dfd, const char *name, const struct stat *st, int flags)
 /* The node at path, or -1 (tree_diff's sorted index). */
 long tr_find_node(const struct tree *t, const char *path);
 
+/*
+ * A failure at path (errno) below a directory the tree gives to service svc's account: that
+ * service's failure only (tree_failed; tree_apply skips its changes), true. Anywhere else:
+ * false, nothing recorded (the whole tree fails).
+ */
+bool tr_fail_service(struct tree *t, int svc, const char *path);
+
 /* fsync and close the temps written so far (tree_apply.c). 0 or -1. */
 int tr_sync_temps(struct tree *t);
 /* Unlink the temps of a batch that will not be published. */

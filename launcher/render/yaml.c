@@ -1,7 +1,9 @@
 /* Block YAML from a plain data tree (see yaml.h). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "render/yaml.h"
+#include "config/secret.h"
 #include "lib/grow.h"
 #include "render/template.h"
 
@@ -69,8 +71,40 @@ static void scalar(struct buf *b, const struct yval *v)
 struct emit {
 	struct buf *b;
 	struct yaml_srcmap *map;
+	struct tpl_spans *secrets;
 	int line;
 };
+
+/*
+ * A key whose value is a credential: one that names it (secret.h: password,
+ * basic_auth, authorization, bearer_token, client_secret, api_key, ...) or
+ * holds one (credentials, of an authorization block).
+ */
+static bool secret_key(const char *k)
+{
+	return text_names_secret(k, strlen(k)) || strcasestr(k, "credential") != NULL;
+}
+
+/* A URL with userinfo (scheme://user:pass@host...): its whole text is a secret. */
+static bool url_with_userinfo(const char *s)
+{
+	const char *p = strstr(s, "://");
+	if (p == NULL)
+		return false;
+	p += 3;
+	size_t auth = strcspn(p, "/?#");
+	return memchr(p, '@', auth) != NULL;
+}
+
+static void mark(struct emit *e, size_t from)
+{
+	struct tpl_spans *sp = e->secrets;
+	if (sp == NULL || e->b->len <= from)
+		return;
+	sp->may = true;
+	grow(&sp->v, &sp->cap, sp->n + 1, sizeof *sp->v, 8);
+	sp->v[sp->n++] = (struct tpl_span){from, e->b->len - from};
+}
 
 static void record(struct emit *e, int out, int src)
 {
@@ -91,18 +125,37 @@ static void newline(struct emit *e, int indent, const struct yval *from)
 
 static void item(struct emit *e, const struct yval *v, int indent);
 
+static void value(struct emit *e, const struct yval *v, int indent);
+
+/* key: value, the value marked secret when the key names a credential. */
+static void entry(struct emit *e, const char *k, const struct yval *v, int indent)
+{
+	key(e->b, k);
+	/* a scalar's span starts after the separator: "password: [REDACTED]" */
+	size_t from = e->b->len + (yval_empty(v) || (v->kind != YV_SEQ && v->kind != YV_MAP));
+	size_t inner = e->secrets ? e->secrets->n : 0;
+	value(e, v, indent);
+	if (secret_key(k)) {
+		if (e->secrets != NULL)
+			e->secrets->n = inner; /* one span for the whole value */
+		mark(e, from);
+	}
+}
+
 static void value(struct emit *e, const struct yval *v, int indent)
 {
 	if (yval_empty(v) || (v->kind != YV_SEQ && v->kind != YV_MAP)) {
 		buf_addc(e->b, ' ');
+		size_t from = e->b->len;
 		scalar(e->b, v);
+		if (v->kind == YV_STR && url_with_userinfo(v->text))
+			mark(e, from);
 		return;
 	}
 	for (size_t i = 0; i < v->n; i++) {
 		newline(e, indent + 2, v->items[i]);
 		if (v->kind == YV_MAP) {
-			key(e->b, v->keys[i]);
-			value(e, v->items[i], indent + 2);
+			entry(e, v->keys[i], v->items[i], indent + 2);
 		} else {
 			buf_addc(e->b, '-');
 			item(e, v->items[i], indent + 2);
@@ -122,30 +175,31 @@ static void item(struct emit *e, const struct yval *v, int indent)
 			buf_addc(e->b, ' ');
 		else
 			newline(e, indent + 2, v->items[i]);
-		key(e->b, v->keys[i]);
-		value(e, v->items[i], indent + 2);
+		entry(e, v->keys[i], v->items[i], indent + 2);
 	}
 }
 
-static struct emit start(struct buf *b, struct yaml_srcmap *map)
+static struct emit start(struct buf *b, struct yaml_srcmap *map, struct tpl_spans *secrets)
 {
-	struct emit e = {b, map, 1};
+	struct emit e = {b, map, secrets, 1};
 	for (size_t i = 0; i < b->len; i++)
 		e.line += b->p[i] == '\n';
 	return e;
 }
 
-void yaml_emit_value(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map)
+void yaml_emit_value(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map,
+                     struct tpl_spans *secrets)
 {
-	struct emit e = start(b, map);
+	struct emit e = start(b, map, secrets);
 	record(&e, e.line, v->line);
 	value(&e, v, indent);
 	record(&e, e.line + 1, 0); /* the template's own lines follow */
 }
 
-void yaml_emit_items(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map)
+void yaml_emit_items(struct buf *b, const struct yval *v, int indent, struct yaml_srcmap *map,
+                     struct tpl_spans *secrets)
 {
-	struct emit e = start(b, map);
+	struct emit e = start(b, map, secrets);
 	record(&e, e.line, v->kind == YV_SEQ && v->n > 0 ? v->items[0]->line : v->line);
 	if (v->kind != YV_SEQ) {
 		buf_addc(b, '-');

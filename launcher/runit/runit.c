@@ -330,11 +330,6 @@ const char *sv_strerror(int errnum)
 	}
 }
 
-int sv_check(const char *dir, bool quiet)
-{
-	return sv_check_until(dir, quiet ? SPAWN_NULL : SPAWN_INHERIT, 0);
-}
-
 bool sv_has_check(const char *dir)
 {
 	char path[PATH_MAX];

@@ -107,17 +107,12 @@ const char *sv_strerror(int errnum);
 
 /*
  * Run dir/check the way sv does for -w: in dir, no shell, stdin and stdout
- * on /dev/null (stderr too when quiet). Returns 1 when the service is ready
- * (the script exits 0, or there is no executable check), 0 when not yet,
- * -1 with errno when it could not be run.
- */
-int sv_check(const char *dir, bool quiet);
-
-/*
- * sv_check with a deadline (mono_ms()): a check still running then is killed
- * (with its process group) and -1/ETIMEDOUT returned; a deadline already
- * past runs nothing and returns 0. errfd: where its stderr goes (a
- * descriptor, or SPAWN_NULL / SPAWN_INHERIT of spawn.h).
+ * on /dev/null, stderr on errfd (a descriptor, or SPAWN_NULL / SPAWN_INHERIT
+ * of spawn.h). Returns 1 when the service is ready (the script exits 0, or
+ * there is no executable check), 0 when not yet, -1 with errno when it could
+ * not be run. With a deadline (mono_ms(), 0 for none) a check still running
+ * then is killed (with its process group) and -1/ETIMEDOUT returned; a
+ * deadline already past runs nothing and returns 0.
  */
 int sv_check_until(const char *dir, int errfd, long deadline);
 

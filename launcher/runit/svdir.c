@@ -446,13 +446,16 @@ static bool reap(void)
  * After runsvdir exits on our HUP, its runsv's are ours (subreaper): TERM
  * them, so each stops its service, and wait for the tree to empty. A service
  * that ignores TERM keeps its runsv waiting: at the grace (SVWAIT) everything
- * left below us is killed, by pid, and named in the log.
+ * left below us is killed, by pid, and named in the log. A second stop
+ * signal (hurry: `uninstall` at its own SVWAIT) ends the grace at once.
  */
-static void reap_all(const sigset_t *set, long grace_ms, struct svdirlog *log)
+static void reap_all(const sigset_t *set, long grace_ms, bool hurry, struct svdirlog *log)
 {
 	long t0 = mono_ms();
 	struct sweep sw = {.grace_ms = grace_ms};
 	bool forced = false;
+	if (hurry)
+		grace_ms = 0;
 	signal_children(SIGTERM);
 	while (!reap()) {
 		long ms = mono_ms() - t0;
@@ -469,7 +472,9 @@ static void reap_all(const sigset_t *set, long grace_ms, struct svdirlog *log)
 			forced = true;
 		}
 		struct timespec ts = {0, 100 * 1000000};
-		sigtimedwait(set, NULL, &ts);
+		int sig = sigtimedwait(set, NULL, &ts);
+		if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && grace_ms > ms)
+			grace_ms = ms;
 	}
 }
 
@@ -513,10 +518,10 @@ static struct pidfh *take_pidfile(const char *pidfile)
  * Until runsvdir exits: SIGUSR1 nudges it, TERM/INT/HUP make it stop every
  * service (HUP, once), and once a second orphans left by a runsv that died
  * are stopped (sweep). Returns its wait status; *stopping tells whether we
- * asked it to stop.
+ * asked it to stop, *hurry whether a second stop signal came.
  */
 static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long grace_ms,
-                     struct svdirlog *log, bool *stopping)
+                     struct svdirlog *log, bool *stopping, bool *hurry)
 {
 	int status = 0, logfd = -1;
 	struct sweep sw = {.grace_ms = grace_ms};
@@ -544,6 +549,8 @@ static int supervise(pid_t child, const sigset_t *set, struct pidfh *pfh, long g
 			if (!*stopping) {
 				mark_stopping(pfh);
 				kill(child, SIGHUP);
+			} else {
+				*hurry = true;
 			}
 			*stopping = true;
 			continue;
@@ -632,10 +639,10 @@ int svdir_run(const struct ctl *ctl)
 		exec_runsvdir(prog, service, self);
 	}
 
-	bool stopping = false;
+	bool stopping = false, hurry = false;
 	struct svdirlog log;
 	svdirlog_init(&log, var);
-	int status = supervise(child, &set, pfh, wait_s * 1000L, &log, &stopping);
+	int status = supervise(child, &set, pfh, wait_s * 1000L, &log, &stopping, &hurry);
 	/*
 	 * Whatever ended runsvdir, nothing it started outlives the wrapper: a
 	 * restarted wrapper's runsvdir would otherwise find runsv's it does not
@@ -643,7 +650,7 @@ int svdir_run(const struct ctl *ctl)
 	 */
 	if (!stopping)
 		mark_stopping(pfh);
-	reap_all(&set, wait_s * 1000L, &log);
+	reap_all(&set, wait_s * 1000L, hurry, &log);
 	pidfile_remove(pfh);
 	if (stopping)
 		return 0;

@@ -133,6 +133,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "redis.enable", "1");
 	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");
+	set(&v, "gitlab_exporter.probe_sidekiq", "1");
+	set(&v, "gitlab_exporter.tls_enabled", "");
+	set(&v, "tls_cert_path", "");
+	set(&v, "tls_key_path", "");
 	set(&v, "elasticsearch_url", "");
 	set(&v, "elasticsearch_authorization", "");
 	struct buf out;

@@ -1,5 +1,5 @@
 /*
- * LD_PRELOAD shim for t_cov_become.sh: GITLAB_CTL_FAULT names the credential call
+ * LD_PRELOAD shim for t_exec_privdrop_faults.sh: GITLAB_CTL_FAULT names the credential call
  * that lies, so that each refusal of exec's privilege drop is reached:
  *   setresgid, setresuid  fail with EPERM
  *   getresuid             reports a saved uid of 0 after the drop

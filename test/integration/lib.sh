@@ -1,11 +1,11 @@
 # Shared helpers for integration tests; source it first:  . "$SRCDIR/test/integration/lib.sh"
 #
 # Each test gets a fresh private root in $T_ROOT (world-traversable so that a
-# non-root service user can reach its home) with its own installed copy of
-# gitlab-ctl, its catalog, templates and exporter in $T_ROOT/usr: services
-# never execute anything from the checkout, which may sit in a directory the
-# service users cannot traverse (a clone in `mktemp -d`, root's home). $GITLAB_CTL
-# and $GITLAB_CTL_DATADIR name that copy. On exit, pass or fail, every
+# non-root service user can reach its home) and an installed copy of gitlab-ctl,
+# its catalog, templates and exporter outside the checkout: services never
+# execute anything from the checkout, which may sit in a directory the service
+# users cannot traverse (a clone in `mktemp -d`, root's home). $GITLAB_CTL and
+# $GITLAB_CTL_DATADIR name that copy. On exit, pass or fail, every
 # process it started is stopped by pid: the `gitlab-ctl runsvdir` wrapper from
 # its pidfile, runsvdir processes the test started itself, and, as a safety
 # net, every pid recorded in the tree's supervise/status files.
@@ -16,11 +16,25 @@ T_ROOT=$(mktemp -d /tmp/gitlab-ctl-test.XXXXXX)
 chmod 755 "$T_ROOT"
 BUILD_CTL=$GITLAB_CTL # the build tree's binary, for tests about the build tree itself
 # GITLAB_CTL_TEST_AS_IS=1 runs the given $GITLAB_CTL uninstalled (a test against another build).
+# Under ctest (T_INSTALLED=1) the copy is the one the "installed" fixture made for the whole run
+# (install_fixture.sh); a test run by hand installs its own into $T_ROOT/usr.
 if [ -n "${BUILDDIR:-}" ] && [ -z "${GITLAB_CTL_TEST_AS_IS:-}" ]; then
-	cmake --install "$BUILDDIR" --prefix "$T_ROOT/usr" --component Unspecified >"$T_ROOT/install.log" 2>&1 ||
-		{ cat "$T_ROOT/install.log" >&2; rm -rf "$T_ROOT"; echo "FAIL: cmake --install" >&2; exit 1; }
-	GITLAB_CTL=$T_ROOT/usr/bin/gitlab-ctl
-	GITLAB_CTL_DATADIR=$T_ROOT/usr/share/gitlab-ctl
+	_inst=""
+	if [ -n "${T_INSTALLED:-}" ]; then
+		_inst=$(cat "$BUILDDIR/test-install.path" 2>/dev/null || true)
+		case $_inst in /tmp/gitlab-ctl-install.??????) ;; *) _inst="" ;; esac
+		[ -n "$_inst" ] && [ -d "$_inst" ] && [ ! -L "$_inst" ] && [ -O "$_inst" ] &&
+			[ -x "$_inst/usr/bin/gitlab-ctl" ] || _inst=""
+	fi
+	if [ -n "$_inst" ]; then
+		_inst=$_inst/usr
+	else
+		_inst=$T_ROOT/usr
+		cmake --install "$BUILDDIR" --prefix "$_inst" --component Unspecified >"$T_ROOT/install.log" 2>&1 ||
+			{ cat "$T_ROOT/install.log" >&2; rm -rf "$T_ROOT"; echo "FAIL: cmake --install" >&2; exit 1; }
+	fi
+	GITLAB_CTL=$_inst/bin/gitlab-ctl
+	GITLAB_CTL_DATADIR=$_inst/share/gitlab-ctl
 	export GITLAB_CTL GITLAB_CTL_DATADIR
 fi
 # ctest kills a test that outlives its TIMEOUT with SIGKILL, and then no trap runs and
@@ -68,7 +82,9 @@ start_runsvdir() {
 	T_RUNSVDIRS="$T_RUNSVDIRS $!"
 }
 
-alive() { kill -0 "$1" 2>/dev/null; }
+# alive PID: the process runs. A zombie does not: a process whose parent exited waits for
+# pid 1 to reap it, and some machines' pid 1 never does (a container's or a VM's agent).
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 
 # wait_gone PID [TENTHS]: wait up to TENTHS/10 s for a process to exit.
 wait_gone() {
@@ -95,6 +111,8 @@ recorded_pids() {
 
 stop_root() {
 	_leftover="$T_PIDS $(recorded_pids | tr '\n' ' ')"
+	# The port holders last: what listened on a reserved port is stopped first.
+	_holders=$(cat "$T_ROOT/.port-holders" 2>/dev/null || true)
 	if [ -s "$PIDFILE" ]; then
 		_w=$(head -n1 "$PIDFILE")
 		if [ -n "$_w" ] && alive "$_w"; then
@@ -122,6 +140,7 @@ stop_root() {
 		kill -TERM "$_p" 2>/dev/null || true
 		wait_gone "$_p" 30 || kill -KILL "$_p" 2>/dev/null || true
 	done
+	for _p in $_holders; do kill -TERM "$_p" 2>/dev/null || true; done
 }
 
 t_cleanup() {
@@ -150,7 +169,6 @@ until_true() {
 	return 1
 }
 
-# Free TCP port on loopback for this test (bound by nobody right now).
 # pg_home_pids HOME: processes working in a private root's PostgreSQL home (initdb,
 # its postgres children), named there on their command line or working there. HOME
 # must be an absolute path of a test root: an empty one would name every process.
@@ -173,8 +191,56 @@ stop_pg_home() {
 # child_of PID: the first child of a process (the setup step a reconfigure runs).
 child_of() { cat "/proc/$1/task/$1/children" 2>/dev/null | awk '{ print $1 }'; }
 
+# free_port: a TCP port reserved for this test until it exits, the one way a test gets a port
+# its services listen on. Every test on this machine, from any checkout, reserves in one shared
+# directory: a port is this test's while its holder process keeps an flock on T_PORTS/PORT, and
+# the holder takes it only when TCP and UDP binds on it succeed. So two tests running side by
+# side never pick the same port, as a bind-and-close probe alone could. Ports come from below
+# Linux's ephemeral range (32768-60999), where no outgoing connection takes one. The holder
+# closes every descriptor it inherited (a heredoc's pipe would never end) and stops within a
+# second of the test's end, even when ctest kills the test outright.
+if [ "$(id -u)" = 0 ]; then T_PORTS=/run/gitlab-ctl-test-ports; else T_PORTS=${TMPDIR:-/tmp}/gitlab-ctl-test-ports-$(id -u); fi
+T_PORT_HOLDER='
+import errno, fcntl, os, socket, sys, time
+port, lock, ok, test = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+os.closerange(3, 1 << 16)
+fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        with socket.socket(socket.AF_INET, kind) as s:
+            s.bind(("0.0.0.0", port))
+except OSError:
+    sys.exit(1)
+open(ok, "w").close()
+while True:
+    try:
+        os.kill(test, 0)
+    except OSError as e:
+        if e.errno == errno.ESRCH:
+            break
+    time.sleep(1)
+'
 free_port() {
-	ruby -rsocket -e 's = TCPServer.new("127.0.0.1", 0); puts s.addr[1]; s.close'
+	[ -d "$T_PORTS" ] || mkdir -m 0755 "$T_PORTS" 2>/dev/null || true
+	[ -d "$T_PORTS" ] && [ ! -L "$T_PORTS" ] && [ -O "$T_PORTS" ] ||
+		fail "free_port: $T_PORTS is not a directory of this account's"
+	_fp_try=0
+	while [ "$_fp_try" -lt 100 ]; do
+		_fp_try=$((_fp_try + 1))
+		_fp_p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 12000))
+		_fp_ok=$T_ROOT/.port.$_fp_p
+		python3 -c "$T_PORT_HOLDER" "$_fp_p" "$T_PORTS/$_fp_p" "$_fp_ok" $$ </dev/null >/dev/null 2>&1 &
+		_fp_pid=$!
+		while [ ! -e "$_fp_ok" ] && alive "$_fp_pid"; do sleep 0.01; done
+		if [ -e "$_fp_ok" ]; then
+			echo "$_fp_pid" >>"$T_ROOT/.port-holders"
+			echo "$_fp_p"
+			return 0
+		fi
+		wait "$_fp_pid" 2>/dev/null || true
+	done
+	fail "free_port: no free port after 100 tries"
 }
 
 # Enabling Redis or PostgreSQL turns their exporters on at fixed ports (9121, 9187), and
@@ -196,6 +262,12 @@ only_services() {
 		case " $* " in *" $_os_n "*) continue ;; esac
 		echo "${_os_n}['enable'] = false"
 	done
+}
+
+# mon_auth [ROOT]: "user:password" for curl -u against the Prometheus and Alertmanager of ROOT
+# (default $T_ROOT) when gitlab.rb sets no web_password: the one gitlab-ctl generated and keeps.
+mon_auth() {
+	printf 'gitlab-prometheus:%s' "$(cat "${1:-$T_ROOT}/opt/gitlab/var/secrets/monitoring-web-password")"
 }
 
 # expect_rc RC CMD...: run CMD with stdout/stderr in $OUT/$ERR (the test sets both), check its
@@ -271,4 +343,20 @@ hold_root_lock() {
 	HOLDER=$!
 	track_pid "$HOLDER"
 	until_true 100 test -e "$T_ROOT/held" || fail "lock holder did not start"
+}
+
+
+# drop_accounts_named NAME...: delete each of a test's throwaway accounts and its group,
+# retrying while a parallel test holds /etc/passwd's lock. Only names the test made.
+drop_accounts_named() {
+	for _da in "$@"; do
+		for _try in 1 2 3 4 5 6 7 8 9 10; do
+			getent passwd "$_da" >/dev/null || break
+			userdel "$_da" 2>/dev/null || sleep 0.3
+		done
+		for _try in 1 2 3 4 5 6 7 8 9 10; do
+			getent group "$_da" >/dev/null || break
+			groupdel "$_da" 2>/dev/null || sleep 0.3
+		done
+	done
 }

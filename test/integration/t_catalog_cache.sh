@@ -10,7 +10,7 @@ VAR=$T_ROOT/opt/gitlab/var
 CACHE=$VAR/catalog.cache
 mkdir -p "$T_ROOT/etc/gitlab" "$VAR"
 chmod 755 "$VAR"
-echo "gitlab_exporter['listen_port'] = 9168" >"$T_ROOT/etc/gitlab/gitlab.rb"
+{ echo "gitlab_exporter['listen_port'] = 9168"; only_services gitlab_exporter; } >"$T_ROOT/etc/gitlab/gitlab.rb"
 # The installed catalog (the checkout's may sit in a directory the service accounts cannot
 # enter): a file changed in the last two seconds is never cached, so wait until the install's
 # files are older than that.

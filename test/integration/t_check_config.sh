@@ -76,7 +76,11 @@ preload=$(sed -n 's/^[[:space:]]*"LD_PRELOAD=\(.*\)",*$/\1/p' "$OUT")
 [ -n "$preload" ] || { cat "$OUT" >&2; fail "no LD_PRELOAD in show-config"; }
 [ -f "$preload" ] || fail "LD_PRELOAD=$preload does not exist"
 has "$OUT" "gitlab-exporter = {"
-has "$OUT" "# node-exporter: disabled"
+# Omnibus' defaults: with no gitlab.rb every service of the catalog is enabled
+for s in alertmanager node-exporter postgres-exporter postgresql prometheus redis redis-exporter; do
+	has "$OUT" "$s = {"
+done
+lacks "$OUT" ": disabled"
 has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false\""
 has "$OUT" "home = \"$T_ROOT/var/opt/gitlab/gitlab-exporter\"" # defaults are root-prefixed
 

@@ -24,6 +24,7 @@ gitlab_exporter['env'] = {
   'MALLOC_CONF' => 'dirty_decay_ms:0,muzzy_decay_ms:0,narenas:2',
   'RUBY_GC_HEAP_INIT_SLOTS' => '70000',
 }
+$(only_services gitlab_exporter)
 EOF
 if [ "$(id -u)" = 0 ]; then
 	RUN_AS=gitlabctl-test # created by reconfigure when missing

@@ -197,10 +197,13 @@ ctl exec --from-config gitlab-exporter -- /bin/sh -c 'pwd; id -un' >"$OUT" 2>"$E
 	fail "$(cat "$ERR")"
 [ "$(sed -n 1p "$OUT")" = "$home" ] || fail "--from-config did not chdir to home"
 [ "$(sed -n 2p "$OUT")" = "$RUN_AS" ] || fail "--from-config runs as $(sed -n 2p "$OUT"), not $RUN_AS"
-# Without a command: the catalog's command, root-prefixed (missing here: 127, and named).
-rc=0; ctl exec --from-config gitlab-exporter 2>"$ERR" || rc=$?
+# Without a command: the service's command (a program of the host; missing here: 127, and named; the
+# catalog's own, reconfigure's link, runs the bundled exporter even before it: t_exec_fresh).
+cp "$T_ROOT/etc/gitlab/gitlab.rb" "$T_ROOT/missing.rb"
+echo "gitlab_exporter['command'] = '/opt/gitlab/embedded/bin/no-exporter'" >>"$T_ROOT/missing.rb"
+rc=0; ctl exec --from-config -c "$T_ROOT/missing.rb" gitlab-exporter 2>"$ERR" || rc=$?
 [ "$rc" = 127 ] || fail "missing exporter: want 127, got $rc"
-grep -q "$T_ROOT/opt/gitlab/embedded/bin/gitlab-exporter" "$ERR" || fail "command not named: $(cat "$ERR")"
+grep -q "exec: /opt/gitlab/embedded/bin/no-exporter: No such file" "$ERR" || fail "command not named: $(cat "$ERR")"
 rc=0; ctl exec --from-config no-such-service -- /bin/true 2>"$ERR" || rc=$?
 [ "$rc" = 1 ] || fail "unknown service: want 1, got $rc"
 printf "gitlab_exporter['enable'] = \n" >"$T_ROOT/broken.rb"

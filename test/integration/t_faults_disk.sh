@@ -26,6 +26,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 gitlab_exporter['env'] = { 'FOO' => 'gen$1' }
 logging['svlogd_num'] = $((10 + $1))
+$(only_services gitlab_exporter)
 EOF2
 }
 environ_foo() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^FOO=//p'; }

@@ -10,6 +10,7 @@ mkdir -p "$T_ROOT/etc/gitlab"
 cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<EOF2
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter)
 EOF2
 SVC=$SV_DIR/gitlab-exporter
 soft_nofile() { awk '/^Max open files/ { print $4 }' "/proc/$1/limits"; }

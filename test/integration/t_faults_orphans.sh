@@ -19,6 +19,7 @@ PORT=$(free_port)
 cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<EOF2
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter stubborn)
 EOF2
 # The wrapper's stop deadline is the SVWAIT it was started with.
 export SVWAIT=4

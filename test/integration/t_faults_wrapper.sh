@@ -10,7 +10,7 @@ mkdir -p "$DATA" "$T_ROOT/etc/gitlab"
 cp -R "$SRCDIR/sv" "$SRCDIR/templates" "$DATA/"
 export GITLAB_CTL_DATADIR=$DATA
 test_service sleeper cmd='echo sleeper up; exec sleep 100000'
-echo "gitlab_exporter['enable'] = false" >"$T_ROOT/etc/gitlab/gitlab.rb"
+only_services sleeper >"$T_ROOT/etc/gitlab/gitlab.rb"
 
 out=$(ctl reconfigure 2>&1) || fail "reconfigure failed: $out"
 ppid_of() { awk '{ sub(/^.*\) /, ""); print $2 }' "/proc/$1/stat"; }

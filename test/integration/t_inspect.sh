@@ -27,6 +27,7 @@ node_exporter['enable'] = true
 node_exporter['listen_address'] = '127.0.0.1:$port2'
 node_exporter['username'] = '$me'
 node_exporter['group'] = '$grp'
+$(only_services gitlab_exporter node_exporter)
 EOF
 
 # envdir NAME VAR=VALUE...: the service's complete environment, one file per variable.

@@ -59,6 +59,7 @@ mkdir -p "$T_ROOT/etc/gitlab"
 cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<EOF
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $port
+$(only_services gitlab_exporter)
 EOF
 export GITLAB_CTL_DATADIR="$DATA"
 "$BIN" --root "$T_ROOT" reconfigure >"$T_ROOT/out" 2>&1 || { cat "$T_ROOT/out"; fail "reconfigure"; }

@@ -10,9 +10,10 @@ port=$(free_port)
 mkdir -p "$T_ROOT/etc/gitlab"
 # The exporter from a copy, so that the test can change "its program" as a package would.
 cp "$SRCDIR/exporter/gitlab-exporter" "$T_ROOT/gitlab-exporter"
-printf "%s\n%s\n%s\n" "gitlab_exporter['listen_address'] = '127.0.0.1'" \
+printf "%s\n%s\n%s\n%s\n" "gitlab_exporter['listen_address'] = '127.0.0.1'" \
 	"gitlab_exporter['listen_port'] = $port" \
-	"gitlab_exporter['command'] = '$T_ROOT/gitlab-exporter'" >"$T_ROOT/etc/gitlab/gitlab.rb"
+	"gitlab_exporter['command'] = '$T_ROOT/gitlab-exporter'" \
+	"$(only_services gitlab_exporter)" >"$T_ROOT/etc/gitlab/gitlab.rb"
 SVC=$SV_DIR/gitlab-exporter
 pid() { status_pid "$SVC/supervise/status"; }
 # Running, not a zombie: an exited detached wrapper waits for this machine's pid 1 to reap it.

@@ -23,6 +23,7 @@ node_exporter['enable'] = true
 node_exporter['listen_address'] = 'localhost:$NODE'
 redis_exporter['listen_address'] = 'localhost:$REDIS_X'
 postgres_exporter['listen_address'] = '127.0.0.1:$PG_X'
+$(only_services gitlab_exporter node_exporter redis_exporter postgres_exporter)
 EOF
 
 note "without their backends the data exporters stay off"
@@ -34,6 +35,7 @@ lacks "$OUT" "service/postgres-exporter"
 # The data services and their exporters on free ports: every gitlab.rb below starts with these.
 exporters_rb() {
 	cat <<EOF
+$(only_services gitlab_exporter node_exporter postgresql redis redis_exporter postgres_exporter)
 postgresql['enable'] = true
 redis['enable'] = true
 redis['password'] = 'pw-Secret-77'
@@ -84,7 +86,7 @@ user_of() { ps -o user= -p "$(pid_of "$1")"; }
 if [ "$(id -u)" = 0 ]; then
 	[ "$(user_of node-exporter)" = gitlab-prometheus ] || fail "node-exporter runs as $(user_of node-exporter)"
 	[ "$(user_of redis-exporter)" = gitlab-redis ] || fail "redis-exporter runs as $(user_of redis-exporter)"
-	[ "$(user_of postgres-exporter)" = gitlab-psql ] || fail "postgres-exporter runs as $(user_of postgres-exporter)"
+	[ "$(user_of postgres-exporter)" = gitlab-postgres-exporter ] || fail "postgres-exporter runs as $(user_of postgres-exporter)"
 fi
 tr '\0' ' ' <"/proc/$(pid_of postgres-exporter)/cmdline" >"$OUT"
 has "$OUT" "--extend.query-path=$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml"
@@ -121,7 +123,7 @@ SVWAIT=60 expect_rc 0 ctl reconfigure
 has "$T_ROOT/var/opt/gitlab/prometheus/prometheus.yml" "job_name: \"redis\""
 # query PROMQL: Prometheus' answer (JSON) in $OUT; true when it holds a sample.
 query() {
-	curl -fsS --max-time 5 "http://localhost:$PROM/api/v1/query" --data-urlencode "query=$1" >"$OUT" 2>"$ERR" &&
+	curl -fsS --max-time 5 -u "$(mon_auth)" "http://localhost:$PROM/api/v1/query" --data-urlencode "query=$1" >"$OUT" 2>"$ERR" &&
 		grep -q '"result":\[{' "$OUT"
 }
 for _q in 'node_service_state{service="redis",job="node"} == 1' \
@@ -137,7 +139,7 @@ done
 note "inspect shows the Prometheus query graphing a service's memory, and its URL"
 expect_rc 0 ctl inspect redis-exporter
 has "$OUT" "memory graph: process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}"
-has "$OUT" "http://localhost:$PROM/graph?g0.expr=process_resident_memory_bytes%7Binstance%3D%22localhost%3A$REDIS_X%22%7D&g0.tab=0"
+has "$OUT" "http://localhost:$PROM/classic/graph?g0.expr=process_resident_memory_bytes%7Binstance%3D%22localhost%3A$REDIS_X%22%7D&g0.tab=0"
 expect_rc 0 ctl inspect --json node-exporter
 has "$OUT" "\"memory_query\": \"process_resident_memory_bytes{instance=\\\"localhost:$NODE\\\"}\""
 until_true 100 query "process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}" || fail "inspect's query has no sample"

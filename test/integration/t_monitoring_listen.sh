@@ -3,7 +3,8 @@
 # Prometheus' ':PORT' and '0.0.0.0:PORT' reach ready (the HTTP readiness check
 # connects to loopback for a wildcard host) and /metrics answers there;
 # '*:PORT', which node_exporter cannot listen on, is refused at its gitlab.rb
-# position with the form to write.
+# position with the form to write. Beyond loopback it needs a web_password (basic auth),
+# which readiness and curl here send.
 . "$SRCDIR/test/integration/lib.sh"
 
 for _b in prometheus-node-exporter curl; do
@@ -19,13 +20,15 @@ ready() {
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = '$1'
+node_exporter['web_password'] = 'listen-test-pw'
+$(only_services gitlab_exporter node_exporter)
 RB
 	chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 	expect_rc 0 ctl check-config
 	SVWAIT=60 expect_rc 0 ctl reconfigure
 	expect_rc 0 ctl status node-exporter
 	has "$OUT" "run: node-exporter:"
-	curl -fsS --max-time 5 "http://127.0.0.1:$2/metrics" >"$OUT" 2>"$ERR" || fail "no /metrics on 127.0.0.1:$2 for '$1'"
+	curl -fsS --max-time 5 -u gitlab-prometheus:listen-test-pw "http://127.0.0.1:$2/metrics" >"$OUT" 2>"$ERR" || fail "no /metrics on 127.0.0.1:$2 for '$1'"
 	grep -q '^node_exporter_build_info' "$OUT" || fail "127.0.0.1:$2 is not node_exporter"
 	note "node_exporter['listen_address'] = '$1': ready"
 }
@@ -40,6 +43,8 @@ cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<RB
 gitlab_exporter['listen_port'] = $GE
 node_exporter['enable'] = true
 node_exporter['listen_address'] = '*:$P'
+node_exporter['web_password'] = 'listen-test-pw'
+$(only_services gitlab_exporter node_exporter)
 RB
 expect_rc 1 ctl check-config
 [ "$(head -n 1 "$ERR")" = "$T_ROOT/etc/gitlab/gitlab.rb:3:35: error: node_exporter['listen_address']: host '*' cannot be listened on: write \":$P\" for every interface" ] ||

@@ -86,11 +86,15 @@ for _i in 1 2; do
 	{
 		echo "node_exporter['enable'] = true"
 		echo "node_exporter['listen_address'] = '0.0.0.0:9100'"
+		echo "node_exporter['web_password'] = 'app-node-pw'" # beyond loopback: basic auth
 		echo "gitlab_exporter['listen_address'] = '0.0.0.0'"
 		echo "gitlab_exporter['listen_port'] = 9168"
 		if [ "$_i" = 1 ]; then
 			echo "redis['enable'] = true"
 			echo "redis_exporter['listen_address'] = '0.0.0.0:9121'"
+			only_services gitlab_exporter node_exporter redis redis_exporter
+		else
+			only_services gitlab_exporter node_exporter
 		fi
 	} | write_rb "$T_ROOT/app$_i"
 done
@@ -99,7 +103,9 @@ in_node "$NS_APP1" "$T_ROOT/app1" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "
 in_node "$NS_APP2" "$T_ROOT/app2" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "app2 reconfigure"; }
 
 # Reached from the monitoring namespace, over the veth pairs.
-mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 "$1"; }
+mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u gitlab-prometheus:app-node-pw "$1"; }
+# The monitoring node's Prometheus and Alertmanager, with the credentials it generated.
+mon_api() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u "$(mon_auth "$T_ROOT/mon")" "$1"; }
 for _t in 10.19.1.2:9100 10.19.2.2:9100 10.19.1.2:9168 10.19.2.2:9168 10.19.1.2:9121; do
 	mon_get "http://$_t/metrics" >"$OUT" 2>"$ERR" || { cat "$ERR"; fail "$_t not reachable from the monitoring node"; }
 done
@@ -116,6 +122,7 @@ prometheus['alert_for_seconds'] = 1
 prometheus['scrape_configs'] = [
   {
     'job_name' => 'app-node',
+    'basic_auth' => { 'username' => 'gitlab-prometheus', 'password' => 'app-node-pw' },
     'static_configs' => [ { 'targets' => ['10.19.1.2:9100', '10.19.2.2:9100'] } ]
   },
   {
@@ -137,7 +144,7 @@ has "$T_ROOT/mon/var/opt/gitlab/prometheus/prometheus.yml" 'job_name: "file_sd"'
 
 # targets JOB HEALTH: how many of JOB's targets have that health (Prometheus' own view).
 targets() {
-	mon_get "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" || return 1
+	mon_api "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" || return 1
 	ruby -rjson -e 'puts JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"].count { |t|
 		t["labels"]["job"] == ARGV[1] && t["health"] == ARGV[2] }' "$OUT" "$1" "$2"
 }
@@ -151,14 +158,14 @@ note "every remote target is up"
 note "app2's node-exporter stops: its target goes down and TargetDown reaches Alertmanager"
 in_node "$NS_APP2" "$T_ROOT/app2" stop node-exporter >"$OUT" 2>&1 || { cat "$OUT"; fail "stop on app2"; }
 target_down() {
-	mon_get "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" &&
+	mon_api "http://localhost:9090/api/v1/targets?state=active" >"$OUT" 2>"$ERR" &&
 		ruby -rjson -e 'exit JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"].any? { |t|
 			t["labels"]["instance"] == "10.19.2.2:9100" && t["health"] == "down" }' "$OUT"
 }
 until_true 300 target_down || { cat "$OUT"; fail "app2's node target is not down"; }
 [ "$(targets app-node up)" = 1 ] || fail "app1's node target is no longer up"
 alert_in_am() {
-	mon_get "http://localhost:9093/api/v2/alerts?active=true" >"$OUT" 2>"$ERR" &&
+	mon_api "http://localhost:9093/api/v2/alerts?active=true" >"$OUT" 2>"$ERR" &&
 		ruby -rjson -e 'exit JSON.parse(File.read(ARGV[0])).any? { |a|
 			a["labels"]["alertname"] == "TargetDown" && a["labels"]["instance"] == "10.19.2.2:9100" }' "$OUT"
 }

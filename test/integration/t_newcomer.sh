@@ -18,7 +18,7 @@ as_nobody() { su nobody -s /bin/sh -c "$*"; }
 
 note "item 3: the build tree's binary needs no GITLAB_CTL_DATADIR"
 # No service enabled: the checkout may be 0700, which check-config would rightly report.
-echo "gitlab_exporter['enable'] = false" >"$CONF"
+only_services >"$CONF"
 run env -u GITLAB_CTL_DATADIR "$BUILD_CTL" --root "$T_ROOT" check-config
 [ "$rc" = 0 ] || { cat "$OUT"; fail "build-tree check-config without GITLAB_CTL_DATADIR: exit $rc"; }
 run env -u GITLAB_CTL_DATADIR "$BUILD_CTL" --root "$T_ROOT" service-list
@@ -40,12 +40,15 @@ else
 fi
 
 note "item 4: typos get 'did you mean', located; --strict fails on warnings"
-cat >"$CONF" <<'EOR'
+{
+	cat <<'EOR'
 gitlab_exporter['listen_prot'] = 9168
 gitlab_exportr['enable'] = true
 gitlab_rails['time_zone'] = 'UTC'
 redis_exporter['enable'] = false
 EOR
+	only_services gitlab_exporter
+} >"$CONF"
 run ctl check-config
 [ "$rc" = 1 ] || { cat "$OUT"; fail "an unknown top-level name passes check-config (exit $rc)"; }
 has "$CONF:1:17: warning: gitlab_exporter['listen_prot'] is not a setting gitlab-ctl knows; ignored (did you mean 'listen_port'?)"
@@ -58,7 +61,7 @@ run ctl check-config
 run ctl check-config --strict
 [ "$rc" = 1 ] || { cat "$OUT"; fail "check-config --strict with warnings: exit $rc"; }
 has "(--strict: warnings are errors)"
-echo "gitlab_exporter['listen_port'] = 9168" >"$CONF"
+{ echo "gitlab_exporter['listen_port'] = 9168"; only_services gitlab_exporter; } >"$CONF"
 run ctl check-config --strict
 [ "$rc" = 0 ] || { cat "$OUT"; fail "check-config --strict on a clean file: exit $rc"; }
 
@@ -78,12 +81,13 @@ has "config: $CONF"
 note "item 5: check-config proves each enabled service can run its command"
 cat >"$CONF" <<EOR
 gitlab_exporter['command'] = '$T_ROOT/missing/gitlab-exporter'
+$(only_services gitlab_exporter)
 EOR
 run ctl check-config
 [ "$rc" = 1 ] || { cat "$OUT"; fail "a missing command passes check-config"; }
 has "$CONF:1: error: gitlab-exporter: command $T_ROOT/missing/gitlab-exporter not found"
 if [ ! -e /usr/bin/prometheus-node-exporter ]; then
-	printf "node_exporter['enable'] = true\n" >"$CONF"
+	{ printf "node_exporter['enable'] = true\n"; only_services node_exporter; } >"$CONF"
 	run ctl check-config
 	[ "$rc" = 1 ] || { cat "$OUT"; fail "node_exporter without its binary passes check-config"; }
 	has "$CONF:1: error: node-exporter: command /usr/bin/prometheus-node-exporter not found: install the Debian package prometheus-node-exporter (apt-get install prometheus-node-exporter)"
@@ -93,11 +97,14 @@ if [ "$(id -u)" = 0 ]; then
 	mkdir -m 0700 "$T_ROOT/home"
 	mkdir -p "$T_ROOT/home/checkout"
 	cp -R "$GITLAB_CTL_DATADIR/." "$T_ROOT/home/checkout/"
-	printf "gitlab_exporter['enable'] = true\n" >"$CONF"
+	{ printf "gitlab_exporter['enable'] = true\n"; only_services gitlab_exporter; } >"$CONF"
 	GITLAB_CTL_DATADIR=$T_ROOT/home/checkout run ctl check-config
 	[ "$rc" = 1 ] || { cat "$OUT"; fail "a bundled exporter in a 0700 directory passes check-config"; }
 	has "gitlab-exporter cannot run its command $T_ROOT/home/checkout/exporter/gitlab-exporter: $T_ROOT/home is not searchable by git (mode 0700)"
-	printf "gitlab_exporter['command'] = '%s'\n" "$T_ROOT/home/checkout/exporter/gitlab-exporter" >"$CONF"
+	{
+		printf "gitlab_exporter['command'] = '%s'\n" "$T_ROOT/home/checkout/exporter/gitlab-exporter"
+		only_services gitlab_exporter
+	} >"$CONF"
 	run ctl check-config
 	has "$T_ROOT/home is not searchable by git (mode 0700)"
 	chmod 0711 "$T_ROOT/home"
@@ -114,7 +121,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 note "item 7: unknown services are named with the known ones; non-root mistakes say what to do"
-printf "gitlab_exporter['enable'] = true\n" >"$CONF"
+{ printf "gitlab_exporter['enable'] = true\n"; only_services gitlab_exporter; } >"$CONF"
 run ctl inspect nosuch
 [ "$rc" = 1 ] || fail "inspect nosuch: exit $rc"
 has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgres-exporter, postgresql, prometheus, redis, redis-exporter)"
@@ -135,9 +142,12 @@ run timeout 30 "$GITLAB_CTL" --root "$T_ROOT" tail nosuch
 has "unknown service 'nosuch' (known: alertmanager, gitlab-exporter, node-exporter, postgres-exporter, postgresql, prometheus, redis, redis-exporter)"
 
 note "item 8: show-config --json and inspect --json always print one JSON document"
-cat >"$CONF" <<'EOR'
+{
+	cat <<'EOR'
 gitlab_exporter['env'] = { 'MY_API_TOKEN' => 's3cr3t-value', 'QUOTED' => "a\"b\\c" }
 EOR
+	only_services gitlab_exporter
+} >"$CONF"
 ctl show-config --json >"$OUT" || fail "show-config --json"
 json_ok "$OUT" || { cat "$OUT"; fail "show-config --json is not JSON"; }
 ruby -rjson -e '
@@ -155,7 +165,7 @@ ctl show-config --json node-exporter >"$OUT" && json_ok "$OUT" || fail "show-con
 echo "gitlab_exporter['listen_port'] = 'x' +" >"$CONF"
 ctl show-config --json >"$OUT" 2>/dev/null && fail "show-config --json of a broken file succeeded"
 json_ok "$OUT" || { cat "$OUT"; fail "show-config --json of a broken file prints no JSON"; }
-printf "gitlab_exporter['enable'] = true\n" >"$CONF"
+{ printf "gitlab_exporter['enable'] = true\n"; only_services gitlab_exporter; } >"$CONF"
 ctl inspect --json node-exporter >"$OUT" 2>/dev/null && fail "inspect of a disabled service succeeded"
 json_ok "$OUT" || { cat "$OUT"; fail "inspect --json of a disabled service prints no JSON"; }
 has 'not set up yet: run gitlab-ctl reconfigure"' # no tree yet: whether it is enabled is not known

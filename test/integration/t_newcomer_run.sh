@@ -17,6 +17,7 @@ json_ok() { ruby -rjson -e 'JSON.parse(STDIN.read)' <"$1" 2>/dev/null; }
 cat >"$CONF" <<EOR
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter)
 EOR
 
 note "item 2: a link left by another checkout's gitlab-ctl is updated"

@@ -73,7 +73,10 @@ EOF
 accepted() {
 	N=$((N + 1))
 	_f="$T_ROOT/g$N.rb"
-	cat >"$_f"
+	{
+		cat
+		only_services gitlab_exporter
+	} >"$_f"
 	expect_rc 0 ctl -c "$_f" "$@" check-config
 	_want=$(printf '%s\n' "$WANT" | sed "s|FILE|$_f|g")
 	[ "$(cat "$ERR")" = "$_want" ] || { cat "$ERR" >&2; fail "case $N: want:

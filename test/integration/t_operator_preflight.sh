@@ -36,6 +36,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $P1
 # the database
 pgtest['enable'] = true
+$(only_services gitlab_exporter pgtest)
 EOF2
 want="$RB:4: error: pgtest: command /nonexistent-gitlab-ctl-test/bin/postgres not found: install the Debian package postgresql-99 (apt-get install postgresql-99)"
 GITLAB_CTL_DATADIR=$DATA expect_rc 1 ctl check-config
@@ -48,7 +49,7 @@ has "$ERR" "gitlab-ctl reconfigure: pre-flight failed: nothing was changed"
 [ ! -e "$PIDFILE" ] || fail "a failed pre-flight started runsvdir"
 
 # --- the exporter's port, held by another process ---------------------------------------------
-head -n 2 "$RB" >"$RB.new" && mv "$RB.new" "$RB"
+{ head -n 2 "$RB" && only_services gitlab_exporter; } >"$RB.new" && mv "$RB.new" "$RB"
 expect_rc 0 ctl reconfigure
 SVC=$SV_DIR/gitlab-exporter
 PID=$(status_pid "$SVC/supervise/status")
@@ -83,7 +84,7 @@ pathtest() {
 		-e 's|^command = .*|command = [ "pathtest-prog" ];|' "$DATA/sv/pgtest.conf" >"$DATA/sv/pathtest.conf"
 }
 RB2=$T_ROOT/etc/gitlab/pathtest.rb
-echo "pathtest['enable'] = true" >"$RB2"
+{ echo "pathtest['enable'] = true" && only_services; } >"$RB2"
 # a file its account may not run is passed over for the next element, as exec passes it over
 pathtest "$T_ROOT/p/plain:$T_ROOT/p/run"
 GITLAB_CTL_DATADIR=$DATA expect_rc 0 ctl check-config -c "$RB2"
@@ -111,6 +112,7 @@ postgresql['enable'] = true
 postgresql['port'] = $(free_port)
 postgresql['bin_dir'] = '/nonexistent-gitlab-ctl-test/bin'
 gitlab_exporter['command'] = '/nonexistent-gitlab-ctl-test/gitlab-exporter'
+$(only_services gitlab_exporter postgresql)
 EOF2
 RB3=$R3/etc/gitlab/gitlab.rb
 want="$RB3:4: error: postgresql: command /nonexistent-gitlab-ctl-test/bin/postgres not found (postgresql['bin_dir'] on this line chose that path; postgresql is enabled on line 2): install the Debian package postgresql-15 (apt-get install postgresql-15), or set postgresql['bin_dir'] to the directory that holds postgres

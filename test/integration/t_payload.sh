@@ -24,6 +24,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 redis_exporter['listen_address'] = 'localhost:$(free_port)'
 postgres_exporter['listen_address'] = 'localhost:$(free_port)'
+$(only_services gitlab_exporter postgresql redis postgres_exporter redis_exporter)
 EOF
 
 pid_of() { status_pid "$SV_DIR/$1/supervise/status"; }

@@ -11,6 +11,7 @@ mkdir -p "$T_ROOT/etc/gitlab"
 cat >"$RB" <<EOF2
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter)
 EOF2
 SVC=$SV_DIR/gitlab-exporter
 STATUS=$SVC/supervise/status
@@ -125,7 +126,7 @@ printf '%s\n' "$out" | grep -Eq '^0/[0-9]+ resources updated' || fail "disabled 
 # here: the test asserts the mechanism ran (backdated, nudged); t_reconfigure_runsvdir
 # shows a nudge reaching runsvdir.
 sleep 2.2
-sed -i '/enable/d' "$RB"
+sed -i "/^gitlab_exporter\['enable'\]/d" "$RB"
 out=$(ctl -v reconfigure 2>&1) || fail "re-enable failed: $out"
 note "$(printf '%s\n' "$out" | grep -E 'supervised|mtime' | tr '\n' ' ')"
 [ "$(state)" = 1 ] || fail "not running after re-enable"

@@ -14,6 +14,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = PORT
 gitlab_exporter['env'] = { 'NASTY' => "q'uote \"dq\" $(touch MARK) `touch MARK.2` a\\b\nend", 'PLAIN' => 'x' }
 EOF2
+only_services gitlab_exporter >>"$RB"
 sed -i "s|PORT|$PORT|; s|MARK|$MARK|g" "$RB"
 WANT=$(printf "q'uote \"dq\" \$(touch %s) \`touch %s.2\` a\\\\b\nend" "$MARK" "$MARK")
 SVC=$SV_DIR/gitlab-exporter

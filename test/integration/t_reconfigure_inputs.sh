@@ -6,7 +6,7 @@
 . "$SRCDIR/test/integration/lib.sh"
 
 mkdir -p "$T_ROOT/etc/gitlab"
-echo "gitlab_exporter['listen_port'] = $(free_port)" >"$T_ROOT/etc/gitlab/gitlab.rb"
+{ echo "gitlab_exporter['listen_port'] = $(free_port)"; only_services gitlab_exporter; } >"$T_ROOT/etc/gitlab/gitlab.rb"
 for bad in soon 5s -1 86401; do
 	rc=0
 	out=$(SVWAIT=$bad ctl reconfigure 2>&1) || rc=$?

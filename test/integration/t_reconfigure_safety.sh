@@ -10,6 +10,7 @@ cat >"$RB" <<EOF2
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 gitlab_exporter['env'] = { 'GREETING' => 'hello' }
+$(only_services gitlab_exporter)
 EOF2
 SVC=$SV_DIR/gitlab-exporter
 svpid() { status_pid "$SVC/supervise/status"; }

@@ -11,9 +11,11 @@ OUT=$R/out
 ERR=$R/err
 mkdir -p "$R/etc/gitlab"
 
-# conf LINE...: gitlab.rb with PostgreSQL and Redis enabled on lines 1-2, then LINE... from 3.
+# conf LINE...: gitlab.rb with PostgreSQL and Redis enabled on lines 1-2, then LINE... from 3,
+# then the exporters on free ports and every other service off.
 conf() {
-	printf '%s\n' "postgresql['enable'] = true" "redis['enable'] = true" "$@" >"$RB"
+	printf '%s\n' "postgresql['enable'] = true" "redis['enable'] = true" "$@" "$(exporter_ports)" \
+		"$(only_services gitlab_exporter postgresql redis postgres_exporter redis_exporter)" >"$RB"
 }
 
 # refused LINE COL TEXT: check-config and reconfigure both fail naming gitlab.rb:LINE:COL and

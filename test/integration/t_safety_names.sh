@@ -6,7 +6,7 @@
 # <install>/var/moved-aside, git's data kept), write the YAML, and apply the Redis change
 # (redis restarted with the new maxmemory); nothing git planted is touched. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 
 export SVWAIT=60
 PORT=$(free_port)
@@ -23,6 +23,7 @@ redis['maxmemory'] = '$1'
 $(exporter_ports)
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter redis redis_exporter)
 EOF
 	chmod 600 "$RB"
 }

@@ -4,14 +4,14 @@
 # directory outside at the bottom. cleanse --yes must remove all of it, follow no link (the
 # victim outside is kept) and say it is done. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 
 PORT=$(free_port)
 H=$T_ROOT/var/opt/gitlab/gitlab-exporter
 mkdir -p "$T_ROOT/etc/gitlab" "$T_ROOT/victim"
 echo keep >"$T_ROOT/victim/file"
-printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
-	"$PORT" >"$T_ROOT/etc/gitlab/gitlab.rb"
+printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n%s\n" \
+	"$PORT" "$(only_services gitlab_exporter)" >"$T_ROOT/etc/gitlab/gitlab.rb"
 chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure: $out"
 

@@ -8,7 +8,7 @@
 # say "gitlab Reconfigured!", count only what it published, and exit non-zero. The next run,
 # with the home writable again, converges the exporter. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
 export SVWAIT=60
@@ -28,6 +28,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 gitlab_exporter['memory_threshold'] = $2
 gitlab_exporter['env'] = { 'GEN' => '$2' }
+$(only_services gitlab_exporter redis redis_exporter)
 EOF
 	chmod 600 "$RB"
 }

@@ -6,7 +6,7 @@
 # must still write the YAML and run the command, and the account's directory is kept beside
 # it under a random name. Runs in a new pid and mount namespace (unshare). Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
 PORT=$(free_port)
@@ -20,6 +20,7 @@ gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 user['username'] = 'nobody'
 user['group'] = 'nogroup'
+$(only_services gitlab_exporter)
 EOF
 chmod 600 "$CONFIG"
 chown nobody:nogroup "$HOME_DIR"

@@ -15,9 +15,7 @@ N=${T_ORPHANS:-5000}
 cc -O1 -o "$T_ROOT/orphans" "$SRCDIR/test/integration/orphans.c" || fail "cannot build the helper"
 test_service orphans cmd="exec $T_ROOT/orphans $N $DONE"
 export GITLAB_CTL_DATADIR=$DATA
-cat >"$T_ROOT/etc/gitlab/gitlab.rb" <<EOF
-gitlab_exporter['enable'] = false
-EOF
+only_services orphans >"$T_ROOT/etc/gitlab/gitlab.rb"
 chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
 LOG=$T_ROOT/opt/gitlab/var/runsvdir.log
 

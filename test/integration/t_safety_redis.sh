@@ -24,6 +24,7 @@ $(exporter_ports)
 redis['password'] = 'p"a ss@:/%x'
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
+$(only_services gitlab_exporter postgresql redis postgres_exporter redis_exporter)
 EOF
 
 ctl reconfigure >"$R/out" 2>&1 || { cat "$R/out"; fail "reconfigure"; }

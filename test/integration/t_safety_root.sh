@@ -22,6 +22,7 @@ redis['dir'] = '$U/redis'
 redis['unixsocket'] = '$U/redis/redis.socket'
 $(exporter_ports)
 gitlab_exporter['enable'] = false
+$(only_services postgresql redis postgres_exporter redis_exporter)
 EOF
 chmod 600 "$RB"
 # outside FILE: a mention of $U that is not below the root.

@@ -17,6 +17,7 @@ write_rb() {
 		echo "gitlab_exporter['elasticsearch_url'] = 'http://127.0.0.1:9'"
 		[ -n "$1" ] && echo "gitlab_exporter['elasticsearch_authorization'] = '$1'"
 		echo "gitlab_exporter['env'] = { 'API_TOKEN' => '$2' }"
+		only_services gitlab_exporter
 	} >"$RB"
 	chmod 600 "$RB"
 }

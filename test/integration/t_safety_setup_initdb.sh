@@ -24,6 +24,7 @@ cat >"$R/etc/gitlab/gitlab.rb" <<EOF
 postgresql['enable'] = true
 gitlab_exporter['enable'] = false
 $(exporter_ports)
+$(only_services postgresql postgres_exporter)
 EOF
 
 # Whatever is left working in this root's PostgreSQL home is stopped on exit (lib.sh).

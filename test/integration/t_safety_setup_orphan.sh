@@ -16,7 +16,7 @@ OUT=$R/out
 ERR=$R/err
 mkdir -p "$R/etc/gitlab"
 printf "%s\n" "postgresql['enable'] = true" "gitlab_exporter['enable'] = false" \
-	"$(exporter_ports)" >"$R/etc/gitlab/gitlab.rb"
+	"$(exporter_ports)" "$(only_services postgresql postgres_exporter)" >"$R/etc/gitlab/gitlab.rb"
 
 # Whatever is left working in this root's PostgreSQL home is stopped on exit (lib.sh).
 stop_leftovers() { stop_pg_home "$PGHOME"; }

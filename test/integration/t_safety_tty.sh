@@ -8,7 +8,7 @@
 # without a terminal keeps its stdio and its pid and leaves the terminal.
 . "$SRCDIR/test/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (switches to service accounts)"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (switches to service accounts)"; exit 77; }
 command -v script >/dev/null || fail "script(1) missing (util-linux, see scripts/setup)"
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY missing (see scripts/setup)"

@@ -33,6 +33,7 @@ gitlab_exporter['listen_address'] = 'localhost'
 gitlab_exporter['listen_port'] = $PORT
 user['username'] = '$RUN_AS'
 user['group'] = '$RUN_AS'
+$(only_services gitlab_exporter)
 EOF
 
 # Lookups of an account that does not exist yet fall through every source nsswitch.conf

@@ -3,7 +3,7 @@
 # reconfigure runs), then stale temps, homes, and a trace showing that no command run
 # with --root creates, chmods or chowns anything outside the root. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 id git >/dev/null 2>&1 || useradd --system --user-group --no-create-home git 2>/dev/null ||
 	id git >/dev/null || fail "no git account"
 
@@ -19,10 +19,11 @@ YML=$H/gitlab-exporter.yml
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 PORT=$(free_port)
 mkdir -p "$T_ROOT/etc/gitlab"
+# Two lines, every other service off on the second (the tests' own lines start at line 3).
 good_rb() {
 	cat >"$RB" <<EOF
 gitlab_exporter['listen_address'] = '127.0.0.1'
-gitlab_exporter['listen_port'] = $PORT
+gitlab_exporter['listen_port'] = $PORT; $(only_services gitlab_exporter | paste -sd ';' -)
 EOF
 	chmod 600 "$RB"
 }

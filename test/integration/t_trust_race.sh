@@ -3,7 +3,7 @@
 # that a mode fix is due) and a hard link to another account's file. Root must never chmod or chown that
 # file. Bounded: a fixed number of reconfigure runs. Needs root.
 . "$SRCDIR/test/integration/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skipped: needs root"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 id git >/dev/null 2>&1 || useradd --system --user-group --no-create-home git 2>/dev/null ||
 	id git >/dev/null || fail "no git account"
 
@@ -15,8 +15,8 @@ H=$T_ROOT/var/opt/gitlab/gitlab-exporter
 YML=$H/gitlab-exporter.yml
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 mkdir -p "$T_ROOT/etc/gitlab"
-printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
-	"$(free_port)" >"$RB"
+printf "gitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n%s\n" \
+	"$(free_port)" "$(only_services gitlab_exporter)" >"$RB"
 chmod 600 "$RB"
 out=$(ctl reconfigure 2>&1) || fail "reconfigure: $out"
 

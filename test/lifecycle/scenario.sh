@@ -11,6 +11,13 @@ DEB2=$2
 PORT=$3
 SV=/opt/gitlab/sv/gitlab-exporter
 PIDFILE=/opt/gitlab/var/runsvdir.pid
+# The exporter alone: every other service of the catalog, on by default, off (the chroot has
+# neither PostgreSQL nor Prometheus, and the host's ports are shared).
+EXPORTER_ONLY="postgresql['enable'] = false
+redis['enable'] = false
+prometheus['enable'] = false
+alertmanager['enable'] = false
+node_exporter['enable'] = false"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -96,8 +103,8 @@ userdel gitlab-exporter
 rm -rf /var/opt/gitlab
 
 step "reconfigure on the default paths (no systemd here: a detached runsvdir)"
-printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
-	"$PORT" >>/etc/gitlab/gitlab.rb
+printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n%s\n" \
+	"$PORT" "$EXPORTER_ONLY" >>/etc/gitlab/gitlab.rb
 gitlab-ctl reconfigure >/tmp/out 2>&1 || { cat /tmp/out; fail "reconfigure"; }
 grep -q "start runsvdir for /opt/gitlab/service" /tmp/out || { cat /tmp/out; fail "no runsvdir start"; }
 gitlab-ctl status >/tmp/out 2>&1 || { cat /tmp/out; fail "status"; }
@@ -171,8 +178,8 @@ install -m 0755 /lifecycle/fake-systemctl.sh /usr/bin/systemctl
 apt-get install -y -q "$DEB2" >/tmp/apt.log 2>&1 || { tail -n 30 /tmp/apt.log; fail "install under systemd"; }
 grep -q "daemon-reload" /tmp/systemctl.log ||
 	fail "postinst did not reload systemd: $(cat /tmp/systemctl.log)"
-printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n" \
-	"$PORT" >>/etc/gitlab/gitlab.rb
+printf "\ngitlab_exporter['listen_address'] = '127.0.0.1'\ngitlab_exporter['listen_port'] = %s\n%s\n" \
+	"$PORT" "$EXPORTER_ONLY" >>/etc/gitlab/gitlab.rb
 gitlab-ctl reconfigure >/tmp/out 2>&1 || { cat /tmp/out; fail "reconfigure under systemd"; }
 grep -q "^enable --quiet gitlab-runsvdir.service" /tmp/systemctl.log || fail "unit not enabled"
 grep -q "^start --quiet gitlab-runsvdir.service" /tmp/systemctl.log || fail "unit not started"

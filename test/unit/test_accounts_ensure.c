@@ -50,8 +50,8 @@ static void test_existing_accounts(void **state)
 	int created = 0;
 	diags_init(&d);
 	capture_open(&c);
-	assert_int_equal(accounts_ensure("root", "root", "/root", true, false, c.fp, &created, &d),
-	                 0);
+	d.live = c.fp;
+	assert_int_equal(accounts_ensure("root", "root", "/root", true, false, &created, &d), 0);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
@@ -67,10 +67,11 @@ static void test_missing_not_managed(void **state)
 	int created = 0;
 	diags_init(&d);
 	capture_open(&c);
+	d.live = c.fp;
 	assert_int_equal(
-	    accounts_ensure(MISSING, "root", "/nonexistent", false, false, c.fp, &created, &d), -1);
+	    accounts_ensure(MISSING, "root", "/nonexistent", false, false, &created, &d), -1);
 	assert_int_equal(
-	    accounts_ensure("root", MISSING, "/nonexistent", false, false, c.fp, &created, &d), -1);
+	    accounts_ensure("root", MISSING, "/nonexistent", false, false, &created, &d), -1);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
@@ -90,7 +91,8 @@ static void test_dry_run(void **state)
 	int created = 0;
 	diags_init(&d);
 	capture_open(&c);
-	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, true, c.fp, &created, &d);
+	d.live = c.fp;
+	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, true, &created, &d);
 	capture_close(&c);
 	if (geteuid() == 0) {
 		assert_int_equal(rc, 0);
@@ -104,7 +106,8 @@ static void test_dry_run(void **state)
 	/* Only the user missing: one line. */
 	created = 0;
 	capture_open(&c);
-	rc = accounts_ensure(MISSING, "root", "/nonexistent", true, true, c.fp, &created, &d);
+	d.live = c.fp;
+	rc = accounts_ensure(MISSING, "root", "/nonexistent", true, true, &created, &d);
 	capture_close(&c);
 	if (geteuid() == 0) {
 		assert_int_equal(rc, 0);
@@ -124,10 +127,11 @@ static void test_unusual_names_refused(void **state)
 	int created = 0;
 	diags_init(&d);
 	capture_open(&c);
-	assert_int_equal(
-	    accounts_ensure("-o", "root", "/nonexistent", true, true, c.fp, &created, &d), -1);
-	assert_int_equal(
-	    accounts_ensure(MISSING, "a b", "/nonexistent", true, true, c.fp, &created, &d), -1);
+	d.live = c.fp;
+	assert_int_equal(accounts_ensure("-o", "root", "/nonexistent", true, true, &created, &d),
+	                 -1);
+	assert_int_equal(accounts_ensure(MISSING, "a b", "/nonexistent", true, true, &created, &d),
+	                 -1);
 	capture_close(&c);
 	assert_int_equal(created, 0);
 	assert_string_equal(c.buf, "");
@@ -164,8 +168,7 @@ static int ensure_user_as_nobody(void *arg)
 	diags_init(&d);
 	if (setresgid(65534, 65534, 65534) == -1 || setresuid(65534, 65534, 65534) == -1)
 		return 100;
-	int rc =
-	    accounts_ensure(MISSING, "root", "/nonexistent", true, false, stderr, &created, &d);
+	int rc = accounts_ensure(MISSING, "root", "/nonexistent", true, false, &created, &d);
 	diags_flush(&d, stderr); /* where the command prints them */
 	return rc == -1 && created == 0 ? 0 : 1;
 }
@@ -180,8 +183,7 @@ static int ensure_without_groupadd(void *arg)
 	if (unshare(CLONE_NEWNS) == -1 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
 	    mount("/dev/null", "/usr/sbin/groupadd", NULL, MS_BIND, NULL) == -1)
 		return 100;
-	int rc =
-	    accounts_ensure(MISSING, MISSING, "/nonexistent", true, false, stderr, &created, &d);
+	int rc = accounts_ensure(MISSING, MISSING, "/nonexistent", true, false, &created, &d);
 	diags_flush(&d, stderr); /* where the command prints them */
 	return rc == -1 && created == 1 ? 0 : 1;
 }
@@ -193,8 +195,7 @@ static int ensure_useradd_fails(void *arg)
 	int created = 0;
 	struct diags d;
 	diags_init(&d);
-	int rc =
-	    accounts_ensure(MISSING, "root", "relative/home", true, false, stderr, &created, &d);
+	int rc = accounts_ensure(MISSING, "root", "relative/home", true, false, &created, &d);
 	diags_flush(&d, stderr); /* where the command prints them */
 	return rc == -1 ? 0 : 1;
 }

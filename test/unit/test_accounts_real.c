@@ -88,7 +88,8 @@ static void test_create_and_remove(void **state)
 		created = 0;
 		struct diags d;
 		diags_init(&d);
-		rc = accounts_ensure(name, gname, home, true, false, fp, &created, &d);
+		d.live = fp;
+		rc = accounts_ensure(name, gname, home, true, false, &created, &d);
 		diags_flush(&d, stderr);
 		fclose(fp);
 		if (rc != 0)
@@ -118,7 +119,8 @@ static void test_create_and_remove(void **state)
 	size_t len = 0;
 	FILE *fp = sink(&text, &len);
 	created = 0;
-	assert_int_equal(accounts_ensure(name, gname, home, true, false, fp, &created, &nod), 0);
+	nod.live = fp;
+	assert_int_equal(accounts_ensure(name, gname, home, true, false, &created, &nod), 0);
 	fclose(fp);
 	assert_int_equal(created, 0);
 	assert_string_equal(text, "");

@@ -153,7 +153,7 @@ static void test_defaults(void **state)
 	assert_null(svc_expand(s, "{{nope}}"));
 
 	const struct svc *n = svc(&a, "node-exporter");
-	assert_false(n->enabled);
+	assert_true(n->enabled);       /* Omnibus' defaults: see test_omnibus_defaults */
 	assert_int_equal(n->env.n, 0); /* no jemalloc, no Ruby GC */
 	assert_string_equal(n->listen_host, "localhost");
 	assert_int_equal(n->listen_port, 9100);
@@ -447,10 +447,12 @@ static void test_flags(void **state)
 	const struct svc *n = svc(&a, "node-exporter");
 	/* Sorted by flag name: the user's among the catalog's collector.* defaults. */
 	assert_string_equal(n->argv[2], "--a.first=3");
-	assert_string_equal(n->argv[n->argc - 3],
+	assert_string_equal(n->argv[n->argc - 4],
 	                    "--no-collector.systemd"); /* "!collector.systemd" */
-	assert_string_equal(n->argv[n->argc - 2], "--no-collector.wifi");
-	assert_string_equal(n->argv[n->argc - 1], "--web.telemetry-path=/m");
+	assert_string_equal(n->argv[n->argc - 3], "--no-collector.wifi");
+	assert_string_equal(n->argv[n->argc - 2], "--web.telemetry-path=/m");
+	assert_string_equal(n->argv[n->argc - 1],
+	                    "--web.config.file=/opt/gitlab/etc/node-exporter/web.yml");
 	for (size_t i = 0; i < n->argc; i++)
 		assert_null(strstr(n->argv[i], "collector.textfile"));
 	assert_non_null(strstr(svc_var(n, "flags"), "--a.first=3 --collector."));
@@ -475,6 +477,7 @@ static void test_flag_styles(void **state)
 	const struct svc *p = svc(&a, "prometheus"), *am = svc(&a, "alertmanager");
 	assert_string_equal(svc_var(p, "flags"),
 	                    "--b.bool=true --storage.tsdb.path=/var/opt/gitlab/prometheus/data "
+	                    "--web.config.file=/opt/gitlab/etc/prometheus/web.yml "
 	                    "--web.listen-address=localhost:9090");
 	assert_string_equal(am->argv[1], "--a.on");
 	assert_string_equal(am->argv[2], "--no-b.off");
@@ -494,6 +497,38 @@ static void test_flag_styles(void **state)
 static bool on(const struct attrs *a, const char *name)
 {
 	return svc(a, name)->enabled;
+}
+
+/*
+ * Omnibus' single node: with nothing in gitlab.rb every service runs; the monitoring switch
+ * turns off the monitoring set and the exporters, never the databases; an exporter follows
+ * its backend.
+ */
+static void test_omnibus_defaults(void **state)
+{
+	(void)state;
+	static const char *const all[] = {
+	    "alertmanager", "gitlab-exporter", "node-exporter", "postgres-exporter",
+	    "postgresql",   "prometheus",      "redis",         "redis-exporter"};
+	struct attrs a;
+	struct diags d;
+	assert_int_equal(build("", &a, &d), 0);
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		assert_true(on(&a, all[i]));
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(build("prometheus_monitoring['enable'] = false\n", &a, &d), 0);
+	assert_true(on(&a, "postgresql") && on(&a, "redis"));
+	assert_false(on(&a, "prometheus") || on(&a, "alertmanager") || on(&a, "node-exporter") ||
+	             on(&a, "gitlab-exporter") || on(&a, "postgres-exporter") ||
+	             on(&a, "redis-exporter"));
+	attrs_free(&a);
+	diags_free(&d);
+	assert_int_equal(build("postgresql['enable'] = false\n", &a, &d), 0);
+	assert_false(on(&a, "postgresql") || on(&a, "postgres-exporter"));
+	assert_true(on(&a, "redis") && on(&a, "redis-exporter") && on(&a, "prometheus"));
+	attrs_free(&a);
+	diags_free(&d);
 }
 
 /* roles([...]) turns on what names the role and off what does not; the switch wins. */
@@ -546,7 +581,8 @@ static void test_scrape_jobs(void **state)
 	        "node_exporter['listen_address'] = '0.0.0.0:9101'\n"
 	        "postgresql['enable'] = true\n"
 	        "prometheus['scrape_configs'] = [ { 'job_name' => 'app', 'x' => [1, 2.5, nil] },\n"
-	        "  { 'job_name' => 'node', 'static_configs' => [] } ]\n",
+	        "  { 'job_name' => 'node', 'static_configs' => [] } ]\n"
+	        "redis['enable'] = false\n",
 	        &a, &d),
 	    0);
 	const struct yval *jobs = svc_data(svc(&a, "prometheus"), "scrape_jobs");
@@ -567,8 +603,10 @@ static void test_scrape_jobs(void **state)
 	assert_string_equal(svc_var(svc(&a, "node-exporter"), "scrape_target"), "localhost:9101");
 	attrs_free(&a);
 	diags_free(&d);
-	assert_int_equal(
-	    build("prometheus['enable'] = true\nnode_exporter['enable'] = true\n", &a, &d), 0);
+	assert_int_equal(build("prometheus['enable'] = true\nnode_exporter['enable'] = true\n"
+	                       "postgresql['enable'] = false\nredis['enable'] = false\n",
+	                       &a, &d),
+	                 0);
 	jobs = svc_data(svc(&a, "prometheus"), "scrape_jobs");
 	assert_string_equal(job_name(jobs, 1), "node");
 	const struct yval *t = yval_get(jobs->items[1], "static_configs")->items[0];
@@ -993,7 +1031,7 @@ static void test_cross_service(void **state)
 	assert_string_equal(svc_var(ge, "data_dir"), "/var/opt/gitlab");
 	assert_null(pg->listen_host); /* listen_address unset: no TCP */
 	assert_string_equal(attrs_var(&a, ge, "postgresql.port"), "5432");
-	assert_string_equal(attrs_var(&a, ge, "redis.enable"), "false");
+	assert_string_equal(attrs_var(&a, ge, "redis.enable"), "true");
 	assert_null(attrs_var(&a, ge, "nosuch.port"));
 	char *x = attrs_expand(&a, pg, "{{redis.unixsocket}} {{port}}");
 	assert_string_equal(x, "/var/opt/gitlab/redis/redis.socket 5432");
@@ -1199,6 +1237,7 @@ int main(void)
 	    cmocka_unit_test(test_env_validation_located),
 	    cmocka_unit_test(test_flags),
 	    cmocka_unit_test(test_flag_styles),
+	    cmocka_unit_test(test_omnibus_defaults),
 	    cmocka_unit_test(test_roles_and_switch),
 	    cmocka_unit_test(test_scrape_jobs),
 	    cmocka_unit_test(test_argv_located),

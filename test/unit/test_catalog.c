@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "config/catalog.h"
 
 static const char *kv(const struct cat_kv *v, size_t n, const char *name)
@@ -96,9 +98,9 @@ static void test_shipped_catalog(void **state)
 	const struct cat_service *ne = catalog_find(&c, "node_exporter");
 	assert_non_null(ne);
 	assert_string_equal(ne->name, "node-exporter");
-	assert_false(ne->enable_default);
+	assert_true(ne->enable_default); /* Omnibus' single node runs the monitoring set */
 	assert_false(ne->jemalloc);
-	expect_setting(ne, "enable", ST_BOOL, "false");
+	expect_setting(ne, "enable", ST_BOOL, "true");
 	expect_setting(ne, "listen_address", ST_ADDRESS, "localhost:9100");
 	expect_setting(ne, "flags", ST_FLAGS, NULL);
 	const struct cat_setting *fl = cat_setting_find(ne, "flags");
@@ -133,8 +135,14 @@ static void test_shipped_payload(void **state)
 	const struct cat_service *ge = catalog_find(&c, "gitlab-exporter");
 	assert_non_null(pg);
 	assert_non_null(rd);
-	assert_false(pg->enable_default);
-	assert_false(rd->enable_default);
+	/* On by default, as in Omnibus; their data stays where a disable leaves it. */
+	assert_true(pg->enable_default);
+	assert_true(rd->enable_default);
+	expect_setting(pg, "enable", ST_BOOL, "true");
+	expect_setting(rd, "enable", ST_BOOL, "true");
+	assert_true(cat_setting_find(pg, "data_dir")->data);
+	assert_true(cat_setting_find(rd, "dir")->data);
+	assert_false(cat_setting_find(pg, "home")->data);
 	assert_int_equal(ge->nafter, 2);
 	assert_string_equal(ge->after[0], "postgresql");
 	assert_string_equal(ge->after[1], "redis");
@@ -198,11 +206,8 @@ static int teardown(void **state)
 static void write_file(const char *name, const char *text)
 {
 	char path[128];
-	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	assert_int_equal(fclose(fp), 0);
+	tl_path(path, sizeof path, tmpdir, name);
+	tl_put(path, text, 0644);
 }
 
 /* A valid service; BAD_* variants replace one line of it. */
@@ -291,8 +296,12 @@ static void test_malformed(void **state)
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
-	    "unknown key 'colour' in a setting (name, type, default, secret, host, refuse, "
-	    "refuse_because)");
+	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
+	    "refuse_because, values)");
+	expect_error(
+	    HEAD
+	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,
+	    4, "data = true is for path settings only ('enable')");
 	expect_error(HEAD
 	             "settings = (\n  { name = \"enable\"; type = \"port\"; default = 70000; }\n"
 	             ");\n" COMMAND,
@@ -655,11 +664,11 @@ static void test_checks_and_accounts(void **state)
 	(void)state;
 	struct catalog c;
 	struct diags d;
-	write_file(
-	    "x.conf", HEAD SETTINGS COMMAND
-	    "check = \"unix:{{home}}/s.sock\";\ncheck_send = \"PING\\r\\n\";\n"
-	    "check_expect = \"+PONG\";\ncheck_command = [ \"/bin/true\", \"{{y_svc.home}}\" ];\n"
-	    "home_mode = \"0755\";\nstop_signal = \"INT\";\n");
+	write_file("x.conf", HEAD SETTINGS COMMAND
+	           "check = \"unix:{{home}}/s.sock\";\ncheck_send = \"PING\\r\\n\";\n"
+	           "check_expect = \"+PONG\";\ncheck_command = [ \"/bin/true\", "
+	           "\"{{y_svc.home}}\" ];\n"
+	           "home_mode = \"0755\";\nstop_signal = \"INT\";\n");
 	diags_init(&d);
 	assert_int_equal(catalog_load(tmpdir, &c, &d), 0);
 	assert_string_equal(c.v[0].check, "unix:{{home}}/s.sock");

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/envdir.h"
 #include "lib/names.h"
 
@@ -23,11 +25,8 @@ struct fixture {
 static void put(const struct fixture *f, const char *name, const char *data, size_t len)
 {
 	char path[256];
-	snprintf(path, sizeof path, "%s/%s", f->dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	close(fd);
+	tl_path(path, sizeof path, f->dir, name);
+	tl_write(path, data, len, 0600);
 }
 
 static void put_s(const struct fixture *f, const char *name, const char *s)
@@ -38,8 +37,7 @@ static void put_s(const struct fixture *f, const char *name, const char *s)
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
-	strlcpy(f->dir, "/tmp/test_envdir.XXXXXX", sizeof f->dir);
-	if (mkdtemp(f->dir) == NULL)
+	if (tl_tmpdir(f->dir, sizeof f->dir, "test_envdir") == -1)
 		return -1;
 	*state = f;
 	return 0;

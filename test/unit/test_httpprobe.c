@@ -95,7 +95,7 @@ static int probe_with(const char *host, const char *head, const char *tail, char
 	int port;
 	int lfd = bound(&port, true);
 	pid_t pid = serve(lfd, head, tail);
-	int code = http_probe(host, port, "/metrics", 10000, err, errlen);
+	int code = http_probe(host, port, "/metrics", NULL, 10000, err, errlen);
 	close(lfd);
 	reap(pid, 0);
 	return code;
@@ -140,7 +140,7 @@ static void test_timeout(void **state)
 	int port;
 	int lfd = bound(&port, true);
 	long t0 = mono_ms();
-	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", 200, err, sizeof err), -1);
+	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", NULL, 200, err, sizeof err), -1);
 	long took = mono_ms() - t0;
 	close(lfd);
 	assert_string_equal(err, "no answer in time");
@@ -155,7 +155,8 @@ static void test_closed_port(void **state)
 	char err[256] = "";
 	int port;
 	int fd = bound(&port, false);
-	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", 5000, err, sizeof err), -1);
+	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", NULL, 5000, err, sizeof err),
+	                 -1);
 	close(fd);
 	assert_string_equal(err, "connect: Connection refused");
 }
@@ -163,13 +164,13 @@ static void test_closed_port(void **state)
 static void test_request_too_long(void **state)
 {
 	(void)state;
-	char err[256] = "", path[700];
+	char err[256] = "", path[1100];
 	memset(path, 'a', sizeof path - 1);
 	path[0] = '/';
 	path[sizeof path - 1] = '\0';
 	int port;
 	int lfd = bound(&port, true);
-	assert_int_equal(http_probe("127.0.0.1", port, path, 5000, err, sizeof err), -1);
+	assert_int_equal(http_probe("127.0.0.1", port, path, NULL, 5000, err, sizeof err), -1);
 	close(lfd);
 	assert_string_equal(err, "request too long");
 }

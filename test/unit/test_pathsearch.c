@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/pathsearch.h"
 #include "lib/rmtree.h"
 
@@ -20,18 +22,14 @@ static char top[64];
 
 static void at(char *out, size_t len, const char *rel)
 {
-	snprintf(out, len, "%s/%s", top, rel);
+	tl_path(out, len, top, rel);
 }
 
 static void mkfile(const char *rel, mode_t mode)
 {
 	char p[256];
 	at(p, sizeof p, rel);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("#!/bin/sh\n", f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(chmod(p, mode), 0);
+	tl_put(p, "#!/bin/sh\n", mode);
 }
 
 static void mkdir_at(const char *rel)

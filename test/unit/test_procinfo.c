@@ -113,9 +113,10 @@ static void test_probe_refused(void **state)
 	(void)state;
 	char err[128];
 	/* port 1 on loopback: nobody listens there in a test environment */
-	assert_int_equal(http_probe("127.0.0.1", 1, "/metrics", 1000, err, sizeof err), -1);
+	assert_int_equal(http_probe("127.0.0.1", 1, "/metrics", NULL, 1000, err, sizeof err), -1);
 	assert_non_null(strstr(err, "connect"));
-	assert_int_equal(http_probe("no-such-host.invalid", 80, "/", 1000, err, sizeof err), -1);
+	assert_int_equal(http_probe("no-such-host.invalid", 80, "/", NULL, 1000, err, sizeof err),
+	                 -1);
 }
 
 int main(void)

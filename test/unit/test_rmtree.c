@@ -12,23 +12,22 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/rmtree.h"
 
 static char base[64];
 
 static void path(char *out, const char *rel)
 {
-	snprintf(out, 256, "%s/%s", base, rel);
+	tl_path(out, 256, base, rel);
 }
 
 static void mkfile(const char *rel)
 {
 	char p[256];
 	path(p, rel);
-	FILE *fp = fopen(p, "w");
-	assert_non_null(fp);
-	fputs("x\n", fp);
-	fclose(fp);
+	tl_put(p, "x\n", 0644);
 }
 
 static void mkd(const char *rel)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lib/rmtree.h"
+#include "lib/spawn.h"
 #include "runit/runit.h"
 
 static char top[64];
@@ -118,7 +119,7 @@ static void test_control_errors(void **state)
 	assert_int_equal(errno, ENAMETOOLONG);
 	assert_false(sv_normally_down(longdir));
 	errno = 0;
-	assert_int_equal(sv_check(longdir, true), -1);
+	assert_int_equal(sv_check_until(longdir, SPAWN_NULL, 0), -1);
 	assert_int_equal(errno, ENAMETOOLONG);
 	free(longdir);
 }

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "build_config.h"
 #include "lib/clock.h"
 #include "lib/ctl.h"
@@ -148,16 +150,12 @@ static void test_ensure_running(void **state)
 	ctl = saved;
 }
 
-static char *slurp(const char *p)
+/* The file's text, valid until the next call. */
+static const char *slurp(const char *p)
 {
-	static char buf[8192];
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	assert_true(fd != -1);
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	return buf;
+	static char *last;
+	free(last);
+	return last = tl_slurp(p);
 }
 
 /*

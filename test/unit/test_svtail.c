@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/clock.h"
 #include "lib/ctl.h"
 #include "lib/rmtree.h"
@@ -27,7 +29,7 @@ static char top[64];
 
 static void path(char *out, size_t len, const char *rel)
 {
-	snprintf(out, len, "%s/%s", top, rel);
+	tl_path(out, len, top, rel);
 }
 
 static void put(const char *rel, const char *data, int flags)
@@ -51,8 +53,7 @@ static void mkdir_rel(const char *rel)
 static int setup(void **state)
 {
 	(void)state;
-	strlcpy(top, "/tmp/test_svtail.XXXXXX", sizeof top);
-	return mkdtemp(top) == NULL ? -1 : 0;
+	return tl_tmpdir(top, sizeof top, "test_svtail");
 }
 
 static int teardown(void **state)
@@ -264,14 +265,7 @@ static char *slurp(const char *rel)
 {
 	char p[256];
 	path(p, sizeof p, rel);
-	FILE *f = fopen(p, "r");
-	assert_non_null(f);
-	char *buf = calloc(1, 65536);
-	assert_non_null(buf);
-	size_t n = fread(buf, 1, 65535, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return tl_slurp(p);
 }
 
 static int open_capture(const char *rel)

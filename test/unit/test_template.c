@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "render/template.h"
 
 static const char *vals[][2] = {
@@ -247,15 +249,6 @@ static char *render_template(const char *file, const struct kvs *k)
 	return s;
 }
 
-static void write_file(const char *path, const char *text, mode_t mode)
-{
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
 /* The run script passes every value to gitlab-ctl as exactly one argument. */
 static void test_run_template(void **state)
 {
@@ -267,7 +260,7 @@ static void test_run_template(void **state)
 	snprintf(script, sizeof script, "%s/run", dir);
 	snprintf(marker, sizeof marker, "%s/pwned", dir);
 	/* a stand-in for gitlab-ctl: prints its arguments NUL-separated */
-	write_file(fake, "#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", 0755);
+	tl_put(fake, "#!/bin/sh\nfor a; do printf '%s\\0' \"$a\"; done\n", 0755);
 	char touch[700];
 	snprintf(touch, sizeof touch, "$(touch %s)`touch %s`", marker, marker);
 	const char *const vals_run[][2] = {
@@ -283,7 +276,7 @@ static void test_run_template(void **state)
 	char *const argv[] = {"/bin/cmd", "it's", "\\", "", "a\nb", NULL};
 	struct kvs k = {vals_run, sizeof vals_run / sizeof vals_run[0], argv};
 	char *run = render_template("run", &k);
-	write_file(script, run, 0755);
+	tl_put(script, run, 0755);
 	free(run);
 
 	char out[2048];
@@ -309,7 +302,7 @@ static void test_run_template(void **state)
 	};
 	struct kvs k2 = {vals_noroot, sizeof vals_noroot / sizeof vals_noroot[0], argv};
 	run = render_template("run", &k2);
-	write_file(script, run, 0755);
+	tl_put(script, run, 0755);
 	free(run);
 	sh_eval("exec \"$RUNSCRIPT\"", out, sizeof out);
 	assert_string_equal(out, "exec");
@@ -382,7 +375,8 @@ static void expect_fields(const char *out, const char *const *want, size_t n)
 /*
  * Hostile values stay values; the database and Sidekiq probes use the
  * connection built from the postgresql and redis settings (anchors and <<
- * merge keys as Omnibus writes them), and are absent for a disabled backend.
+ * merge keys as Omnibus writes them), and are absent for a disabled backend;
+ * Sidekiq's with probe_sidekiq off (Redis on); the TLS keys only with tls_enabled.
  */
 static void test_yaml_template(void **state)
 {
@@ -392,6 +386,7 @@ static void test_yaml_template(void **state)
 	const char *url = "unix:/v/redis: \"s\".socket";
 	const char *pat = "gitlab-exporter web -c /v/\"x\" # y.yml";
 	const char *auth = "Bearer a\"b\\c\n# d";
+	const char *cert = "/etc/\"x\": # y.pem";
 	const char *const on[][2] = {{"server_name", "webrick"},
 	                             {"listen_address", addr},
 	                             {"listen_port", "9168"},
@@ -403,6 +398,10 @@ static void test_yaml_template(void **state)
 	                             {"process_pattern", pat},
 	                             {"gitlab_exporter.probe_elasticsearch", "1"},
 	                             {"gitlab_exporter.tuple_stats_all_columns", ""},
+	                             {"gitlab_exporter.probe_sidekiq", "1"},
+	                             {"gitlab_exporter.tls_enabled", "1"},
+	                             {"tls_cert_path", cert},
+	                             {"tls_key_path", "/k.pem"},
 	                             {"elasticsearch_url", "http://e:9200"},
 	                             {"elasticsearch_authorization", auth}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
@@ -417,17 +416,31 @@ static void test_yaml_template(void **state)
 	    "m[\"tuple_stats\"][\"methods\"][0], m[\"sidekiq\"][\"opts\"][\"redis_url\"], "
 	    "c[\"probes\"][\"sidekiq\"][\"methods\"].join(\",\"), "
 	    "c[\"probes\"][\"ruby\"][\"methods\"][0], "
-	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][\"options\"][\"headers\"]["
-	    "\"Authorization\"]",
+	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][0][\"options\"][\"headers\"]["
+	    "\"Authorization\"], s[\"tls_enabled\"].to_s, s[\"tls_cert_path\"], "
+	    "s[\"tls_key_path\"], m[\"elasticsearch\"][\"methods\"].join(\",\"), "
+	    "m[\"elasticsearch\"][\"opts\"][0][\"url\"]",
 	    out, sizeof out);
 	const char *want[] = {
-	    "webrick",  addr,
-	    "9168",     "1024",
-	    "true",     "gitlab_exporter",
-	    pat,        "Database::RowCountProber",
-	    conn,       "probe_db",
-	    url,        "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
-	    "probe_gc", auth};
+	    "webrick",
+	    addr,
+	    "9168",
+	    "1024",
+	    "true",
+	    "gitlab_exporter",
+	    pat,
+	    "Database::RowCountProber",
+	    conn,
+	    "probe_db",
+	    url,
+	    "probe_stats,probe_queues,probe_workers,probe_retries,probe_future_sets",
+	    "probe_gc",
+	    auth,
+	    "true",
+	    cert,
+	    "/k.pem",
+	    "probe_migrations",
+	    "http://e:9200"};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
 	const char *const off[][2] = {{"server_name", "webrick"},
@@ -435,7 +448,11 @@ static void test_yaml_template(void **state)
 	                              {"listen_port", "9168"},
 	                              {"memory_threshold", "1024"},
 	                              {"postgresql.enable", ""},
-	                              {"redis.enable", ""},
+	                              {"redis.enable", "1"},
+	                              {"gitlab_exporter.probe_sidekiq", ""},
+	                              {"gitlab_exporter.tls_enabled", ""},
+	                              {"tls_cert_path", ""},
+	                              {"tls_key_path", ""},
 	                              {"connection_string", conn},
 	                              {"redis_url", url},
 	                              {"process_pattern", pat},
@@ -444,13 +461,15 @@ static void test_yaml_template(void **state)
 	                              {"elasticsearch_authorization", ""},
 	                              {"gitlab_exporter.tuple_stats_all_columns", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
-	yaml_fields(&k2,
-	            "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
-	            "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
-	            "m.keys.sort.join(\",\")",
-	            out, sizeof out);
-	const char *want2[] = {"false", "false", "false", "metrics,process,ruby",
-	                       "multiple,process,ruby"};
+	yaml_fields(
+	    &k2,
+	    "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
+	    "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
+	    "m.keys.sort.join(\",\"), s.key?(\"tls_enabled\").to_s, c.key?(\"redis_common\").to_s",
+	    out, sizeof out);
+	const char *want2[] = {
+	    "false", "false", "false", "metrics,process,ruby", "multiple,process,ruby",
+	    "false", "false"};
 	expect_fields(out, want2, sizeof want2 / sizeof want2[0]);
 }
 
@@ -466,7 +485,7 @@ static void test_check_template(void **state)
 	snprintf(out, sizeof out, "%s/argv", dir);
 	snprintf(body, sizeof body, "%s",
 	         "#!/bin/sh\nprintf '%s\\n' \"$GITLAB_CTL_DATADIR\" \"$@\" >\"$ARGV_OUT\"\n");
-	write_file(fake, body, 0755);
+	tl_put(fake, body, 0755);
 	const char *const v[][2] = {{"service", "svc"},
 	                            {"gitlab_ctl", fake},
 	                            {"root", "/r o'ot"},
@@ -474,7 +493,7 @@ static void test_check_template(void **state)
 	                            {"datadir", "/d`x`"}};
 	struct kvs k = {v, sizeof v / sizeof v[0], NULL};
 	char *text = render_template("check", &k);
-	write_file(script, text, 0755);
+	tl_put(script, text, 0755);
 	free(text);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -521,8 +540,8 @@ static void test_cache(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/good", dir);
 	snprintf(bad, sizeof bad, "%s/bad", dir);
-	write_file(path, "a {{sh nasty}}\n{{#if plain}}\n{{port}}\n{{/if}}\nend\n", 0644);
-	write_file(bad, "line 1\n{{#if empty}}{{nosuch}}{{/if}}\n{{/if}}\n{{oops\n", 0644);
+	tl_put(path, "a {{sh nasty}}\n{{#if plain}}\n{{port}}\n{{/if}}\nend\n", 0644);
+	tl_put(bad, "line 1\n{{#if empty}}{{nosuch}}{{/if}}\n{{/if}}\n{{oops\n", 0644);
 	struct tpl_cache *c = tpl_cache_new(dir);
 	struct buf out, want;
 	struct diags d, dw;
@@ -535,7 +554,7 @@ static void test_cache(void **state)
 		assert_int_equal(cache_render(c, "good", &out, &d), 0);
 		assert_string_equal(buf_str(&out), buf_str(&want));
 		if (i == 0)
-			write_file(path, "changed\n", 0644); /* read once: not seen */
+			tl_put(path, "changed\n", 0644); /* read once: not seen */
 	}
 	buf_reset(&want);
 	diags_free(&dw);

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "runit/svdir.h"
 #include "render/tree.h"
 #include "lib/pathsafe.h"
@@ -32,15 +34,12 @@ static const char *P(const char *rel)
 	return buf[k];
 }
 
-static char *slurp(const char *path)
+/* The file's text, valid until the next call. */
+static const char *slurp(const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
-	static char buf[4096];
-	size_t n = fread(buf, 1, sizeof buf - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
+	static char *last;
+	free(last);
+	return last = tl_slurp(path);
 }
 
 static void build(struct tree *t, const char *run, const char *val)
@@ -241,16 +240,6 @@ static void test_meta_no_follow(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
-/* Write a file with content and mode (test setup). */
-static void put(const char *path, const char *content, mode_t mode)
-{
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(content, fp);
-	fclose(fp);
-	assert_int_equal(chmod(path, mode), 0);
-}
-
 /* The output of f(t, c) for the first change (a real file: diff writes to its fd). */
 static char *out_of(struct tree *t, void (*f)(const struct tree *, const struct tchange *, FILE *))
 {
@@ -279,7 +268,7 @@ static void test_hard_link(void **state)
 	(void)state;
 	struct tree t;
 	assert_int_equal(mkdir(P("hl"), 0755), 0);
-	put(P("victim"), "same\n", 0644);
+	tl_put(P("victim"), "same\n", 0644);
 	assert_int_equal(link(P("victim"), P("hl/conf")), 0);
 	one_file(&t, "hl/conf", "same\n", 0600);
 	assert_int_equal(tree_diff(&t), 0);
@@ -305,7 +294,7 @@ static void test_replace_non_regular(void **state)
 	(void)state;
 	struct tree t;
 	assert_int_equal(mkdir(P("nr"), 0755), 0);
-	put(P("secret"), "ROOT-ONLY\n", 0600);
+	tl_put(P("secret"), "ROOT-ONLY\n", 0600);
 	assert_int_equal(symlink(P("secret"), P("nr/conf")), 0);
 	one_file(&t, "nr/conf", "mine\n", 0600);
 	assert_int_equal(tree_diff(&t), 0);
@@ -342,14 +331,14 @@ static void test_print_diff(void **state)
 	(void)state;
 	struct tree t;
 	assert_int_equal(mkdir(P("pd"), 0755), 0);
-	put(P("pd/conf"), "old line\n", 0600);
+	tl_put(P("pd/conf"), "old line\n", 0600);
 	one_file(&t, "pd/conf", "new line\n", 0600);
 	assert_int_equal(tree_diff(&t), 0);
 	const char *diff = out_of(&t, tree_print_diff);
 	assert_non_null(strstr(diff, "-old line"));
 	assert_non_null(strstr(diff, "+new line"));
 	tree_free(&t);
-	put(P("pd/conf"), "token: old-hunter2\n", 0600);
+	tl_put(P("pd/conf"), "token: old-hunter2\n", 0600);
 	one_file(&t, "pd/conf", "token: new\n", 0600);
 	tree_add_secret(&t, "old-hunter2"); /* in the old content only */
 	assert_int_equal(tree_diff(&t), 0);
@@ -394,7 +383,7 @@ static void test_symlink_mid_path(void **state)
 	assert_int_equal(mkdir(P("mid/real/b"), 0755), 0);
 	assert_int_equal(mkdir(P("mid/a"), 0755), 0);
 	assert_int_equal(symlink(P("mid/real"), P("mid/a/lnk")), 0);
-	put(P("mid/real/b/conf"), "x", 0600);
+	tl_put(P("mid/real/b/conf"), "x", 0600);
 	one_file(&t, "mid/a/lnk/b/conf", "y", 0600);
 	assert_int_equal(tree_set_anchor(&t, root), 0);
 	assert_int_equal(tree_diff(&t), -1);
@@ -418,8 +407,8 @@ static void test_env_foreign(void **state)
 		if (i == 2)
 			assert_int_equal(mkdir(P(rel), 0755), 0);
 		else
-			put(P(rel), "keep", 0644);
-		put(P("fe/OLD_VAR"), "x", 0600);
+			tl_put(P(rel), "keep", 0644);
+		tl_put(P("fe/OLD_VAR"), "x", 0600);
 		tree_init(&t);
 		assert_true(tree_add_dir(&t, P("fe"), 0700, TREE_NO_OWNER, TREE_NO_OWNER, 0, TR_ENV,
 		                         TN_EXCLUSIVE) >= 0);
@@ -658,7 +647,7 @@ static void test_failure_contained(void **state)
 	char rel[320];
 	snprintf(rel, sizeof rel, "cf/chome/%0250d", 0);
 	assert_int_equal(mkdir(P("cf"), 0755), 0);
-	put(P("cf/c0run"), "old\n", 0644);
+	tl_put(P("cf/c0run"), "old\n", 0644);
 	tree_init(&t);
 	assert_true(tree_add_file(&t, P("cf/c0run"), "new\n", 4, 0644, r, r, 0, TR_RUN, 0) >= 0);
 	assert_true(tree_add_dir(&t, P("cf/chome"), 0750, acct, acct, 0, TR_NONE, 0) >= 0);

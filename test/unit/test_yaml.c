@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "lib/yval.h"
+#include "render/redact.h"
 #include "render/template.h"
 #include "render/yaml.h"
 
@@ -21,7 +22,7 @@ static void expect_yaml(const struct yval *v, int indent, const char *want)
 {
 	struct buf b;
 	buf_init(&b);
-	yaml_emit_value(&b, v, indent, NULL);
+	yaml_emit_value(&b, v, indent, NULL, NULL);
 	buf_addc(&b, '\0');
 	assert_string_equal(b.p, want);
 	buf_free(&b);
@@ -70,7 +71,7 @@ static void test_nested(void **state)
 	struct buf b;
 	buf_init(&b);
 	buf_adds(&b, "  ");
-	yaml_emit_items(&b, jobs, 2, NULL);
+	yaml_emit_items(&b, jobs, 2, NULL, NULL);
 	buf_addc(&b, '\0');
 	assert_non_null(strstr(b.p, "  - job_name: \"node\"\n    static_configs:\n"));
 	buf_free(&b);
@@ -94,7 +95,7 @@ static void test_srcmap(void **state)
 	struct buf out;
 	buf_init(&out);
 	buf_adds(&out, "# header\nkey:");
-	yaml_emit_value(&out, m, 0, &map);
+	yaml_emit_value(&out, m, 0, &map, NULL);
 	buf_adds(&out, "\nafter: 1\n");
 	/* line 2 key:, 3 a: "x", 4 b:, 5 - "y", 6 after: 1 */
 	assert_int_equal(yaml_srcmap_find(&map, 1), 0);
@@ -115,16 +116,54 @@ static const char *get(void *arg, const char *name)
 	return strcmp(name, "x") == 0 ? "1" : NULL;
 }
 
-static int put(void *arg, const char *name, bool items, struct buf *out, int indent)
+static int put(void *arg, const char *name, bool items, struct buf *out, int indent,
+               struct tpl_spans *secrets)
 {
+	(void)secrets;
 	const struct yval *v = arg;
 	if (strcmp(name, "data") != 0)
 		return -1;
 	if (items)
-		yaml_emit_items(out, v, indent, NULL);
+		yaml_emit_items(out, v, indent, NULL, NULL);
 	else
-		yaml_emit_value(out, v, indent, NULL);
+		yaml_emit_value(out, v, indent, NULL, NULL);
 	return 0;
+}
+
+/* --diff's spans: credential keys and URL userinfo, one span per secret value, none nested. */
+static void test_secret_spans(void **state)
+{
+	(void)state;
+	struct yval *job = yval_map(), *ba = yval_map(), *rw = yval_map();
+	yval_put(job, "job_name", str("app"));
+	yval_put(ba, "username", str("u"));
+	yval_put(ba, "password", str("hunter2"));
+	yval_put(job, "basic_auth", ba);
+	yval_put(job, "bearer_token", str("tok3n"));
+	yval_put(rw, "url", str("https://me:pa%40ss@remote.example/api"));
+	yval_put(rw, "plain", str("https://remote.example/a@b"));
+	yval_put(job, "remote", rw);
+	struct buf b, red;
+	struct tpl_spans sp = {0};
+	buf_init(&b);
+	buf_init(&red);
+	buf_adds(&b, "x:");
+	yaml_emit_value(&b, job, 0, NULL, &sp);
+	assert_int_equal(sp.n, 3);
+	for (size_t i = 1; i < sp.n; i++)
+		assert_true(sp.v[i].off >= sp.v[i - 1].off + sp.v[i - 1].len);
+	redact_new(b.p, b.len, sp.v, sp.n, &red);
+	buf_addc(&red, '\0');
+	assert_null(strstr(red.p, "hunter2"));
+	assert_null(strstr(red.p, "username"));
+	assert_null(strstr(red.p, "tok3n"));
+	assert_null(strstr(red.p, "pa%40ss"));
+	assert_non_null(strstr(red.p, "job_name: \"app\""));
+	assert_non_null(strstr(red.p, "https://remote.example/a@b"));
+	tpl_spans_free(&sp);
+	buf_free(&b);
+	buf_free(&red);
+	yval_free(job);
 }
 
 static void test_template_tags(void **state)
@@ -154,10 +193,9 @@ static void test_template_tags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_scalars),
-	    cmocka_unit_test(test_nested),
-	    cmocka_unit_test(test_srcmap),
-	    cmocka_unit_test(test_template_tags),
+	    cmocka_unit_test(test_scalars),      cmocka_unit_test(test_nested),
+	    cmocka_unit_test(test_srcmap),       cmocka_unit_test(test_template_tags),
+	    cmocka_unit_test(test_secret_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

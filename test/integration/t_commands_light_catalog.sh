@@ -236,4 +236,4 @@ many=$(getent group | awk -F: '$3 < 100 { print $1 }' | head -n 33 | paste -sd, 
 [ "$(echo "$many" | tr ',' '\n' | wc -l)" = 33 ] || fail "fewer than 33 system groups: $many"
 expect_rc 1 ctl exec --envdir "$ENVDIR" --groups "$many" light -- /bin/true
 has "$ERR" "exec: --groups: more than"
-echo "ok t_cov_commands"
+echo "ok t_commands_light_catalog"

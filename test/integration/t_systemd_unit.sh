@@ -111,4 +111,4 @@ unshare --mount --pid --fork --mount-proc sh "$T_ROOT/scenario.sh" >"$T_ROOT/sce
 	{ cat "$T_ROOT/scenario.out" "$T_ROOT/unit.log" 2>/dev/null; fail "scenario"; }
 cat "$T_ROOT/scenario.out"
 grep -q '^ok: scenario$' "$T_ROOT/scenario.out" || fail "scenario did not finish"
-echo "ok t_cov_sdunit"
+echo "ok t_systemd_unit"

@@ -39,4 +39,4 @@ for f in setresgid:"exec: setgid " setresuid:"exec: setuid nobody" \
 	has "$ERR" "$msg"
 	[ -e "$T_ROOT/out.d/$fault" ] && fail "the command ran although $fault lied"
 done
-echo "ok t_cov_become"
+echo "ok t_exec_privdrop_faults"

@@ -73,4 +73,4 @@ unshare --mount --pid --fork --mount-proc sh "$T_ROOT/scenario.sh" >"$T_ROOT/sce
 	{ cat "$T_ROOT/scenario.out"; fail "scenario"; }
 cat "$T_ROOT/scenario.out"
 grep -q '^ok: scenario$' "$T_ROOT/scenario.out" || fail "scenario did not finish"
-echo "ok t_cov_runsvdir_missing"
+echo "ok t_runsvdir_missing"

@@ -79,4 +79,4 @@ bad 'setup = ( { name = "s"; when = "before_start"; creates = "relative"; comman
 	"bad: setup step s: an unknown placeholder, or 'creates' is not an absolute path"
 bad 'templates = ( { src = "light.yml"; dest = "relative.yml"; } );' \
 	'template light.yml: destination "relative.yml" is not an absolute path'
-echo "ok t_cov_tree"
+echo "ok t_reconfigure_in_the_way"

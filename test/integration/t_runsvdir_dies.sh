@@ -40,4 +40,4 @@ W2=$(head -n1 "$PIDFILE")
 [ "$W2" != "$W" ] && alive "$W2" || fail "no new wrapper ($W -> $W2)"
 P2=$(status_pid "$SVC/supervise/status")
 [ "$P2" != 0 ] && [ "$P2" != "$P" ] && alive "$P2" || fail "light not started again ($P -> $P2)"
-echo "ok t_cov_runsvdir"
+echo "ok t_runsvdir_dies"

@@ -11,18 +11,7 @@ U=gctlc$$
 G=gctlg$$
 K=gctlk$$
 O=gctlo$$ # solo's own account (a `username` setting, as gitlab-psql)
-drop_accounts() {
-	for _a in "$U" "$K" "$O" "$G"; do
-		for _try in 1 2 3 4 5 6 7 8 9 10; do # /etc/passwd may be locked by a parallel test
-			getent passwd "$_a" >/dev/null || break
-			userdel "$_a" 2>/dev/null || sleep 0.3
-		done
-		for _try in 1 2 3 4 5 6 7 8 9 10; do
-			getent group "$_a" >/dev/null || break
-			groupdel "$_a" 2>/dev/null || sleep 0.3
-		done
-	done
-}
+drop_accounts() { drop_accounts_named "$U" "$K" "$O" "$G"; }
 trap '_r=$?; set +e; stop_root; drop_accounts; (exit $_r); t_cleanup' EXIT  # processes first: userdel refuses a busy account
 
 DATA=$T_ROOT/data
@@ -152,4 +141,4 @@ expect_rc 0 ctl remove-accounts
 has "$OUT" "keep user $K: not created by reconfigure (uid $(id -u "$K"), home /nonexistent)"
 has "$OUT" "0 accounts removed"
 getent passwd "$K" >/dev/null || fail "remove-accounts deleted $K"
-echo "ok t_cov_lifecycle"
+echo "ok t_lifecycle_verbs_edges"

@@ -1,0 +1,81 @@
+#!/bin/sh
+# issue 29 row 5: with prometheus['web_password'] and alertmanager['web_password'] set,
+# Prometheus' and Alertmanager's HTTP APIs answer only to those credentials (basic auth
+# through --web.config.file, which holds a bcrypt hash, root-owned 0640 to the service's
+# group). As `nobody`, /api/v1/status/config and /api/v2/status give 401 and a silence POST
+# is refused; with the credentials they work. gitlab-ctl's readiness checks and inspect
+# pass the credentials, Prometheus scrapes itself with them, a second reconfigure changes
+# nothing (the hash is stable), and --diff and show-config print neither password.
+. "$SRCDIR/test/integration/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || exit 77
+for b in /usr/bin/prometheus /usr/bin/promtool /usr/bin/prometheus-alertmanager curl setpriv; do
+	command -v "$b" >/dev/null 2>&1 || exit 77
+done
+P=$(free_port)
+A=$(free_port)
+RB=$T_ROOT/etc/gitlab/gitlab.rb
+OUT=$T_ROOT/out
+ERR=$T_ROOT/err
+mkdir -p "$T_ROOT/etc/gitlab"
+{
+	only_services prometheus alertmanager
+	cat <<EOF2
+prometheus['enable'] = true
+alertmanager['enable'] = true
+prometheus['listen_address'] = '127.0.0.1:$P'
+alertmanager['listen_address'] = '127.0.0.1:$A'
+prometheus['scrape_interval'] = 1
+prometheus['web_password'] = 'promPW-s3cret'
+alertmanager['web_password'] = 'amPW-s3cret'
+EOF2
+} >"$RB"
+chmod 600 "$RB"
+
+expect_rc 0 ctl reconfigure --diff
+cat "$OUT" "$ERR" >"$T_ROOT/all"
+for w in promPW-s3cret amPW-s3cret; do
+	! grep -qF "$w" "$T_ROOT/all" || fail "reconfigure --diff printed $w"
+done
+for svc in prometheus alertmanager; do
+	W=$T_ROOT/opt/gitlab/etc/$svc/web.yml
+	[ "$(stat -c '%U %a' "$W")" = "root 640" ] || fail "$W: $(stat -c '%U %a' "$W")"
+	grep -q '"gitlab-prometheus": "\$2b\$10\$' "$W" || fail "$W holds no bcrypt hash: $(cat "$W")"
+	! grep -q 'PW-s3cret' "$W" || fail "$W holds the password"
+done
+ctl show-config >"$OUT" 2>&1
+! grep -q 'PW-s3cret' "$OUT" || fail "show-config printed a password"
+
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+code=$(as_nobody "http://127.0.0.1:$P/api/v1/status/config")
+[ "$code" = 401 ] || fail "nobody got $code from Prometheus' /api/v1/status/config"
+code=$(as_nobody "http://127.0.0.1:$A/api/v2/status")
+[ "$code" = 401 ] || fail "nobody got $code from Alertmanager's /api/v2/status"
+SIL='{"matchers":[{"name":"alertname","value":".+","isRegex":true}],"startsAt":"2026-01-01T00:00:00Z","endsAt":"2099-01-01T00:00:00Z","createdBy":"nobody","comment":"x"}'
+code=$(as_nobody -H 'Content-Type: application/json' -d "$SIL" "http://127.0.0.1:$A/api/v2/silences")
+[ "$code" = 401 ] || fail "nobody's silence POST got $code"
+
+code=$(curl -s -o "$OUT" -w '%{http_code}' -u 'gitlab-prometheus:promPW-s3cret' "http://127.0.0.1:$P/api/v1/status/config")
+[ "$code" = 200 ] || fail "with the credentials Prometheus answered $code"
+code=$(curl -s -o "$OUT" -w '%{http_code}' -u 'gitlab-prometheus:amPW-s3cret' "http://127.0.0.1:$A/api/v2/status")
+[ "$code" = 200 ] || fail "with the credentials Alertmanager answered $code"
+code=$(curl -s -o "$OUT" -w '%{http_code}' -u 'gitlab-prometheus:amPW-s3cret' -H 'Content-Type: application/json' \
+	-d "$SIL" "http://127.0.0.1:$A/api/v2/silences")
+[ "$code" = 200 ] || fail "with the credentials the silence POST got $code: $(cat "$OUT")"
+
+# Prometheus scrapes itself with its credentials.
+self_up() {
+	curl -s -u 'gitlab-prometheus:promPW-s3cret' "http://127.0.0.1:$P/api/v1/targets" >"$OUT" &&
+		ruby -rjson -e 't = JSON.parse(File.read(ARGV[0]))["data"]["activeTargets"]
+			exit 1 unless t.any? { |x| x["labels"]["job"] == "prometheus" && x["health"] == "up" }' "$OUT"
+}
+until_true 300 self_up || fail "Prometheus' self-scrape is not up: $(cat "$OUT")"
+for svc in prometheus alertmanager; do
+	expect_rc 0 ctl inspect $svc
+	lacks "$OUT" "401"
+done
+
+# The hash is stable: a second run changes nothing.
+expect_rc 0 ctl reconfigure --dry-run
+lacks "$OUT" "web.yml"
+exit 0
