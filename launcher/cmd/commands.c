@@ -177,6 +177,10 @@ const struct command commands[] = {
     {.name = "probe",
      .fn = cmd_probe,
      .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
+    {.name = "subreaper",
+     .fn = cmd_subreaper,
+     .usage = "-- COMMAND [ARGS...]", /* a catalog command: keep detached children in the tree */
+     .flags = CMD_ROOT_ONLY},
     {.name = NULL},
 };
 

@@ -111,6 +111,8 @@ void cmd_tail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp);
 int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
 /* cmd_probe.c: what a service's check script runs */
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
+/* cmd_subreaper.c */
+int cmd_subreaper(const struct ctl *ctl, int argc, char **argv);
 /* cmd_exec.c */
 int cmd_exec(const struct ctl *ctl, int argc, char **argv);
 /* cmd_lifecycle.c */

@@ -359,6 +359,16 @@ int quote_listen_loopback(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+int quote_host_loopback(struct buf *out, const char *v, const char **why)
+{
+	if (*v == '\0' || !loopback(v, strlen(v)))
+		return refuse(why,
+		              "not a loopback address: this listener has no authentication, so "
+		              "it stays on this host");
+	buf_adds(out, v);
+	return 0;
+}
+
 int quote_mode_private(struct buf *out, const char *v, const char **why)
 {
 	size_t n = strlen(v);

@@ -78,6 +78,9 @@ int quote_redis_bind(struct buf *out, const char *v, const char **why);
 /* A listen address ("host:port", "[::1]:port") whose host is a loopback one, else refused. */
 int quote_listen_loopback(struct buf *out, const char *v, const char **why);
 
+/* A bare host that is a loopback one, else refused: a listener without authentication. */
+int quote_host_loopback(struct buf *out, const char *v, const char **why);
+
 /* quote_redis_bind, and every address a loopback one (127.0.0.0/8, ::1, localhost). */
 int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why);
 

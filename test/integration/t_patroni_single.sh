@@ -1,0 +1,86 @@
+#!/bin/sh
+# PostgreSQL under Patroni on one node, from roles: etcd_role and patroni_role
+# bring up etcd and Patroni (the plain postgresql service stays off), Patroni
+# bootstraps the cluster and leads it, a second reconfigure changes nothing,
+# the replication password never shows, and a Patroni REST API or etcd
+# listener beyond loopback without authentication is refused at its line.
+. "$SRCDIR/test/integration/lib.sh"
+
+for _b in /usr/bin/patroni /usr/bin/etcd curl; do
+	[ -x "$_b" ] || command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
+done
+[ "$(id -u)" = 0 ] || { echo "# needs root (service accounts)"; exit 77; }
+OUT=$T_ROOT/out ERR=$T_ROOT/err
+ETCD=$(free_port) PEER=$(free_port) REST=$(free_port) PG=$(free_port)
+mkdir -p "$T_ROOT/etc/gitlab"
+write_rb() {
+	cat >"$T_ROOT/etc/gitlab/gitlab.rb"
+	chmod 600 "$T_ROOT/etc/gitlab/gitlab.rb"
+}
+base_rb() {
+	cat <<EOF2
+roles(['patroni_role', 'etcd_role'])
+etcd['client_port'] = $ETCD
+etcd['peer_port'] = $PEER
+patroni['port'] = $REST
+postgresql['port'] = $PG
+patroni['ttl'] = 10
+patroni['loop_wait'] = 2
+patroni['retry_timeout'] = 4
+postgresql['sql_replication_password'] = 'repl-Secret-41'
+EOF2
+}
+
+note "no authentication: a REST API or etcd beyond loopback is refused at its line"
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; } | write_rb
+expect_rc 1 ctl reconfigure --dry-run
+has "$ERR" "gitlab.rb:10:"
+has "$ERR" "not a loopback address"
+{ base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; } | write_rb
+expect_rc 1 ctl reconfigure --dry-run
+has "$ERR" "gitlab.rb:10:"
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"; } | write_rb
+expect_rc 0 ctl reconfigure --dry-run
+lacks "$OUT" "rest-Secret-42"
+lacks "$OUT" "repl-Secret-41"
+
+base_rb | write_rb
+note "patroni_role: Patroni runs PostgreSQL, the plain postgresql service is off"
+expect_rc 0 ctl reconfigure --dry-run
+has "$OUT" "service/patroni"
+has "$OUT" "service/etcd"
+lacks "$OUT" "service/postgresql"
+lacks "$OUT" "repl-Secret-41"
+
+SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
+lacks "$OUT" "repl-Secret-41"
+YML=$T_ROOT/opt/gitlab/sv/patroni/patroni.yml
+[ "$(stat -c '%a %U %G' "$YML")" = "640 root gitlab-psql" ] || fail "patroni.yml: $(stat -c '%a %U %G' "$YML")"
+
+note "Patroni bootstrapped the cluster and leads it"
+leader() { curl -fsS --max-time 2 "http://127.0.0.1:$REST/leader" >"$OUT" 2>"$ERR"; }
+until_true 600 leader || { cat "$T_ROOT/var/log/gitlab/patroni/current" >&2; fail "no leader on $REST"; }
+curl -fsS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
+has "$OUT" '"role": "master"'
+# PostgreSQL answers on the socket Patroni was told, as the database account.
+sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
+	/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/var/opt/gitlab/postgresql" -p "$PG" -d postgres -c "$1"; }
+[ "$(sql 'SELECT pg_is_in_recovery()')" = f ] || fail "the leader is in recovery"
+[ "$(sql "SELECT count(*) FROM pg_roles WHERE rolname = 'gitlab_replicator' AND rolreplication")" = 1 ] ||
+	fail "no replication role"
+# Patroni wrote PostgreSQL's config into the data dir: the account's files.
+[ "$(stat -c %U "$T_ROOT/var/opt/gitlab/postgresql/data/postgresql.conf")" = gitlab-psql ] ||
+	fail "postgresql.conf is not the account's"
+
+note "a second reconfigure changes nothing"
+SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
+lacks "$OUT" "restart"
+lacks "$OUT" "create"
+leader || fail "no leader after the second reconfigure"
+
+note "stop: Patroni stops PostgreSQL with it"
+expect_rc 0 ctl stop patroni
+until_true 300 sh -c '! pgrep -u gitlab-psql -f "$1" >/dev/null' _ "$T_ROOT/var/opt/gitlab/postgresql/data" ||
+	fail "postgres outlived patroni's stop"
+expect_rc 0 ctl stop
+echo ok
