@@ -150,12 +150,10 @@ int main(int argc, char **argv)
 		command_unknown(argv[0], stderr);
 		return 1; /* as Omnibus' gitlab-ctl */
 	}
-	/* err(3)/warn(3) then say which command speaks: "gitlab-ctl tail: ...". Not snprintf
-	 * (or strlcat): their code is more pages every `status` would fault in. */
-	char progname[64] = "gitlab-ctl ";
-	size_t used = strlen(progname), n = strnlen(c->name, sizeof progname - used - 1);
-	memcpy(progname + used, c->name, n);
-	progname[used + n] = '\0';
+	/* err(3)/warn(3) then say which command speaks: "gitlab-ctl tail: ...". A command name
+	 * is short; a longer one would only be cut in messages. */
+	char progname[64];
+	(void)snprintf(progname, sizeof progname, "gitlab-ctl %s", c->name);
 	program_invocation_short_name = progname;
 	if (wants_help(argc, argv)) {
 		command_usage(stdout, c);

@@ -31,16 +31,9 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-STATUS_PATH void *xreallocarray(void *p, size_t n, size_t size)
+void *xreallocarray(void *p, size_t n, size_t size)
 {
-	/*
-	 * realloc with the overflow check, not reallocarray: libbsd's (the overlay's) lives far
-	 * from every other function status runs, one more page fault for one multiplication.
-	 */
-	size_t bytes;
-	if (__builtin_mul_overflow(n ? n : 1, size ? size : 1, &bytes))
-		die_nomem();
-	void *q = realloc(p, bytes);
+	void *q = reallocarray(p, n ? n : 1, size ? size : 1); /* NULL on overflow too */
 	if (q == NULL)
 		die_nomem();
 	return q;
