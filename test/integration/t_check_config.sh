@@ -21,7 +21,7 @@ note "a whole Omnibus gitlab.rb: warnings only"
 OMNIBUS="$SRCDIR/test/fixtures/omnibus-gitlab.rb"
 if [ -f "$OMNIBUS" ]; then
 	expect_rc 0 ctl -c "$OMNIBUS" check-config
-	has "$ERR" "warning: ignoring 45 Omnibus settings this build does not manage: consul, external_url, git_data_dirs, gitaly, gitlab_pages, gitlab_rails, gitlab_shell, mattermost, ... and 37 more (-v: each one)"
+	has "$ERR" "warning: ignoring 44 Omnibus settings this build does not manage: consul, external_url, git_data_dirs, gitaly, gitlab_pages, gitlab_rails, gitlab_shell, mattermost, ... and 36 more (-v: each one)"
 	lacks "$ERR" "error:"
 	expect_rc 0 ctl -c "$OMNIBUS" show-config
 else
@@ -76,11 +76,13 @@ preload=$(sed -n 's/^[[:space:]]*"LD_PRELOAD=\(.*\)",*$/\1/p' "$OUT")
 [ -n "$preload" ] || { cat "$OUT" >&2; fail "no LD_PRELOAD in show-config"; }
 [ -f "$preload" ] || fail "LD_PRELOAD=$preload does not exist"
 has "$OUT" "gitlab-exporter = {"
-# Omnibus' defaults: with no gitlab.rb every service of the catalog is enabled
+# Omnibus' defaults: with no gitlab.rb every single-node service of the catalog is enabled;
+# only the HA ones (etcd, patroni) wait for their roles, as in Omnibus
 for s in alertmanager node-exporter postgres-exporter postgresql prometheus redis redis-exporter; do
 	has "$OUT" "$s = {"
 done
-lacks "$OUT" ": disabled"
+same_disabled=$(sed -n 's/^[[:space:]]*# \([a-z-]*\): disabled .*/\1/p' "$OUT" | tr '\n' ' ')
+[ "$same_disabled" = "etcd patroni " ] || { cat "$OUT" >&2; fail "disabled by default: $same_disabled"; }
 has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false\""
 has "$OUT" "home = \"$T_ROOT/var/opt/gitlab/gitlab-exporter\"" # defaults are root-prefixed
 
