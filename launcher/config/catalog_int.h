@@ -9,7 +9,7 @@
 #ifndef GITLAB_CTL_CATALOG_INT_H
 #define GITLAB_CTL_CATALOG_INT_H
 
-#include "config/lcload.h"
+#include <libconfig.h>
 #include <stdbool.h>
 #include <stddef.h>
 
