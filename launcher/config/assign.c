@@ -249,6 +249,8 @@ static int setting_text(struct walk *b, enum stype type, const char *path, const
 	case ST_PATH:
 	case ST_ADDRESS:
 		return string_setting(b, type, path, v, out);
+	case ST_SCALAR:
+		return scalar_text(b, path, v, out);
 	default:
 		return -1;
 	}
@@ -415,12 +417,19 @@ static const char *key_hint(const struct walk *b, const struct rb_stmt *st)
 	return suggest_pick(st->keys[0], v, n);
 }
 
-static bool omnibus_key(const struct cat_service *def, const char *key)
+/*
+ * The catalog's entry for an Omnibus key of def it does not apply: "key", or "key: why"
+ * (why it cannot, and what to set instead). NULL when it is none.
+ */
+static const char *omnibus_key(const struct cat_service *def, const char *key)
 {
-	for (size_t i = 0; def != NULL && i < def->nomnibus_keys; i++)
-		if (strcmp(def->omnibus_keys[i], key) == 0)
-			return true;
-	return false;
+	size_t n = strlen(key);
+	for (size_t i = 0; def != NULL && i < def->nomnibus_keys; i++) {
+		const char *e = def->omnibus_keys[i];
+		if (strncmp(e, key, n) == 0 && (e[n] == '\0' || e[n] == ':'))
+			return e;
+	}
+	return NULL;
 }
 
 static void note_unknown_key(struct walk *b, const struct rb_stmt *st)
@@ -440,8 +449,21 @@ static void note_unknown_key(struct walk *b, const struct rb_stmt *st)
 static void unknown_key(struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
-	/* Omnibus' own (a service's, or under user[...] or logging[...]): into the summary line */
-	if (omnibus_key(def, st->keys[0]) || catalog_omnibus_key(b->cat, st->name, st->keys[0])) {
+	/*
+	 * Omnibus' key of a service this build runs: a warning at its line, since the
+	 * operator expects it to act on that service; under user[...] or logging[...], or of
+	 * a service not run here: into the summary line.
+	 */
+	const char *ok = omnibus_key(def, st->keys[0]);
+	if (ok != NULL) {
+		const char *why = strchr(ok, ':');
+		diag_at(b->d, DIAG_WARN, st->key_locs[0],
+		        "%s['%s'] is an Omnibus setting this build does not apply to %s; "
+		        "ignored%s%s",
+		        st->name, st->keys[0], def->name, why ? ":" : "", why ? why + 1 : "");
+		return;
+	}
+	if (catalog_omnibus_key(b->cat, st->name, st->keys[0])) {
 		note_unknown_key(b, st);
 		return;
 	}

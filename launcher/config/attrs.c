@@ -975,6 +975,8 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 			buf_addf(&all, "is not one of ");
 			for (size_t k = 0; k < cs->nvalues; k++)
 				buf_addf(&all, "%s'%s'", k ? ", " : "", cs->values[k]);
+			if (cs->refuse_because)
+				buf_addf(&all, ": %s", cs->refuse_because);
 			refuse_value(b, w, i, v, buf_str(&all));
 			buf_free(&all);
 			continue;

@@ -77,6 +77,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->templates[i].src);
 		free(s->templates[i].dest);
 		free_argv(s->templates[i].validate, s->templates[i].nvalidate);
+		free_argv(s->templates[i].contexts, s->templates[i].ncontexts);
 	}
 	free(s->templates);
 	free(s->check);

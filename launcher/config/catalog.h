@@ -29,6 +29,8 @@ enum stype {
 	ST_ENV,     /* hash NAME => string|nil, merged over the catalog env */
 	ST_FLAGS,   /* hash flag => scalar|nil, rendered as --flag=value */
 	ST_YAML,    /* any literal data (hash, array, scalar), written into a YAML file */
+	ST_SCALAR,  /* a string, symbol, number or boolean as text, for the program to judge
+	               (a postgresql.conf parameter: postgres checks it before publish) */
 };
 
 struct cat_kv {
@@ -74,6 +76,13 @@ struct cat_template {
 	char **validate;    /* argv run on the rendered bytes before anything is published */
 	size_t nvalidate;
 	bool hup; /* a change is taken up by HUP (same pid), not by a restart */
+	/*
+	 * hup: argv printing each parameter and its context, tab-separated (postgres
+	 * --describe-config); a changed `name = value` line of context "postmaster" takes
+	 * effect only at a restart, which reconfigure names instead of doing.
+	 */
+	char **contexts;
+	size_t ncontexts;
 	int line;
 };
 

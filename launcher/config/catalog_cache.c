@@ -21,7 +21,7 @@
 #include "lib/readfile.h"
 
 #define CACHE_MAGIC   0x47434354u /* "TCCG" */
-#define CACHE_VERSION 3u
+#define CACHE_VERSION 4u
 /* A catalog of a thousand services encodes to a few MiB; more is not a cache of ours. */
 #define CACHE_MAX (64u << 20)
 

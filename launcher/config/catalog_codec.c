@@ -74,6 +74,7 @@ static void put_template(struct buf *b, const struct cat_template *t)
 	put_u32(b,
 	        (uint32_t)t->service_owned | (uint32_t)t->group_owned << 1 | (uint32_t)t->hup << 2);
 	put_strv(b, t->validate, t->nvalidate);
+	put_strv(b, t->contexts, t->ncontexts);
 	put_int(b, t->line);
 }
 
@@ -250,7 +251,7 @@ static struct cat_kv *get_kvs(struct rd *r, size_t *n)
 static void get_setting(struct rd *r, struct cat_setting *s)
 {
 	s->name = get_str(r, true);
-	s->type = (enum stype)get_enum(r, ST_YAML + 1);
+	s->type = (enum stype)get_enum(r, ST_SCALAR + 1);
 	s->def = get_str(r, false);
 	s->defs = get_kvs(r, &s->ndefs);
 	uint32_t f = get_enum(r, 8);
@@ -273,6 +274,7 @@ static void get_template(struct rd *r, struct cat_template *t)
 	t->group_owned = f & 2;
 	t->hup = f & 4;
 	t->validate = get_strv(r, &t->nvalidate, false);
+	t->contexts = get_strv(r, &t->ncontexts, false);
 	t->line = get_int(r);
 }
 

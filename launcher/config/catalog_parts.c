@@ -24,12 +24,17 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 				return -1;
 			continue;
 		}
+		if (strcmp(key, "contexts") == 0) {
+			if (ld_argv(l, m, "contexts", &t->contexts, &t->ncontexts) == -1)
+				return -1;
+			continue;
+		}
 		if (strcmp(key, "src") != 0 && strcmp(key, "dest") != 0 &&
 		    strcmp(key, "mode") != 0 && strcmp(key, "owner") != 0 &&
 		    strcmp(key, "on_change") != 0) {
 			ld_err(l, m,
 			       "unknown key '%s' in a template (src, dest, mode, owner, validate, "
-			       "on_change)",
+			       "on_change, contexts)",
 			       key);
 			return -1;
 		}
@@ -68,6 +73,10 @@ static int load_template(struct ld *l, const config_setting_t *g, struct cat_tem
 			ld_err(l, m, "template owner must be \"service\", \"group\" or \"root\"");
 			return -1;
 		}
+	}
+	if (t->ncontexts > 0 && !t->hup) {
+		ld_err(l, g, "contexts is for a template with on_change = \"hup\"");
+		return -1;
 	}
 	if (t->dest == NULL) { /* without src: a directory */
 		ld_err(l, g, "a template needs dest (and src, unless it is a directory)");

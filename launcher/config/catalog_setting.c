@@ -10,9 +10,9 @@
 #include "lib/names.h"
 
 static const char *const stype_names[] = {
-    [ST_BOOL] = "bool", [ST_INT] = "int",     [ST_STRING] = "string",
-    [ST_PATH] = "path", [ST_PORT] = "port",   [ST_ADDRESS] = "address",
-    [ST_ENV] = "env",   [ST_FLAGS] = "flags", [ST_YAML] = "yaml",
+    [ST_BOOL] = "bool", [ST_INT] = "int",         [ST_STRING] = "string", [ST_PATH] = "path",
+    [ST_PORT] = "port", [ST_ADDRESS] = "address", [ST_ENV] = "env",       [ST_FLAGS] = "flags",
+    [ST_YAML] = "yaml", [ST_SCALAR] = "scalar",
 };
 
 const char *stype_name(enum stype t)

@@ -30,12 +30,14 @@
 #include <unistd.h>
 
 #include "engine/converge.h"
+#include "engine/restartparams.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/safetext.h"
 #include "proc/ready.h"
 #include "proc/setupstep.h"
 #include "proc/svrun.h"
+#include "proc/validate.h"
 #include "runit/runit.h"
 #include "runit/svdir.h"
 #include "runit/svtail.h"
@@ -49,6 +51,8 @@
 #define CV_WHY_LOGRUN  0x10u
 #define CV_WHY_RELOAD  0x20u /* a config it rereads on HUP; a restart makes it moot */
 #define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
+
+#define CONTEXTS_WAIT_MS 10000 /* postgres --describe-config: a few ms */
 
 void converge_init(struct converge *cv, const struct ctl *ctl, const struct attrs *a,
                    struct plans *ps, bool dry_run, long wait_ms, long t0, struct diags *d)
@@ -590,6 +594,65 @@ static int restart(struct converge *cv, size_t k, const struct sv_status *st)
 	return bring_up(cv, k, st->pid, "did not come back up");
 }
 
+/* The template behind a changed file of plan p, or NULL. */
+static const struct plan_extra *extra_at(const struct plan *p, const char *path)
+{
+	for (size_t e = 0; e < p->nextra; e++)
+		if (strcmp(p->extra[e].dest, path) == 0)
+			return &p->extra[e];
+	return NULL;
+}
+
+/*
+ * The parameters of service k's changed HUP configs that only a restart takes up
+ * (restartparams.h): written, named, and left to the operator's restart.
+ */
+static void restart_owed(struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	struct buf names;
+	buf_init(&names);
+	for (size_t i = 0; i < cv->ps->t.nc; i++) {
+		const struct tchange *c = &cv->ps->t.c[i];
+		const struct tnode *n = &cv->ps->t.v[c->node];
+		const struct plan_extra *e = NULL;
+		if (c->kind != TC_UPDATE || c->old == NULL || n->svc != (int)k ||
+		    n->role != TR_CONFIG_HUP || (e = extra_at(p, n->path)) == NULL ||
+		    e->def->ncontexts == 0)
+			continue;
+		char **argv = xcalloc(e->def->ncontexts + 1, sizeof *argv);
+		bool ok = true;
+		for (size_t j = 0; j < e->def->ncontexts; j++)
+			ok = (argv[j] = attrs_expand(cv->a, p->svc, e->def->contexts[j])) != NULL &&
+			     ok;
+		struct buf out;
+		buf_init(&out);
+		int st = ok ? validate_run(argv, "", 0, p->svc->user, p->svc->group,
+		                           mono_ms() + CONTEXTS_WAIT_MS, &out)
+		            : -1;
+		buf_addc(&out, '\0');
+		if (st == 0)
+			restartparams_changed(out.p, c->old, c->old_len, n->data, n->len, &names);
+		else
+			diag_add(cv->d, DIAG_WARN,
+			         "%s: cannot tell which changed parameters need a restart (%s "
+			         "failed): run gitlab-ctl restart %s if any does",
+			         name_of(cv, k), e->def->contexts[0], name_of(cv, k));
+		buf_free(&out);
+		for (size_t j = 0; j < e->def->ncontexts; j++)
+			free(argv[j]);
+		free(argv);
+	}
+	if (names.len > 0)
+		diag_add(cv->d, DIAG_WARN,
+		         "%s: %s changed; %s only at a restart: run gitlab-ctl restart %s when "
+		         "it suits you",
+		         name_of(cv, k), names.p,
+		         strchr(names.p, ',') ? "they take effect" : "it takes effect",
+		         name_of(cv, k));
+	buf_free(&names);
+}
+
 /*
  * A config the service rereads on HUP changed (Prometheus' rules): signal
  * it and see the same pid still run and pass its check. A reload the
@@ -599,6 +662,7 @@ static int reload(struct converge *cv, size_t k, const struct sv_status *st)
 {
 	const char *name = name_of(cv, k);
 	diag_progress(cv->d, "reload %s (config changed)\n", name);
+	restart_owed(cv, k);
 	if (control(cv, cv->ps->p[k].sv_dir, "h", name, "") == -1)
 		return -1;
 	struct sv_status now;

@@ -66,14 +66,23 @@ static void argv_free(char **v)
 	free(v);
 }
 
+/* arg with "{{file}}" (alone or inside, "config_file={{file}}") as /dev/stdin. */
+static char *with_stdin(const char *arg)
+{
+	const char *f = strstr(arg, "{{file}}");
+	if (f == NULL)
+		return xstrdup(arg);
+	return xasprintf("%.*s/dev/stdin%s", (int)(f - arg), arg, f + 8);
+}
+
 /* The validator's argv: "{{file}}" is the bytes on its stdin, the rest placeholders. */
 static char **validator_argv(const struct pp *x, const struct svc *s, const struct cat_template *ct)
 {
 	char **v = xcalloc(ct->nvalidate + 1, sizeof *v);
 	for (size_t i = 0; i < ct->nvalidate; i++) {
-		v[i] = strcmp(ct->validate[i], "{{file}}") == 0
-		           ? xstrdup("/dev/stdin")
-		           : attrs_expand(x->a, s, ct->validate[i]);
+		char *arg = with_stdin(ct->validate[i]);
+		v[i] = attrs_expand(x->a, s, arg);
+		free(arg);
 		if (v[i] == NULL) {
 			diag_file(x->d, DIAG_ERR, s->def->file, ct->line,
 			          "validate: unknown placeholder in \"%s\"", ct->validate[i]);
@@ -90,7 +99,35 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* The tool's complaint: its first FAILED line (or first line that is not "Checking ..."). */
+/*
+ * A line that says what the tool looked at, not what it refuses: promtool's "Checking FILE",
+ * postgres' note on the postgresql.auto.conf the validator's directory does not hold.
+ */
+static bool noise(const char *p, size_t m)
+{
+	static const char *const says[] = {"Checking ",
+	                                   "LOG:  skipping missing configuration file"};
+	for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
+		if (m >= strlen(says[i]) && strncmp(p, says[i], strlen(says[i])) == 0)
+			return true;
+	return false;
+}
+
+/* A server's level word before its message ("LOG:  ", "FATAL:  "): not part of the words. */
+static const char *after_level(const char *p, size_t *m)
+{
+	static const char *const levels[] = {"LOG:  ", "FATAL:  ", "ERROR:  "};
+	for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+		size_t k = strlen(levels[i]);
+		if (*m > k && strncmp(p, levels[i], k) == 0) {
+			*m -= k;
+			return p + k;
+		}
+	}
+	return p;
+}
+
+/* The tool's complaint: its first FAILED line (or first line that is not noise()). */
 static char *complaint(const char *out)
 {
 	const char *best = NULL;
@@ -105,12 +142,13 @@ static char *complaint(const char *out)
 			blen = m - (size_t)(best - p);
 			break;
 		}
-		if (best == NULL && m > 0 && strncmp(p, "Checking ", 9) != 0)
+		if (best == NULL && m > 0 && !noise(p, m))
 			best = p, blen = m;
 		l += n + (l[n] == '\n');
 	}
 	if (best == NULL)
 		return xstrdup("(it said nothing)");
+	best = after_level(best, &blen);
 	static const char yaml_prefix[] = "parsing YAML file /dev/stdin: ";
 	if (blen > sizeof yaml_prefix - 1 &&
 	    strncmp(best, yaml_prefix, sizeof yaml_prefix - 1) == 0)
@@ -216,6 +254,45 @@ static void settings_list(const struct svc *s, struct buf *b)
 	}
 }
 
+/*
+ * Each line of the tool's output that quotes back the name of a setting gitlab.rb set
+ * (postgres: invalid value for parameter "work_mem"): an error at that setting's line, with
+ * that line's words. Returns how many.
+ */
+static size_t named_settings(const struct pp *x, const struct svc *s, const struct plan_extra *e,
+                             const char *tool, const char *red)
+{
+	size_t n = 0;
+	for (const char *l = red; *l != '\0' && n < MAX_BLAMED;) {
+		size_t len = strcspn(l, "\n");
+		const char *q = memchr(l, '"', len), *end;
+		for (; q != NULL; q = memchr(end + 1, '"', (size_t)(l + len - end - 1))) {
+			end = memchr(q + 1, '"', (size_t)(l + len - q - 1));
+			if (end == NULL)
+				break;
+			char name[128], file[PATH_MAX];
+			int line;
+			size_t k = (size_t)(end - q - 1);
+			if (k == 0 || k >= sizeof name)
+				continue;
+			memcpy(name, q + 1, k);
+			name[k] = '\0';
+			if (cat_setting_find(s->def, name) == NULL ||
+			    !origin_of(s, name, file, sizeof file, &line))
+				continue;
+			size_t m = len;
+			const char *words = after_level(l, &m);
+			diag_file(x->d, DIAG_ERR, file, line,
+			          "%s['%s']: %s refuses the %s written from this line: %.*s",
+			          s->def->config_name, name, tool, e->dest, (int)m, words);
+			n++;
+			break;
+		}
+		l += len + (l[len] == '\n');
+	}
+	return n;
+}
+
 /* A file the tool refused: errors where gitlab.rb wrote it, then what the tool said. */
 static void refused(const struct pp *x, const struct plan *p, const struct plan_extra *e,
                     const char *tool, const char *raw, const char *red)
@@ -233,6 +310,10 @@ static void refused(const struct pp *x, const struct plan *p, const struct plan_
 		diag_file(x->d, DIAG_ERR, file, line,
 		          "%s['%s']: %s refuses the %s rendered with it: %s; %s",
 		          s->def->config_name, k->setting, tool, base_name(e->dest), what, k->fix);
+		free(what);
+		return;
+	}
+	if (named_settings(x, s, e, tool, red) > 0) {
 		free(what);
 		return;
 	}

@@ -85,11 +85,11 @@ $_want"; }
 }
 
 note "if/unless/case around settings gitlab-ctl does not manage: skipped, one summary line"
-WANT="FILE: warning: ignoring 2 Omnibus settings this build does not manage: gitlab_rails, postgresql['wal_level'] (-v: each one)"
+WANT="FILE: warning: ignoring 2 Omnibus settings this build does not manage: gitlab_rails, user['uid'] (-v: each one)"
 accepted <<'EOF'
 if ENV['GITLAB_HOST'] == 'a'
   gitlab_rails['smtp_enable'] = true
-  if node['fqdn'] == 'db1' then postgresql['wal_level'] = 'logical' end
+  if node['fqdn'] == 'db1' then user['uid'] = 998 end
 elsif File.exist?('/etc/gitlab/end')
   gitlab_rails['smtp_address'] = <<~EOS.strip
     end

@@ -314,9 +314,14 @@ static void test_opaque(void **state)
 	                       "gitlab_exporter['no_such_setting'] = ENV['X']\n",
 	                       &a, &d),
 	                 0);
-	/* an Omnibus key of a managed service is summed up, an unknown one only warns */
-	find(&d, DIAG_WARN, "nginx, gitlab_exporter['consul_service_meta'] (-v: each one)");
-	const struct diag *w = find(&d, DIAG_WARN, "gitlab_exporter['no_such_setting']");
+	/* an Omnibus key of a managed service warns at its line, an unknown one too */
+	find(&d, DIAG_WARN, "gitlab_rails, nginx (-v: each one)");
+	const struct diag *w = find(&d, DIAG_WARN,
+	                            "gitlab_exporter['consul_service_meta'] is an Omnibus setting "
+	                            "this build does not apply to gitlab-exporter; ignored");
+	assert_int_equal(w->line, 3);
+	assert_int_equal(w->col, 17);
+	w = find(&d, DIAG_WARN, "gitlab_exporter['no_such_setting']");
 	assert_int_equal(w->line, 4);
 	assert_int_equal(w->col, 17);
 	attrs_free(&a);
@@ -777,7 +782,7 @@ static void test_summary_capped(void **state)
 	                   "nginx['enable'] = false\n"
 	                   "puma['worker_processes'] = 2\n"
 	                   "sidekiq['concurrency'] = 10\n"
-	                   "postgresql['wal_level'] = 'replica'\n"
+	                   "logging['udp_log_shipping_port'] = 514\n"
 	                   "user['shell'] = '/bin/sh'\n";
 	struct attrs a;
 	struct diags d;
@@ -857,7 +862,7 @@ static void test_conditions(void **state)
 	const char *text = "if ENV['GITLAB_HOST'] == 'a'\n"
 	                   "  gitlab_rails['smtp_enable'] = true\n"
 	                   "elsif node['fqdn'].nil?\n"
-	                   "  postgresql['wal_level'] = 'logical'\n"
+	                   "  user['uid'] = 998\n"
 	                   "end\n"
 	                   "gitlab_rails['ldap_enabled'] = true unless node['fqdn'].nil?\n"
 	                   "case node['hostname']\n"
@@ -871,7 +876,7 @@ static void test_conditions(void **state)
 	assert_int_equal(d.n, 1);
 	find(&d, DIAG_WARN,
 	     "ignoring 3 Omnibus settings this build does not manage: gitlab_rails, nginx, "
-	     "postgresql['wal_level'] (-v: each one)");
+	     "user['uid'] (-v: each one)");
 	attrs_free(&a);
 	diags_free(&d);
 
