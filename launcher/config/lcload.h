@@ -1,14 +1,14 @@
 /*
  * lcload: libconfig's functions, from its shared object loaded when first needed.
  *
- * Only a catalog file the cache does not hold is parsed (catalog_cache), so most runs call
- * no libconfig function; linked as a NEEDED library, ld.so would still map it and bind its
- * symbols at every start, `status` included (a third of what a dynamic `status` cost beyond
- * sv's). So a dynamic build dlopens it when catalog_load_file first needs it; a build that
- * links libconfig's archive (GITLAB_CTL_LINK=deps-static, static) takes the linked functions.
- * The catalog's code calls libconfig's names as ever: for the functions (not libconfig's
- * macros) the names below go through the table beside the config_t (struct lcconfig), which
- * each setting reaches through its config. No global table.
+ * Only the commands that load the catalog call a libconfig function (`status` never does); linked
+ * as a NEEDED library, ld.so would still map it and bind its symbols at every start, `status`
+ * included (a third of what a dynamic `status` cost beyond sv's). So a dynamic build dlopens it
+ * when catalog_load_file first needs it; a build that links libconfig's archive
+ * (GITLAB_CTL_LINK=deps-static, static) takes the linked functions. The catalog's code calls
+ * libconfig's names as ever: for the functions (not libconfig's macros) the names below go through
+ * the table beside the config_t (struct lcconfig), which each setting reaches through its config.
+ * No global table.
  */
 #ifndef GITLAB_CTL_LCLOAD_H
 #define GITLAB_CTL_LCLOAD_H
