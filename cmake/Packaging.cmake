@@ -29,25 +29,11 @@ It ships a small bundled gitlab-exporter (Ruby, WEBrick) as the default
 payload, and an exec mode to use as a container entrypoint.")
 # What no linker sees: the supervisor, the preloaded allocator, the exporter's Ruby and the
 # libraries it loads, useradd for the service accounts (passwd is not Essential).
-# dpkg-shlibdeps adds the shared libraries the binary needs (GITLAB_CTL_LINK: libc6 by
-# default, libbsd0 too when shared), versioned by their shlibs; without it they are listed
-# unversioned. libconfig9 it cannot see: gitlab-ctl dlopens it (config/lcload.h).
+# dpkg-shlibdeps adds the shared libraries the binary links (libconfig9, libbsd0, libc6).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "runit, libjemalloc2, passwd, ruby, ruby-sinatra, ruby-webrick, ruby-pg, ruby-redis, \
 ruby-sidekiq, ruby-connection-pool")
-if(GITLAB_CTL_LIBCONFIG_DLOPEN)
-  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libconfig9 (>= 1.5)")
-endif()
-find_program(DPKG_SHLIBDEPS_EXECUTABLE dpkg-shlibdeps)
-if(DPKG_SHLIBDEPS_EXECUTABLE)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-else()
-  if(GITLAB_CTL_LINK STREQUAL "shared")
-    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libbsd0, libc6")
-  elseif(NOT GITLAB_CTL_LINK STREQUAL "static")
-    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6")
-  endif()
-endif()
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # dpkg-dev, which contrib/debian/build-deb needs anyway
 # No curl: readiness checks run in C (`gitlab-ctl probe`).
 # Programs of the other catalog services: on by default as in Omnibus, each turned off by its
 # enable = false; pre-flight names the package of a missing one.

@@ -157,6 +157,44 @@
 # redis['unixsocketperm'] = "777"
 # redis['maxmemory'] = "0"
 # redis['maxmemory_policy'] = "noeviction"
+# redis['maxmemory_samples'] = 5
+# redis['maxclients'] = 10000
+# redis['tcp_backlog'] = 511
+# redis['tcp_timeout'] = 60
+# redis['tcp_keepalive'] = 300
+# redis['hz'] = 10
+# redis['io_threads'] = 1
+# redis['io_threads_do_reads'] = false
+# redis['lazyfree_lazy_eviction'] = false
+# redis['lazyfree_lazy_expire'] = false
+# redis['lazyfree_lazy_server_del'] = false
+# redis['replica_lazy_flush'] = false
+# redis['stop_writes_on_bgsave_error'] = true
+# redis['client_output_buffer_limit_normal'] = "0 0 0"
+# redis['client_output_buffer_limit_replica'] = "256mb 64mb 60"
+# redis['client_output_buffer_limit_pubsub'] = "32mb 8mb 60"
+##! One save line per entry; [""] turns snapshots off, [] leaves Redis' default.
+# redis['save'] = ['900 1', '300 10', '60 10000']
+##! '' disables a command; AUTH and PING stay (the readiness check sends them).
+# redis['rename_commands'] = { 'KEYS' => '' }
+
+##! TLS: every tls_* key applies only once tls_port is set (the same bind).
+# redis['tls_port'] = nil
+# redis['tls_cert_file'] = nil
+# redis['tls_key_file'] = nil
+# redis['tls_dh_params_file'] = nil
+# redis['tls_ca_cert_file'] = "/etc/ssl/certs/ca-certificates.crt"
+# redis['tls_ca_cert_dir'] = "/etc/ssl/certs"
+# redis['tls_auth_clients'] = 'optional'   # 'yes', 'no' or 'optional'
+# redis['tls_replication'] = nil           # 'yes' or 'no', as are the next two
+# redis['tls_cluster'] = nil
+# redis['tls_prefer_server_ciphers'] = nil
+# redis['tls_protocols'] = nil             # e.g. "TLSv1.2 TLSv1.3"
+# redis['tls_ciphers'] = nil
+# redis['tls_ciphersuites'] = nil
+# redis['tls_session_caching'] = nil       # 'yes' or 'no'
+# redis['tls_session_cache_size'] = nil
+# redis['tls_session_cache_timeout'] = nil
 
 ################################################################################
 ## Prometheus node exporter (Debian's prometheus-node-exporter)

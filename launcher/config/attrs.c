@@ -914,8 +914,8 @@ static void compute_origin(const struct assign_svc *w, struct svc *out)
 	out->origin.n = u;
 }
 
-/* Where gitlab.rb set each scalar setting, "file:line:col", for trust.c's and the formats'
- * refusals. */
+/* Where gitlab.rb set each scalar or yaml setting, "file:line:col", for trust.c's and the
+ * formats' refusals. */
 static void compute_where(const struct assign_svc *w, struct svc *out)
 {
 	const struct cat_service *def = w->def;
@@ -923,7 +923,7 @@ static void compute_where(const struct assign_svc *w, struct svc *out)
 	size_t n = 0;
 	for (size_t i = 0; i < def->nsettings; i++) {
 		struct loc l = w->vloc[i];
-		if (w->val[i] != NULL)
+		if (w->val[i] != NULL || w->data[i] != NULL)
 			v[n++] = (struct kv){
 			    xstrdup(def->settings[i].name),
 			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",

@@ -79,7 +79,7 @@ struct svc {
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where;        /* scalar settings gitlab.rb set -> "file:line:col" */
+	struct kvlist where;        /* settings gitlab.rb set -> "file:line:col" */
 	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */

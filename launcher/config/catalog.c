@@ -7,7 +7,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
+#include "lib/ctl.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
 #include "lib/pathjoin.h"
@@ -105,12 +105,13 @@ static bool is_conf(const char *name)
 	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
 }
 
-static int cmpstr(const void *a, const void *b)
+static int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **catalog_list(const char *dir, size_t *n, struct diags *d, int *dfd)
+/* Names of the *.conf files in dir, sorted, so that load order is reproducible. */
+static char **catalog_list(const char *dir, size_t *n, struct diags *d)
 {
 	DIR *dp = opendir(dir);
 	if (dp == NULL) {
@@ -130,16 +131,9 @@ char **catalog_list(const char *dir, size_t *n, struct diags *d, int *dfd)
 	}
 	if (v == NULL)
 		v = xcalloc(1, sizeof *v);
-	qsort(v, *n, sizeof *v, cmpstr);
-	if (dfd)
-		*dfd = fcntl(dirfd(dp), F_DUPFD_CLOEXEC, 0);
+	qsort(v, *n, sizeof *v, cmp_strp);
 	closedir(dp);
 	return v;
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
@@ -247,10 +241,14 @@ static void load_files(const char *dir, char **files, size_t nfiles, struct cata
 		diag_file(d, DIAG_ERR, dir, 0, "no service definitions (*.conf) in the catalog");
 }
 
-int catalog_parse(const char *dir, char **files, size_t nfiles, struct catalog *out,
-                  struct diags *d)
+int catalog_load(const char *dir, struct catalog *out, struct diags *d)
 {
-	size_t nerr = d->nerr;
+	size_t nfiles, nerr = d->nerr;
+	memset(out, 0, sizeof *out);
+	char **files = catalog_list(dir, &nfiles, d);
+	if (files == NULL)
+		return -1;
+	out->dir = xstrdup(dir);
 	load_files(dir, files, nfiles, out, d);
 	qsort(out->v, out->n, sizeof *out->v, by_name);
 	load_omnibus_names(out, d);
@@ -264,15 +262,15 @@ int catalog_parse(const char *dir, char **files, size_t nfiles, struct catalog *
 	return d->nerr > nerr ? -1 : 0;
 }
 
-int catalog_load(const char *dir, struct catalog *out, struct diags *d)
+int catalog_load_ctl(const struct ctl *ctl, struct catalog *out, struct diags *d)
 {
-	size_t nfiles;
+	char dir[PATH_MAX];
 	memset(out, 0, sizeof *out);
-	char **files = catalog_list(dir, &nfiles, d, NULL);
-	if (files == NULL)
+	if (path_join(dir, sizeof dir, ctl->datadir, "sv") == -1) {
+		diag_file(d, DIAG_ERR, ctl->datadir, 0, "catalog path too long");
 		return -1;
-	out->dir = xstrdup(dir);
-	return catalog_parse(dir, files, nfiles, out, d);
+	}
+	return catalog_load(dir, out, d);
 }
 
 void catalog_free(struct catalog *c)

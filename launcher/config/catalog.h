@@ -13,8 +13,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include <time.h>
-
 #include "lib/diag.h"
 
 struct ctl;
@@ -193,21 +191,7 @@ struct catalog {
 int catalog_load(const char *dir, struct catalog *out, struct diags *d);
 void catalog_free(struct catalog *c);
 
-/*
- * Where catalog_load_cached keeps the parsed catalog between runs. It is
- * reused while every file that decided the parse (the *.conf set, each one's
- * size, mtime and ctime, omnibus-names.list) and the build are the same; a
- * catalog whose parse said anything (even a warning) is never cached.
- */
-struct catalog_cache {
-	const char *path;  /* the cache file, in a directory only root writes; NULL: none */
-	const char *build; /* identifies this binary: another one ignores the cache */
-	time_t now;        /* files changed since a few seconds before it are not cached */
-	bool hit;          /* out: the catalog came from the cache */
-};
-int catalog_load_cached(const char *dir, struct catalog_cache *cc, struct catalog *out,
-                        struct diags *d);
-/* <datadir>/sv through the cache <install>/var/catalog.cache, keyed by ctl->self's identity. */
+/* <datadir>/sv. */
 int catalog_load_ctl(const struct ctl *ctl, struct catalog *out, struct diags *d);
 
 /* By runit name ("gitlab-exporter") or config name ("gitlab_exporter"); NULL if none. */

@@ -4,13 +4,12 @@
  * catalog_keys (service keys), catalog_setting (settings), catalog_parts
  * (templates, setup steps, scrape jobs), with the value readers of
  * catalog_value; catalog (listing, loading, freeing) and catalog_order
- * (names and dependencies across files) make the catalog of them;
- * catalog_cached puts catalog_cache in front of the parse.
+ * (names and dependencies across files) make the catalog of them.
  */
 #ifndef GITLAB_CTL_CATALOG_INT_H
 #define GITLAB_CTL_CATALOG_INT_H
 
-#include "config/lcload.h"
+#include <libconfig.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -51,15 +50,6 @@ int ld_settings(struct ld *l, const config_setting_t *st);
 int ld_templates(struct ld *l, const config_setting_t *st);
 int ld_setup(struct ld *l, const config_setting_t *st);
 int ld_scrape(struct ld *l, const config_setting_t *st);
-
-/*
- * Names of the *.conf files in dir, sorted, so that load order is reproducible
- * (NULL with an error in d). With dfd, the directory stays open there (-1: not).
- */
-char **catalog_list(const char *dir, size_t *n, struct diags *d, int *dfd);
-/* Parse the listed files (freeing the list) into out, then check them as a whole. 0 or -1. */
-int catalog_parse(const char *dir, char **files, size_t nfiles, struct catalog *out,
-                  struct diags *d);
 
 /* Load one .conf into s. Returns 0, or -1 with errors in d (s is then freed). */
 int catalog_load_file(const char *path, struct cat_service *s, struct diags *d);

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build_config.h"
 #include "config/catalog.h"
 #include "config/catalog_int.h"
 #include "lib/alloc.h"
@@ -397,19 +396,12 @@ static int parse_conf(config_t *cfg, const char *path)
 /* Load one .conf into s. Returns 0, or -1 with errors in d (s is then freed). */
 int catalog_load_file(const char *path, struct cat_service *s, struct diags *d)
 {
-	struct lcconfig lc;
-	config_t *cfg = &lc.c;
-	char why[256];
+	config_t c, *cfg = &c;
 	struct ld l = {.file = path, .d = d, .s = s};
 	memset(s, 0, sizeof *s);
 	s->file = xstrdup(path);
 	s->home_mode = 0750;
-	if (lcload_init(&lc, GITLAB_CTL_LIBCONFIG_SONAME, why, sizeof why) == -1) {
-		diag_file(d, DIAG_ERR, path, 0,
-		          "cannot load libconfig, which parses the catalog: %s", why);
-		catalog_service_free(s);
-		return -1;
-	}
+	config_init(cfg);
 	int rc = parse_conf(cfg, path);
 	if (rc != 0) {
 		if (rc == -1 || config_error_type(cfg) == CONFIG_ERR_FILE_IO)

@@ -263,23 +263,153 @@ void quote_redis_arg(struct buf *out, const char *v)
 	buf_addc(out, '"');
 }
 
-int quote_redis_memory(struct buf *out, const char *v, const char **why)
+/* n bytes at s: digits and an optional unit b k kb m mb g gb (any case). */
+static bool redis_memory_ok(const char *s, size_t n)
 {
 	static const char *const units[] = {"", "b", "k", "kb", "m", "mb", "g", "gb"};
-	const char *p = v;
-	while (ascii_digit(*p))
-		p++;
-	if (p == v || p - v > 19)
+	size_t d = 0;
+	while (d < n && ascii_digit(s[d]))
+		d++;
+	if (d == 0 || d > 19)
+		return false;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strlen(units[i]) == n - d && strncasecmp(s + d, units[i], n - d) == 0)
+			return true;
+	return false;
+}
+
+int quote_redis_memory(struct buf *out, const char *v, const char **why)
+{
+	if (!redis_memory_ok(v, strlen(v)))
 		return refuse(why,
 		              "not a memory size (digits and an optional unit: b, k, kb, m, mb, "
 		              "g, gb)");
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcasecmp(p, units[i]) == 0) {
-			buf_adds(out, v);
+	buf_adds(out, v);
+	return 0;
+}
+
+int quote_redis_bool(struct buf *out, const char *v, const char **why)
+{
+	if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+		return refuse(why, "not true or false");
+	buf_adds(out, v[0] == 't' ? "yes" : "no");
+	return 0;
+}
+
+/* The next space-separated word of *p (its length; 0 at the end), *p moved past it. */
+static size_t next_word(const char **p, const char **word)
+{
+	while (**p == ' ')
+		(*p)++;
+	*word = *p;
+	while (**p != '\0' && **p != ' ')
+		(*p)++;
+	return (size_t)(*p - *word);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ascii_digit(s[i]))
+			return false;
+	return true;
+}
+
+int quote_redis_obl(struct buf *out, const char *v, const char **why)
+{
+	static const char msg[] = "not \"HARD SOFT SECONDS\" (two memory sizes such as 256mb, then "
+	                          "whole seconds)";
+	const char *p = v, *w[4];
+	size_t n[4];
+	for (int i = 0; i < 4; i++)
+		n[i] = next_word(&p, &w[i]);
+	if (n[3] != 0 || !redis_memory_ok(w[0], n[0]) || !redis_memory_ok(w[1], n[1]) ||
+	    !all_digits(w[2], n[2]))
+		return refuse(why, msg);
+	for (int i = 0; i < 3; i++) {
+		if (i > 0)
+			buf_addc(out, ' ');
+		buf_add(out, w[i], n[i]);
+	}
+	return 0;
+}
+
+int quote_redis_save(struct buf *out, const struct yval *v, const char **why)
+{
+	static const char msg[] = "not an array of \"SECONDS CHANGES\" strings (or [\"\"] for no "
+	                          "snapshots)";
+	size_t start = out->len;
+	if (v == NULL || v->kind == YV_NULL)
+		return 0;
+	if (v->kind != YV_SEQ)
+		return refuse(why, msg);
+	for (size_t i = 0; i < v->n; i++) /* one empty line turns snapshots off, as in Omnibus */
+		if (v->items[i]->kind == YV_STR && v->items[i]->text[0] == '\0') {
+			buf_adds(out, "save \"\"");
 			return 0;
 		}
-	return refuse(why, "not a memory size (digits and an optional unit: b, k, kb, m, mb, g, "
-	                   "gb)");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct yval *e = v->items[i];
+		const char *p = e->kind == YV_STR ? e->text : "", *w;
+		size_t words = 0, len;
+		if (i > 0)
+			buf_addc(out, '\n');
+		buf_adds(out, "save");
+		while ((len = next_word(&p, &w)) > 0 && all_digits(w, len)) {
+			buf_addc(out, ' ');
+			buf_add(out, w, len);
+			words++;
+		}
+		if (len > 0 || words == 0 || words % 2 != 0) {
+			buf_truncate(out, start);
+			return refuse(why, msg);
+		}
+	}
+	return 0;
+}
+
+/* A command name rename-command can take: letters, digits, '_' and '-'. */
+static bool redis_command_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ascii_alnum(s[i]) && s[i] != '_' && s[i] != '-')
+			return false;
+	return true;
+}
+
+int quote_redis_renames(struct buf *out, const struct yval *v, const char **why)
+{
+	size_t start = out->len;
+	if (v == NULL || v->kind == YV_NULL)
+		return 0;
+	if (v->kind != YV_MAP)
+		return refuse(why, "not a hash of command => new name");
+	for (size_t i = 0; i < v->n; i++) {
+		const struct yval *e = v->items[i];
+		const char *why_not = NULL;
+		if (!redis_command_ok(v->keys[i]))
+			why_not = "a command name is letters, digits, '_' and '-'";
+		else if (strcasecmp(v->keys[i], "AUTH") == 0 || strcasecmp(v->keys[i], "PING") == 0)
+			why_not = "AUTH and PING stay: gitlab-ctl's readiness check sends them";
+		else if (e->kind == YV_SEQ || e->kind == YV_MAP)
+			why_not = "a new name is a string (\"\" disables the command)";
+		if (why_not != NULL) {
+			buf_truncate(out, start);
+			return refuse(why, why_not);
+		}
+		if (i > 0)
+			buf_addc(out, '\n');
+		buf_adds(out, "rename-command ");
+		buf_adds(out, v->keys[i]);
+		buf_addc(out, ' ');
+		quote_redis_arg(out, e->kind == YV_NULL ? "" : e->text);
+	}
+	return 0;
 }
 
 /* One bind address (n bytes at s, '-' prefix stripped): is it loopback? */

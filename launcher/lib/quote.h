@@ -12,6 +12,7 @@
 #define GITLAB_CTL_QUOTE_H
 
 #include "lib/buf.h"
+#include "lib/yval.h"
 
 /* A quoting that can refuse: 0, or -1 with *why (a static string). */
 typedef int (*quote_fn)(struct buf *out, const char *v, const char **why);
@@ -68,6 +69,35 @@ void quote_redis_arg(struct buf *out, const char *v);
 
 /* redis.conf: a memory size, digits and an optional unit b k kb m mb g gb (any case). */
 int quote_redis_memory(struct buf *out, const char *v, const char **why);
+
+/* redis.conf: a boolean setting's "true"/"false" as Redis' yes/no. */
+int quote_redis_bool(struct buf *out, const char *v, const char **why);
+
+/*
+ * redis.conf client-output-buffer-limit's three arguments "HARD SOFT SECONDS":
+ * two memory sizes and whole seconds, single spaces between them.
+ */
+int quote_redis_obl(struct buf *out, const char *v, const char **why);
+
+/*
+ * Data (a gitlab.rb array or hash) as whole redis.conf lines, joined by
+ * newlines, no newline after the last; nothing for nil. 0, or -1 with *why.
+ */
+typedef int (*quote_data_fn)(struct buf *out, const struct yval *v, const char **why);
+
+/*
+ * redis['save']: each string "SECONDS CHANGES [SECONDS CHANGES...]" a save
+ * line; an empty string among them a single `save ""` (no snapshots); an
+ * empty array no line (Redis' own default).
+ */
+int quote_redis_save(struct buf *out, const struct yval *v, const char **why);
+
+/*
+ * redis['rename_commands']: { 'COMMAND' => 'NEWNAME' } as rename-command
+ * lines, the new name quoted ("" disables it). AUTH and PING are refused:
+ * gitlab-ctl's readiness check sends them.
+ */
+int quote_redis_renames(struct buf *out, const struct yval *v, const char **why);
 
 /*
  * redis.conf bind: addresses separated by spaces, each an IPv4/IPv6 address,

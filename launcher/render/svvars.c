@@ -163,6 +163,17 @@ static int rdata(void *arg, const char *name, bool items, struct buf *out, int i
 	return 0;
 }
 
+/* A data filter's value: a yaml setting, NULL while unset. */
+static int rget_data(void *arg, const char *name, const struct yval **v)
+{
+	const struct svvars *c = arg;
+	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
+	if (cs == NULL || cs->type != ST_YAML)
+		return -1;
+	*v = svc_data(c->svc, name);
+	return 0;
+}
+
 struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struct attrs *a,
                             const struct svc *s)
 {
@@ -177,5 +188,6 @@ struct tpl_vars svvars_init(struct svvars *v, const struct ctl *ctl, const struc
 	                         .arg = v,
 	                         .origin = rorigin,
 	                         .put_data = rdata,
+	                         .get_data = rget_data,
 	                         .secret = rsecret};
 }

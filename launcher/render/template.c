@@ -41,6 +41,7 @@ enum tag_kind {
 	TAG_YAMLITEMS,
 	TAG_INT,
 	TAG_FILTER,
+	TAG_DATA,
 	TAG_IF,
 	TAG_UNLESS,
 	TAG_END,
@@ -102,11 +103,23 @@ static const struct {
     {"redis_memory", quote_redis_memory, "redis.conf"},
     {"redis_bind", quote_redis_bind, "redis.conf"},
     {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
+    {"redis_bool", quote_redis_bool, "redis.conf"},
+    {"redis_obl", quote_redis_obl, "redis.conf"},
     {"mode_private", quote_mode_private, "a file mode"},
     {"yaml_str", filter_yaml, "YAML"},
     {"bcrypt", filter_bcrypt, "a web.config.file"},
     {"listen_loopback", quote_listen_loopback, "a web.config.file"},
     {"loopback", quote_host_loopback, "an unauthenticated listener"},
+};
+
+/* The data filters: {{WORD name}} writes a data setting (array, hash) as whole lines. */
+static const struct {
+	const char *word;
+	quote_data_fn fn;
+	const char *format;
+} data_filters[] = {
+    {"redis_save", quote_redis_save, "redis.conf"},
+    {"redis_renames", quote_redis_renames, "redis.conf"},
 };
 
 struct render {
@@ -185,6 +198,18 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 			break;
 		}
 	}
+	for (size_t i = 0; *kind == TAG_RAW && i < sizeof data_filters / sizeof data_filters[0];
+	     i++) {
+		size_t wl = strlen(data_filters[i].word);
+		if (n > wl && memcmp(s, data_filters[i].word, wl) == 0 && ascii_blank(s[wl])) {
+			*kind = TAG_DATA;
+			*filter = (int)i;
+			s += wl;
+			n -= wl;
+			while (n > 0 && ascii_blank(*s))
+				s++, n--;
+		}
+	}
 	for (size_t i = 0; *kind == TAG_RAW && i < sizeof words / sizeof words[0]; i++) {
 		size_t wl = strlen(words[i].word);
 		if (n > wl && memcmp(s, words[i].word, wl) == 0 && ascii_blank(s[wl])) {
@@ -221,17 +246,17 @@ static bool is_int(const char *v)
  * the variables know it, else at the template line. The value itself is never
  * echoed (it may be a secret).
  */
-static void refuse(struct render *r, int filter, const char *nm, const char *why)
+static void refuse(struct render *r, const char *format, const char *nm, const char *why)
 {
 	struct tpl_origin o;
 	if (r->vars->origin != NULL && r->vars->origin(r->vars->arg, nm, &o)) {
 		struct src src = {.name = o.file};
 		diag_at(r->d, DIAG_ERR, (struct loc){&src, o.line, o.col}, "%s: %s (for %s)",
-		        o.label, why, filters[filter].format);
+		        o.label, why, format);
 		r->nerr++;
 		return;
 	}
-	rerr(r, "value of '%s': %s (for %s)", nm, why, filters[filter].format);
+	rerr(r, "value of '%s': %s (for %s)", nm, why, format);
 }
 
 static void filter_value(struct render *r, int filter, const char *nm, const char *v)
@@ -240,7 +265,23 @@ static void filter_value(struct render *r, int filter, const char *nm, const cha
 	size_t len = r->out->len;
 	if (filters[filter].fn(r->out, v, &why) == -1) {
 		buf_truncate(r->out, len);
-		refuse(r, filter, nm, why);
+		refuse(r, filters[filter].format, nm, why);
+	}
+}
+
+/* A data filter's lines; the value is looked up even when off, to catch typos. */
+static void data_value(struct render *r, int filter, const char *nm, bool on)
+{
+	const struct yval *v = NULL;
+	if (r->vars->get_data == NULL || r->vars->get_data(r->vars->arg, nm, &v) == -1) {
+		rerr(r, "unknown data placeholder '%s'", nm);
+		return;
+	}
+	const char *why = NULL;
+	size_t len = r->out->len;
+	if (on && data_filters[filter].fn(r->out, v, &why) == -1) {
+		buf_truncate(r->out, len);
+		refuse(r, data_filters[filter].format, nm, why);
 	}
 }
 
@@ -371,6 +412,11 @@ static void substitute(struct render *r, enum tag_kind kind, int filter, const c
 			r->vars->spans->may = true;
 		return;
 	}
+	if (kind == TAG_DATA) {
+		data_value(r, filter, nm, on);
+		note_secret(r, nm, 0, from);
+		return;
+	}
 	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
 		put_data(r, nm, kind == TAG_YAMLITEMS, on);
 		note_secret(r, nm, 0, from);
@@ -396,7 +442,7 @@ enum seg_kind { SEG_TEXT, SEG_TAG, SEG_MALFORMED, SEG_UNTERMINATED };
 struct seg {
 	enum seg_kind kind;
 	enum tag_kind tag;
-	int filter; /* TAG_FILTER: index in filters[] */
+	int filter; /* TAG_FILTER: index in filters[]; TAG_DATA: in data_filters[] */
 	int line;
 	const char *text; /* SEG_TEXT: into the template's text */
 	size_t len;

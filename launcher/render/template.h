@@ -15,6 +15,7 @@
  *                    pg_hosts (postgresql.conf),
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
  *                    redis redis_memory redis_bind redis_bind_loopback
+ *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
  *                    (redis.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
  *                    hash as a YAML string: lib/bcrypt.h)
@@ -22,6 +23,8 @@
  *                    after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
  *                    list, the tag indented like the list's other items
+ *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,
+ *                    or an error: redis_save redis_renames (redis.conf)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped
@@ -39,6 +42,7 @@
 
 #include "lib/buf.h"
 #include "lib/diag.h"
+#include "lib/yval.h"
 
 /* Append s as one single-quoted shell word ('' for the empty string). */
 void tpl_sh_quote(struct buf *b, const char *s);
@@ -87,6 +91,9 @@ struct tpl_vars {
 	 * yaml.h says which); -1: unknown. May be NULL. */
 	int (*put_data)(void *arg, const char *name, bool items, struct buf *out, int indent,
 	                struct tpl_spans *secrets);
+	/* A data filter's value ({{redis_save name}}): 0 with *v (NULL: unset), -1: unknown.
+	 * May be NULL. */
+	int (*get_data)(void *arg, const char *name, const struct yval **v);
 	int (*secret)(void *arg, const char *name, size_t elem); /* may be NULL */
 	struct tpl_spans *spans;                                 /* may be NULL */
 };

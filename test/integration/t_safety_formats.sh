@@ -62,9 +62,13 @@ conf "redis['port'] = 6379" "redis['bind'] = '127.0.0.1 10.1.2.3'"
 refused 4 17 "redis['bind']: not a loopback address"
 conf "redis['unixsocketperm'] = '777'"
 refused 3 27 "redis['unixsocketperm']: grants every local account access"
-conf "redis['maxmemory'] = '1GB'" "redis['maxmemory_policy'] = 'noeviction\" x'" \
+conf "redis['maxmemory'] = '1GB'" "redis['tls_ciphers'] = 'HIGH\" x'" \
 	"redis['dir'] = '$R/var/opt/gitlab/redis/a \"b'"
 expect_rc 0 ctl check-config # quoted for redis.conf, not refused
+conf "redis['maxmemory_policy'] = 'noeviction\" x'"
+refused 3 29 "redis['maxmemory_policy'] = 'noeviction\" x' is not one of 'noeviction'"
+conf "redis['rename_commands'] = { 'KEYS' => '', 'a\" b' => 'x' }"
+refused 3 28 "redis['rename_commands']: a command name is letters, digits"
 
 # --- what the formats can hold passes -----------------------------------------------------
 conf "postgresql['shared_buffers'] = '256MB'" "postgresql['listen_address'] = '127.0.0.1, ::1'" \

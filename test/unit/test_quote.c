@@ -155,6 +155,114 @@ static void test_redis_bind(void **state)
 		assert_null(run(quote_redis_bind_loopback, open[i]));
 }
 
+static void test_redis_bool_and_obl(void **state)
+{
+	(void)state;
+	assert_string_equal(run(quote_redis_bool, "true"), "yes");
+	assert_string_equal(run(quote_redis_bool, "false"), "no");
+	const char *notbool[] = {"yes", "", "1", "True"};
+	for (size_t i = 0; i < sizeof notbool / sizeof notbool[0]; i++)
+		assert_null(run(quote_redis_bool, notbool[i]));
+	assert_string_equal(run(quote_redis_obl, "0 0 0"), "0 0 0");
+	assert_string_equal(run(quote_redis_obl, " 256mb  64MB 60 "), "256mb 64MB 60");
+	const char *bad[] = {"0 0",       "0 0 0 0", "1tb 0 0", "0 0 1m", "0 0 -1",
+	                     "0 0 \"0\"", "0\t0 0",  "",        "0 0 0\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_null(run(quote_redis_obl, bad[i]));
+}
+
+/* A data quoting's output, or NULL when refused (then out must be unchanged). */
+static char *run_data(quote_data_fn fn, const struct yval *v)
+{
+	static char res[512];
+	struct buf b;
+	const char *why = NULL;
+	buf_init(&b);
+	buf_adds(&b, "<");
+	int rc = fn(&b, v, &why);
+	if (rc == -1) {
+		assert_non_null(why);
+		assert_string_equal(buf_str(&b), "<");
+		buf_free(&b);
+		return NULL;
+	}
+	assert_int_equal(rc, 0);
+	snprintf(res, sizeof res, "%s", buf_str(&b) + 1);
+	buf_free(&b);
+	return res;
+}
+
+static struct yval *strs(const char *const *v, size_t n)
+{
+	struct yval *seq = yval_seq();
+	for (size_t i = 0; i < n; i++)
+		yval_push(seq, yval_scalar(YV_STR, v[i]));
+	return seq;
+}
+
+static void test_redis_save(void **state)
+{
+	(void)state;
+	assert_string_equal(run_data(quote_redis_save, NULL), "");
+	const char *omnibus[] = {"900 1", "300 10", " 60  10000 "};
+	struct yval *v = strs(omnibus, 3);
+	assert_string_equal(run_data(quote_redis_save, v),
+	                    "save 900 1\nsave 300 10\nsave 60 10000");
+	yval_free(v);
+	const char *pairs[] = {"3600 1 300 100"};
+	v = strs(pairs, 1);
+	assert_string_equal(run_data(quote_redis_save, v), "save 3600 1 300 100");
+	yval_free(v);
+	const char *off[] = {"900 1", ""};
+	v = strs(off, 2);
+	assert_string_equal(run_data(quote_redis_save, v), "save \"\"");
+	yval_free(v);
+	v = yval_seq();
+	assert_string_equal(run_data(quote_redis_save, v), "");
+	yval_push(v, yval_scalar(YV_INT, "900"));
+	assert_null(run_data(quote_redis_save, v));
+	yval_free(v);
+	const char *bad[] = {"900", "900 1 300", "900 x", "900 1\nsave 1 1", "-1 1", "900\t1"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *one[] = {"900 1", bad[i]};
+		v = strs(one, 2);
+		assert_null(run_data(quote_redis_save, v));
+		yval_free(v);
+	}
+	v = yval_scalar(YV_STR, "900 1");
+	assert_null(run_data(quote_redis_save, v));
+	yval_free(v);
+}
+
+static void test_redis_renames(void **state)
+{
+	(void)state;
+	assert_string_equal(run_data(quote_redis_renames, NULL), "");
+	struct yval *m = yval_map();
+	yval_put(m, "KEYS", yval_scalar(YV_STR, ""));
+	yval_put(m, "FLUSHALL", yval_scalar(YV_STR, "a\"b\nc"));
+	yval_put(m, "config", yval_null());
+	assert_string_equal(run_data(quote_redis_renames, m),
+	                    "rename-command KEYS \"\"\nrename-command FLUSHALL \"a\\\"b\\nc\"\n"
+	                    "rename-command config \"\"");
+	yval_free(m);
+	const char *badkey[] = {"AUTH", "ping", "a b", "", "KEYS\n", "x\"y"};
+	for (size_t i = 0; i < sizeof badkey / sizeof badkey[0]; i++) {
+		m = yval_map();
+		yval_put(m, "KEYS", yval_scalar(YV_STR, ""));
+		yval_put(m, badkey[i], yval_scalar(YV_STR, "x"));
+		assert_null(run_data(quote_redis_renames, m));
+		yval_free(m);
+	}
+	m = yval_map();
+	yval_put(m, "KEYS", yval_seq());
+	assert_null(run_data(quote_redis_renames, m));
+	yval_free(m);
+	m = yval_seq();
+	assert_null(run_data(quote_redis_renames, m));
+	yval_free(m);
+}
+
 static void test_mode_private(void **state)
 {
 	(void)state;
@@ -188,12 +296,13 @@ static void test_sh_and_yaml(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pg_string),    cmocka_unit_test(test_pg_number),
-	    cmocka_unit_test(test_pg_hosts),     cmocka_unit_test(test_pg_token),
-	    cmocka_unit_test(test_conninfo),     cmocka_unit_test(test_redis_arg),
-	    cmocka_unit_test(test_redis_memory), cmocka_unit_test(test_redis_bind),
-	    cmocka_unit_test(test_mode_private), cmocka_unit_test(test_url_auth_and_resp),
-	    cmocka_unit_test(test_sh_and_yaml),
+	    cmocka_unit_test(test_pg_string),          cmocka_unit_test(test_pg_number),
+	    cmocka_unit_test(test_pg_hosts),           cmocka_unit_test(test_pg_token),
+	    cmocka_unit_test(test_conninfo),           cmocka_unit_test(test_redis_arg),
+	    cmocka_unit_test(test_redis_memory),       cmocka_unit_test(test_redis_bind),
+	    cmocka_unit_test(test_redis_bool_and_obl), cmocka_unit_test(test_redis_save),
+	    cmocka_unit_test(test_redis_renames),      cmocka_unit_test(test_mode_private),
+	    cmocka_unit_test(test_url_auth_and_resp),  cmocka_unit_test(test_sh_and_yaml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -639,6 +639,54 @@ static void test_filter_origin(void **state)
 	buf_free(&out);
 }
 
+/* A data filter ({{redis_save name}}): whole lines from a data value, refused where it was set. */
+static int get_data(void *arg, const char *name, const struct yval **v)
+{
+	if (strcmp(name, "unset") == 0) {
+		*v = NULL;
+		return 0;
+	}
+	if (strcmp(name, "plain") != 0)
+		return -1;
+	*v = arg;
+	return 0;
+}
+
+static void test_data_filter(void **state)
+{
+	(void)state;
+	struct yval *save = yval_seq();
+	yval_push(save, yval_scalar(YV_STR, "900 1"));
+	yval_push(save, yval_scalar(YV_STR, "60 10"));
+	struct tpl_vars v = {.get = get, .origin = origin_of, .get_data = get_data, .arg = save};
+	struct buf out;
+	struct diags d;
+	buf_init(&out);
+	diags_init(&d);
+	const char *text = "a\n{{redis_save plain}}\n{{redis_save unset}}\n"
+	                   "{{#if empty}}{{redis_save plain}}{{/if}}b\n";
+	assert_int_equal(tpl_render("t", text, strlen(text), &v, &out, &d), 0);
+	assert_string_equal(buf_str(&out), "a\nsave 900 1\nsave 60 10\n\nb\n");
+	buf_truncate(&out, 0);
+	text = "{{redis_save nosuch}}\n"; /* a typo is an error, even when its block is off */
+	assert_int_equal(tpl_render("t", text, strlen(text), &v, &out, &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "unknown data placeholder 'nosuch'"));
+	diags_free(&d);
+	diags_init(&d);
+	yval_push(save, yval_scalar(YV_STR, "60 x"));
+	buf_truncate(&out, 0);
+	text = "a\n{{redis_renames plain}}\n";
+	assert_int_equal(tpl_render("t", text, strlen(text), &v, &out, &d), -1);
+	assert_int_equal(d.nerr, 1);
+	assert_string_equal(d.v[0].file, "/etc/gitlab/gitlab.rb");
+	assert_int_equal(d.v[0].line, 7);
+	assert_non_null(strstr(d.v[0].msg, "not a hash"));
+	assert_string_equal(buf_str(&out), "a\n\n");
+	diags_free(&d);
+	buf_free(&out);
+	yval_free(save);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,7 +697,7 @@ int main(void)
 	    cmocka_unit_test(test_int),           cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_run_template),  cmocka_unit_test(test_log_templates),
 	    cmocka_unit_test(test_yaml_template), cmocka_unit_test(test_check_template),
-	    cmocka_unit_test(test_cache),
+	    cmocka_unit_test(test_cache),         cmocka_unit_test(test_data_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
