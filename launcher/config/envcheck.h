@@ -1,7 +1,8 @@
 /*
  * envcheck: validate env values that their consumers would silently ignore
  * or misread: env names, Ruby's RUBY_GC_* rules, MALLOC_CONF
- * (asked of the installed jemalloc itself), LD_PRELOAD files.
+ * (asked of the installed jemalloc itself), LD_PRELOAD files, Go's GOGC,
+ * GOMEMLIMIT and GOMAXPROCS.
  */
 #ifndef GITLAB_CTL_ENVCHECK_H
 #define GITLAB_CTL_ENVCHECK_H

@@ -12,7 +12,6 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
-#include "lib/hot.h"
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
 #include "runit/svsel.h"
@@ -25,7 +24,7 @@ bool svsel_valid_name(const char *name)
 	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
 }
 
-STATUS_PATH static int cmp_names(const void *a, const void *b)
+static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -42,7 +41,7 @@ static void leave_room(struct svsel *sel)
 		sel->names[i] = xstrdup(v[i]);
 }
 
-STATUS_PATH static void push(struct svsel *sel, const char *name)
+static void push(struct svsel *sel, const char *name)
 {
 	struct svsel_room *r = sel->room;
 	if (r != NULL) {
@@ -60,7 +59,7 @@ STATUS_PATH static void push(struct svsel *sel, const char *name)
 }
 
 /* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
-STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type)
+static bool is_service(int dfd, const char *name, unsigned char type)
 {
 	if (name[0] == '.')
 		return false;
@@ -80,7 +79,7 @@ STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type
  * deepest point, where each further 4 KiB of stack is a page fault, dearer than the few
  * more getdents64 calls of a long list (one per ~60 names).
  */
-STATUS_PATH static int load_all(struct svsel *sel)
+static int load_all(struct svsel *sel)
 {
 	char buf[1024] __attribute__((aligned(8)));
 	for (;;) {
@@ -102,7 +101,7 @@ STATUS_PATH static int load_all(struct svsel *sel)
 	return 0;
 }
 
-STATUS_PATH static int load(struct svsel *sel, const char *name)
+static int load(struct svsel *sel, const char *name)
 {
 	sel->fd = open(sel->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sel->fd == -1)
@@ -120,8 +119,8 @@ STATUS_PATH static int load(struct svsel *sel, const char *name)
 	return 0;
 }
 
-STATUS_PATH int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
-                              struct svsel_room *room)
+int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
+                  struct svsel_room *room)
 {
 	/* not memset: zeroing dir would touch a page status otherwise never does */
 	sel->fd = -1;
@@ -148,7 +147,7 @@ int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 	return svsel_load_in(ctl, name, sel, NULL);
 }
 
-STATUS_PATH void svsel_free(struct svsel *sel)
+void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
@@ -173,7 +172,7 @@ int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, s
 }
 
 /* memcpy, not snprintf: status calls this for every service. */
-STATUS_PATH int svsel_relpath(const char *name, bool log, char *out, size_t len)
+int svsel_relpath(const char *name, bool log, char *out, size_t len)
 {
 	size_t n = strlen(name);
 	const char *sfx = log ? "/log" : "";
