@@ -22,6 +22,7 @@
 #include "lib/alloc.h"
 #include "lib/ctl.h"
 #include "lib/fdio.h"
+#include "lib/hot.h"
 #include "runit/runit.h"
 #include "runit/svsel.h"
 
@@ -45,7 +46,7 @@ struct out {
 	char b[OUT_LEN];
 };
 
-static void out_flush(struct out *o)
+STATUS_PATH static void out_flush(struct out *o)
 {
 	if (o->n > 0 && fdio_write_all(STDOUT_FILENO, o->b, o->n) == -1)
 		o->failed = true;
@@ -53,14 +54,14 @@ static void out_flush(struct out *o)
 }
 
 /* Room for len more bytes at o->b + o->n, writing out what is gathered when needed. */
-static char *out_room(struct out *o, size_t len)
+STATUS_PATH static char *out_room(struct out *o, size_t len)
 {
 	if (OUT_LEN - o->n < len)
 		out_flush(o);
 	return o->b + o->n;
 }
 
-static void out_put(struct out *o, const char *s)
+STATUS_PATH static void out_put(struct out *o, const char *s)
 {
 	size_t len = strlen(s);
 	if (len > OUT_LEN) {
@@ -73,7 +74,7 @@ static void out_put(struct out *o, const char *s)
 	o->n += len;
 }
 
-static int state_code(const struct sv_status *st)
+STATUS_PATH static int state_code(const struct sv_status *st)
 {
 	if (st->state == SV_RUN && st->pid != 0)
 		return CODE_RUN;
@@ -81,8 +82,8 @@ static int state_code(const struct sv_status *st)
 }
 
 /* sv's state line for dir (without newline) into o. */
-static void put_state(struct out *o, int dfd, const char *dir, const char *name,
-                      const struct sv_status *st, time_t now)
+STATUS_PATH static void put_state(struct out *o, int dfd, const char *dir, const char *name,
+                                  const struct sv_status *st, time_t now)
 {
 	int n = sv_status_format(out_room(o, SV_STATUS_LINE_MAX), SV_STATUS_LINE_MAX, name, st,
 	                         !sv_normally_down_at(dfd, dir), now);
@@ -94,7 +95,8 @@ static void put_state(struct out *o, int dfd, const char *dir, const char *name,
  * The state of dir ("NAME" or "NAME/log", which sv's messages name) into o, its state line
  * naming it `name`: the exit code share, or CODE_FAIL / CODE_UNKNOWN.
  */
-static int put_one(struct out *o, int dfd, const char *dir, const char *name, time_t now)
+STATUS_PATH static int put_one(struct out *o, int dfd, const char *dir, const char *name,
+                               time_t now)
 {
 	struct sv_status st;
 	char msg[SV_STATUS_LINE_MAX];
@@ -108,7 +110,8 @@ static int put_one(struct out *o, int dfd, const char *dir, const char *name, ti
 }
 
 /* One line of `status` for a service and its log; returns its exit code share. */
-static int status_one(struct out *o, const struct svsel *sel, const char *name, time_t now)
+STATUS_PATH static int status_one(struct out *o, const struct svsel *sel, const char *name,
+                                  time_t now)
 {
 	char logdir[NAME_MAX + 8];
 	if (svsel_relpath(name, true, logdir, sizeof logdir) == -1) {
@@ -145,7 +148,7 @@ static int status_one(struct out *o, const struct svsel *sel, const char *name, 
  * 4 unknown (status unreadable, runsv not running), then 1 dead (down although runit wants
  * it up: supervise/status is the pidfile), then 3 not running (down as wanted), else 0.
  */
-static int lsb_rank(int code)
+STATUS_PATH static int lsb_rank(int code)
 {
 	switch (code) {
 	case CODE_RUN:
@@ -159,7 +162,7 @@ static int lsb_rank(int code)
 	}
 }
 
-static int status_opts(int argc, char **argv, bool *lsb)
+STATUS_PATH static int status_opts(int argc, char **argv, bool *lsb)
 {
 	static const struct option opts[] = {{"lsb", no_argument, NULL, 'l'}, {NULL, 0, NULL, 0}};
 	int ch;
@@ -193,7 +196,8 @@ static __attribute__((noinline)) int status_unselected(const struct ctl *ctl, co
 }
 
 /* Every selected service's line; the exit code, summed as Omnibus does or as --lsb ranks. */
-static int status_all(const struct ctl *ctl, const char *verb, const struct svsel *sel, bool lsb)
+STATUS_PATH static int status_all(const struct ctl *ctl, const char *verb, const struct svsel *sel,
+                                  bool lsb)
 {
 	static const int lsb_of_rank[] = {0, 3, 1, 4};
 	struct out o = {.n = 0, .failed = false};
@@ -219,7 +223,7 @@ static int status_all(const struct ctl *ctl, const char *verb, const struct svse
 	return lsb ? lsb_of_rank[worst] : code;
 }
 
-int cmd_status(const struct ctl *ctl, int argc, char **argv)
+STATUS_PATH int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
 	const char *name;
 	bool lsb = false;

@@ -10,6 +10,7 @@
 #include "cmd/load.h"
 #include "config/catalog.h"
 #include "lib/diag.h"
+#include "lib/hot.h"
 #include "lib/rootlock.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
@@ -183,7 +184,7 @@ const struct command commands[] = {
     {.name = NULL},
 };
 
-const struct command *command_find(const char *name)
+STATUS_PATH const struct command *command_find(const char *name)
 {
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
@@ -294,7 +295,7 @@ void command_unknown_service(const char *verb, const char *name, const struct ca
 	fputc('\n', fp);
 }
 
-int command_one_arg(int argc, char **argv, const char **name)
+STATUS_PATH int command_one_arg(int argc, char **argv, const char **name)
 {
 	if (argc - optind > 1) {
 		warnx("%s: too many arguments (one SERVICE at most)", argv[0]);
@@ -387,8 +388,8 @@ static __attribute__((cold, noinline)) void option_error(const char *verb, int a
 }
 
 /* getopt_long with the complaint in our words, for VERB's options (NULL: the global ones). */
-static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
-                     const struct option *longopts)
+STATUS_PATH static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
+                                 const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);
@@ -398,7 +399,8 @@ static int getopt_as(const char *verb, int argc, char **argv, const char *shorto
 	return '?';
 }
 
-int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
+                               const struct option *longopts)
 {
 	return getopt_as(argv[0], argc, argv, shortopts, longopts);
 }

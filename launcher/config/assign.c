@@ -455,6 +455,8 @@ static void unknown_key(struct walk *b, const struct rb_stmt *st)
 	 * a service not run here: into the summary line.
 	 */
 	const char *ok = omnibus_key(def, st->keys[0]);
+	if (ok != NULL && st->value->kind == RB_NIL)
+		return; /* Omnibus' own default asked for: nothing of it is lost */
 	if (ok != NULL) {
 		const char *why = strchr(ok, ':');
 		diag_at(b->d, DIAG_WARN, st->key_locs[0],

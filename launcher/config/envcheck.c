@@ -2,9 +2,9 @@
  * Validate env values that their consumers would silently ignore or misread:
  * Ruby ignores a bad RUBY_GC_* value unless run with -W (gc.c
  * get_envparam_size / get_envparam_double), jemalloc prints a one-line
- * complaint into the service log and goes on, ld.so skips a missing
- * LD_PRELOAD file, and Go ignores a bad GOGC or GOMAXPROCS. Each rule here mirrors what the
- * consumer accepts so that gitlab-ctl rejects exactly the values that would not take effect.
+ * complaint into the service log and goes on, and ld.so skips a missing
+ * LD_PRELOAD file. Each rule here mirrors what the consumer accepts so that
+ * gitlab-ctl rejects exactly the values that would not take effect.
  */
 #include <errno.h>
 #include <math.h>
@@ -297,85 +297,6 @@ static int check_malloc_conf(struct envcheck *ec, const char *value, struct loc 
 	return -1;
 }
 
-/* ---- Go runtime --------------------------------------------------------- */
-
-/*
- * The Go runtime's atoi (runtime/string.go) over s[0, n): an optional '-', decimal digits
- * only, within [lo, hi]. No '+', no blanks, no suffix.
- */
-static bool go_atoi(const char *s, size_t n, long long lo, long long hi)
-{
-	size_t i = n > 0 && s[0] == '-';
-	if (i == n)
-		return false;
-	long long v = 0;
-	for (; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - (s[i] - '0')) / 10)
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (s[0] == '-')
-		v = -v;
-	return v >= lo && v <= hi;
-}
-
-/*
- * Go's parseByteCount (runtime/string.go, what GOMEMLIMIT is read with): digits with no
- * suffix, "B", or "KiB", "MiB", "GiB", "TiB"; the bytes fit an int64. A value it refuses
- * makes the runtime throw at start, so the service would never run.
- */
-static bool go_byte_count(const char *s)
-{
-	static const char units[] = "KMGT";
-	size_t n = strlen(s), shift = 0;
-	if (n >= 3 && strcmp(s + n - 2, "iB") == 0) {
-		const char *u = memchr(units, s[n - 3], sizeof units - 1);
-		if (u == NULL)
-			return false;
-		shift = 10 * (size_t)(u - units + 1);
-		n -= 3;
-	} else if (n >= 1 && s[n - 1] == 'B') {
-		n -= 1;
-	}
-	return go_atoi(s, n, 0, INT64_MAX >> shift);
-}
-
-/*
- * GOGC, GOMEMLIMIT, GOMAXPROCS as the Go runtime reads them (mgcpacer.go readGOGC and
- * readGOMEMLIMIT, proc.go schedinit): a GOGC or GOMAXPROCS it cannot parse is ignored
- * without a word, a GOMEMLIMIT it cannot parse stops the program at start.
- */
-static int check_go(const char *name, const char *value, struct loc loc, struct diags *d)
-{
-	if (strcmp(name, "GOMEMLIMIT") == 0) {
-		if (value[0] == '\0' || strcmp(value, "off") == 0 || go_byte_count(value))
-			return 0;
-		diag_at(d, DIAG_ERR, loc,
-		        "GOMEMLIMIT=%s is not a size Go reads (bytes, or an integer with B, KiB, "
-		        "MiB, GiB or TiB; or off); the service would stop at start",
-		        value);
-		return -1;
-	}
-	if (value[0] == '\0') {
-		diag_at(d, DIAG_WARN, loc, "%s is empty; Go uses its default", name);
-		return 0;
-	}
-	if (strcmp(name, "GOGC") == 0) {
-		if (strcmp(value, "off") == 0 ||
-		    go_atoi(value, strlen(value), INT32_MIN, INT32_MAX))
-			return 0;
-		diag_at(d, DIAG_ERR, loc,
-		        "GOGC=%s is not an integer (a percentage) or off; Go would ignore it",
-		        value);
-		return -1;
-	}
-	if (go_atoi(value, strlen(value), 1, INT32_MAX))
-		return 0;
-	diag_at(d, DIAG_ERR, loc, "GOMAXPROCS=%s is not a positive integer; Go would ignore it",
-	        value);
-	return -1;
-}
-
 /* ---- LD_PRELOAD --------------------------------------------------------- */
 
 /* ld.so splits on spaces and colons and skips what it cannot open. */
@@ -431,9 +352,6 @@ int envcheck_var(struct envcheck *ec, const char *name, const char *value, struc
 		return check_malloc_conf(ec, value, loc, d);
 	if (strcmp(name, "LD_PRELOAD") == 0)
 		return check_preload(value, loc, d);
-	if (strcmp(name, "GOGC") == 0 || strcmp(name, "GOMEMLIMIT") == 0 ||
-	    strcmp(name, "GOMAXPROCS") == 0)
-		return check_go(name, value, loc, d);
 	return 0;
 }
 

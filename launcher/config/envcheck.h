@@ -1,8 +1,7 @@
 /*
  * envcheck: validate env values that their consumers would silently ignore
  * or misread: env names, Ruby's RUBY_GC_* rules, MALLOC_CONF
- * (asked of the installed jemalloc itself), LD_PRELOAD files, Go's GOGC,
- * GOMEMLIMIT and GOMAXPROCS.
+ * (asked of the installed jemalloc itself), LD_PRELOAD files.
  */
 #ifndef GITLAB_CTL_ENVCHECK_H
 #define GITLAB_CTL_ENVCHECK_H

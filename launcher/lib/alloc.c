@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/hot.h"
 
 _Noreturn void die_nomem(void)
 {
@@ -14,7 +15,7 @@ _Noreturn void die_nomem(void)
 	_exit(ALLOC_EXIT);
 }
 
-void *xmalloc(size_t size)
+STATUS_PATH void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (p == NULL)
@@ -38,7 +39,7 @@ void *xreallocarray(void *p, size_t n, size_t size)
 	return q;
 }
 
-char *xstrdup(const char *s)
+STATUS_PATH char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (p == NULL)

@@ -9,6 +9,7 @@
 
 #include "build_config.h"
 #include "lib/ctl.h"
+#include "lib/hot.h"
 #include "lib/pathjoin.h"
 
 static int copy(char *out, size_t outlen, const char *s)
@@ -148,7 +149,7 @@ const char *ctl_root_hint(const struct ctl *ctl, int err)
 	return "";
 }
 
-static int set_root(struct ctl *ctl, const char *root)
+STATUS_PATH static int set_root(struct ctl *ctl, const char *root)
 {
 	if (root == NULL || root[0] == '\0')
 		return 0;
@@ -181,14 +182,14 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 	return find_datadir(ctl);
 }
 
-int ctl_init_root(struct ctl *ctl, const char *root, const char *config)
+STATUS_PATH int ctl_init_root(struct ctl *ctl, const char *root, const char *config)
 {
 	if (set_root(ctl, root) == -1)
 		return -1;
 	return config != NULL ? copy(ctl->config, sizeof ctl->config, config) : 0;
 }
 
-int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
+STATUS_PATH int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
 {
 	/* lengths carried along, not rescanned by strlcat: reconfigure builds thousands */
 	size_t len = strlen(ctl->root);
@@ -221,7 +222,7 @@ int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen, const char *svc)
 	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "sv", svc, (char *)NULL);
 }
 
-int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen)
+STATUS_PATH int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen)
 {
 	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "service", (char *)NULL);
 }

@@ -3,8 +3,9 @@
 #include <unistd.h>
 
 #include "lib/fdio.h"
+#include "lib/hot.h"
 
-int fdio_write_all(int fd, const void *p, size_t n)
+STATUS_PATH int fdio_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 	while (n > 0) {
@@ -23,7 +24,7 @@ int fdio_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-ssize_t fdio_read(int fd, void *p, size_t n)
+STATUS_PATH ssize_t fdio_read(int fd, void *p, size_t n)
 {
 	ssize_t r;
 	while ((r = read(fd, p, n)) == -1 && errno == EINTR)

@@ -4,8 +4,9 @@
 
 #include "lib/alloc.h"
 #include "lib/grow.h"
+#include "lib/hot.h"
 
-void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
+STATUS_PATH void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
 {
 	if (need <= *cap)
 		return;

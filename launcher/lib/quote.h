@@ -11,6 +11,8 @@
 #ifndef GITLAB_CTL_QUOTE_H
 #define GITLAB_CTL_QUOTE_H
 
+#include <stdbool.h>
+
 #include "lib/buf.h"
 #include "lib/yval.h"
 
@@ -54,6 +56,13 @@ int quote_pg_hosts(struct buf *out, const char *v, const char **why);
  * commas or spaces would make it a group, regex, file include or a list.
  */
 int quote_pg_token(struct buf *out, const char *v, const char **why);
+
+/*
+ * pg_hba.conf: per IPv4/IPv6 address of an array (an optional /prefix; one host when
+ * missing), "host all all ADDR/PREFIX md5" and the same for replication. Host names and
+ * keywords are refused.
+ */
+int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why);
 
 /*
  * A libpq conninfo value: as is when it has no space, quote or backslash,

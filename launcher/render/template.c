@@ -120,6 +120,7 @@ static const struct {
 } data_filters[] = {
     {"redis_save", quote_redis_save, "redis.conf"},
     {"redis_renames", quote_redis_renames, "redis.conf"},
+    {"pg_hba_md5", quote_pg_hba_md5, "pg_hba.conf"},
 };
 
 struct render {

@@ -24,7 +24,8 @@
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
  *                    list, the tag indented like the list's other items
  *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,
- *                    or an error: redis_save redis_renames (redis.conf)
+ *                    or an error: redis_save redis_renames (redis.conf),
+ *                    pg_hba_md5 (pg_hba.conf)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped

@@ -12,6 +12,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
+#include "lib/hot.h"
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
 #include "runit/svsel.h"
@@ -24,7 +25,7 @@ bool svsel_valid_name(const char *name)
 	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
 }
 
-static int cmp_names(const void *a, const void *b)
+STATUS_PATH static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -41,7 +42,7 @@ static void leave_room(struct svsel *sel)
 		sel->names[i] = xstrdup(v[i]);
 }
 
-static void push(struct svsel *sel, const char *name)
+STATUS_PATH static void push(struct svsel *sel, const char *name)
 {
 	struct svsel_room *r = sel->room;
 	if (r != NULL) {
@@ -59,7 +60,7 @@ static void push(struct svsel *sel, const char *name)
 }
 
 /* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
-static bool is_service(int dfd, const char *name, unsigned char type)
+STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type)
 {
 	if (name[0] == '.')
 		return false;
@@ -79,7 +80,7 @@ static bool is_service(int dfd, const char *name, unsigned char type)
  * deepest point, where each further 4 KiB of stack is a page fault, dearer than the few
  * more getdents64 calls of a long list (one per ~60 names).
  */
-static int load_all(struct svsel *sel)
+STATUS_PATH static int load_all(struct svsel *sel)
 {
 	char buf[1024] __attribute__((aligned(8)));
 	for (;;) {
@@ -101,7 +102,7 @@ static int load_all(struct svsel *sel)
 	return 0;
 }
 
-static int load(struct svsel *sel, const char *name)
+STATUS_PATH static int load(struct svsel *sel, const char *name)
 {
 	sel->fd = open(sel->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sel->fd == -1)
@@ -119,8 +120,8 @@ static int load(struct svsel *sel, const char *name)
 	return 0;
 }
 
-int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
-                  struct svsel_room *room)
+STATUS_PATH int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
+                              struct svsel_room *room)
 {
 	/* not memset: zeroing dir would touch a page status otherwise never does */
 	sel->fd = -1;
@@ -147,7 +148,7 @@ int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 	return svsel_load_in(ctl, name, sel, NULL);
 }
 
-void svsel_free(struct svsel *sel)
+STATUS_PATH void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
@@ -172,7 +173,7 @@ int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, s
 }
 
 /* memcpy, not snprintf: status calls this for every service. */
-int svsel_relpath(const char *name, bool log, char *out, size_t len)
+STATUS_PATH int svsel_relpath(const char *name, bool log, char *out, size_t len)
 {
 	size_t n = strlen(name);
 	const char *sfx = log ? "/log" : "";

@@ -40,12 +40,6 @@ case $(head -n 1 "$ERR") in
 *) cat "$ERR" >&2; fail "MALLOC_CONF not blamed at $RB:1:44" ;;
 esac
 
-note "a Go runtime value Go would not read, over the catalog's default: refused at its gitlab.rb value"
-printf "node_exporter['env'] = {'GOMEMLIMIT' => '16MB'}\n" >"$RB"
-blamed "$RB:1:41: error: GOMEMLIMIT=16MB is not a size Go reads (bytes, or an integer with B, KiB, MiB, GiB or TiB; or off); the service would stop at start"
-printf "prometheus['env'] = {'GOGC' => '50%%'}\n" >"$RB"
-blamed "$RB:1:32: error: GOGC=50% is not an integer (a percentage) or off; Go would ignore it"
-
 note "a computed env value (redis-exporter's REDIS_PASSWORD from redis['password']): the setting's line, not echoed"
 {
 	echo "redis_exporter['enable'] = true"

@@ -131,50 +131,6 @@ static void test_gc_doubles(void **state)
 	BAD("RUBY_GC_HEAP_REMEMBERED_WB_UNPROTECTED_OBJECTS_LIMIT_RATIO", "-0.01");
 }
 
-/* Go's own parsers: GOGC and GOMAXPROCS are ignored when unreadable, GOMEMLIMIT aborts. */
-static void test_go_runtime(void **state)
-{
-	(void)state;
-	OK("GOGC", "50");
-	OK("GOGC", "0");
-	OK("GOGC", "off");
-	OK("GOGC", "-1"); /* negative is off, as Go reads it */
-	BAD("GOGC", "50%");
-	BAD("GOGC", "+50");
-	BAD("GOGC", " 50");
-	BAD("GOGC", "fifty");
-	BAD("GOGC", "OFF");
-	BAD("GOGC", "4294967296"); /* beyond int32 */
-	WARN_ONLY("GOGC", "");
-	OK("GOMEMLIMIT", "33554432");
-	OK("GOMEMLIMIT", "32MiB");
-	OK("GOMEMLIMIT", "100B");
-	OK("GOMEMLIMIT", "1KiB");
-	OK("GOMEMLIMIT", "2GiB");
-	OK("GOMEMLIMIT", "8388607TiB"); /* the largest that fits an int64 */
-	OK("GOMEMLIMIT", "off");
-	OK("GOMEMLIMIT", "");
-	BAD("GOMEMLIMIT", "8388608TiB");
-	BAD("GOMEMLIMIT", "32MB"); /* Go knows only the binary prefixes */
-	BAD("GOMEMLIMIT", "32M");
-	BAD("GOMEMLIMIT", "32mib");
-	BAD("GOMEMLIMIT", "MiB");
-	BAD("GOMEMLIMIT", "B");
-	BAD("GOMEMLIMIT", "1.5GiB");
-	BAD("GOMEMLIMIT", "-1");
-	BAD("GOMEMLIMIT", "32 MiB");
-	BAD("GOMEMLIMIT", "5PiB");
-	BAD("GOMEMLIMIT", "99999999999999999999");
-	OK("GOMAXPROCS", "1");
-	OK("GOMAXPROCS", "2");
-	BAD("GOMAXPROCS", "0");
-	BAD("GOMAXPROCS", "-2");
-	BAD("GOMAXPROCS", "two");
-	BAD("GOMAXPROCS", "1.5");
-	WARN_ONLY("GOMAXPROCS", "");
-	OK("GOFLAGS", "whatever"); /* no rule: not a runtime setting */
-}
-
 /* Cross rules run over a whole env; each problem is reported where its variable came from. */
 static struct loc where(const char *name, void *ctx)
 {
@@ -491,17 +447,11 @@ static void test_diag_window(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_gc_sizes),
-	    cmocka_unit_test(test_gc_doubles),
-	    cmocka_unit_test(test_gc_cross),
-	    cmocka_unit_test(test_go_runtime),
-	    cmocka_unit_test(test_malloc_conf),
-	    cmocka_unit_test(test_malloc_conf_unasked),
-	    cmocka_unit_test(test_ld_preload),
-	    cmocka_unit_test(test_execve_limits),
-	    cmocka_unit_test(test_diag_window),
-	    cmocka_unit_test(test_argv_limits),
+	    cmocka_unit_test(test_names),       cmocka_unit_test(test_gc_sizes),
+	    cmocka_unit_test(test_gc_doubles),  cmocka_unit_test(test_gc_cross),
+	    cmocka_unit_test(test_malloc_conf), cmocka_unit_test(test_malloc_conf_unasked),
+	    cmocka_unit_test(test_ld_preload),  cmocka_unit_test(test_execve_limits),
+	    cmocka_unit_test(test_diag_window), cmocka_unit_test(test_argv_limits),
 	};
 	envcheck_init(&ec, NULL);
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
