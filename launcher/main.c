@@ -14,7 +14,6 @@
 #include "cmd/commands.h"
 #include "lib/ctl.h"
 #include "lib/gcovflush.h"
-#include "lib/nss.h"
 
 static void usage(FILE *fp)
 {
@@ -168,8 +167,6 @@ int main(int argc, char **argv)
 	 * never faulted in (on the stack or from calloc, each 4 KiB path is a page fault). main
 	 * runs once: this is the one ctl, the parsed options, handed down like any other.
 	 */
-	if (nss_builtin_only() == -1)
-		err(1, "cannot restrict account lookups to the built-in sources");
 	static struct ctl ctl_storage;
 	struct ctl *ctl = &ctl_storage;
 	if (g.root == NULL)
