@@ -279,6 +279,18 @@ static bool redis_memory_ok(const char *s, size_t n)
 	return false;
 }
 
+int quote_redis_acl_pass(struct buf *out, const char *v, const char **why)
+{
+	if (*v == '\0')
+		return refuse(why, "an empty password");
+	struct buf rule;
+	buf_init(&rule);
+	buf_addf(&rule, ">%s", v);
+	quote_redis_arg(out, buf_str(&rule));
+	buf_free(&rule);
+	return 0;
+}
+
 int quote_redis_memory(struct buf *out, const char *v, const char **why)
 {
 	if (!redis_memory_ok(v, strlen(v)))

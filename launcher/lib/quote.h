@@ -76,6 +76,9 @@ void quote_conninfo(struct buf *out, const char *v);
  */
 void quote_redis_arg(struct buf *out, const char *v);
 
+/* redis.conf: an ACL user's password as its ">password" rule, one quoted argument. */
+int quote_redis_acl_pass(struct buf *out, const char *v, const char **why);
+
 /* redis.conf: a memory size, digits and an optional unit b k kb m mb g gb (any case). */
 int quote_redis_memory(struct buf *out, const char *v, const char **why);
 

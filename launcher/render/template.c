@@ -101,6 +101,7 @@ static const struct {
     {"conninfo", filter_conninfo, "a libpq connection string"},
     {"redis", filter_redis, "redis.conf"},
     {"redis_memory", quote_redis_memory, "redis.conf"},
+    {"redis_acl_pass", quote_redis_acl_pass, "redis.conf"},
     {"redis_bind", quote_redis_bind, "redis.conf"},
     {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
     {"redis_bool", quote_redis_bool, "redis.conf"},

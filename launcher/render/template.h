@@ -14,7 +14,7 @@
  *                    error: pg_string pg_part (inside quotes) pg_number
  *                    pg_hosts (postgresql.conf),
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
- *                    redis redis_memory redis_bind redis_bind_loopback
+ *                    redis redis_memory redis_acl_pass redis_bind redis_bind_loopback
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
  *                    (redis.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
