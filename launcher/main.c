@@ -13,7 +13,6 @@
 #include "build_config.h"
 #include "cmd/commands.h"
 #include "lib/ctl.h"
-#include "lib/gcovflush.h"
 
 static void usage(FILE *fp)
 {
@@ -180,10 +179,5 @@ int main(int argc, char **argv)
 	}
 	ctl->verbose = g.verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
-	int rc = c->fn(ctl, argc, argv);
-	if (c->flags & CMD_QUICK_EXIT) {
-		gcov_before_exec(); /* a coverage build's counters, which exit would write */
-		_exit(rc);
-	}
-	return rc;
+	return c->fn(ctl, argc, argv);
 }

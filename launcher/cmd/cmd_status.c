@@ -2,10 +2,8 @@
  * status: runit's `sv status` line for every enabled service and its log, with the service
  * name where sv prints the directory, as Omnibus' gitlab-ctl does.
  *
- * It costs what `sv status` costs: it reads only the service directory (no configuration),
- * keeps a handful of names in its own frame (svsel_load_in: no malloc), and gathers its lines
- * in a buffer on the stack written with write(2), not stdio, whose buffer and code would be
- * page faults sv does not pay.
+ * It reads only the service directory (no configuration) and gathers its lines in a buffer
+ * on the stack written with write(2).
  */
 #include <err.h>
 #include <errno.h>
@@ -226,10 +224,8 @@ int cmd_status(const struct ctl *ctl, int argc, char **argv)
 	if (status_opts(argc, argv, &lsb) == -1 || command_one_arg(argc, argv, &name) == -1)
 		return 2;
 	struct svsel sel;
-	struct svsel_room room;
 	int rc = lsb ? 4 : 1;
-	if (svsel_load_in(ctl, name, &sel, &room) == 0 ||
-	    status_unselected(ctl, argv[0], name, &sel) == 0) {
+	if (svsel_load(ctl, name, &sel) == 0 || status_unselected(ctl, argv[0], name, &sel) == 0) {
 		rc = status_all(ctl, argv[0], &sel, lsb);
 		svsel_free(&sel);
 	}

@@ -87,7 +87,7 @@ const struct command commands[] = {
      .fn = cmd_status,
      .usage = "[--lsb] [SERVICE]",
      .summary = "print runit status; exit 0 when all run",
-     .flags = CMD_ROOT_ONLY | CMD_QUICK_EXIT,
+     .flags = CMD_ROOT_ONLY,
      .details =
          "options:\n"
          "  --lsb  exit with one LSB code for the selection (worst wins): 0 running, 1 dead\n"

@@ -68,35 +68,13 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
 	return st->state == SV_RUN && st->pid != 0 && !sv_status_since(st, &t);
 }
 
-/*
- * dir/file opened (or stat'ed) relative to dirfd. `status` does this for every service with
- * "<name>/supervise/...": a PATH_MAX buffer there would put each call on a stack page of its
- * own, and a fresh page costs a page fault, more than the call. Short paths are joined in a
- * small buffer, long ones (absolute service directories) in a full one.
- */
-#define SHORT_PATH (NAME_MAX + 32)
-
 /* dir/file relative to dirfd: stat'ed into sb when sb is given, else opened with flags. */
-static int at_path(int dirfd, const char *path, int flags, struct stat *sb)
-{
-	return sb != NULL ? fstatat(dirfd, path, sb, 0) : openat(dirfd, path, flags);
-}
-
-static __attribute__((noinline)) int at_long(int dirfd, const char *dir, const char *file,
-                                             int flags, struct stat *sb)
+static int at_in(int dirfd, const char *dir, const char *file, int flags, struct stat *sb)
 {
 	char path[PATH_MAX];
 	if (path_join(path, sizeof path, dir, file) == -1)
 		return -1;
-	return at_path(dirfd, path, flags, sb);
-}
-
-static int at_in(int dirfd, const char *dir, const char *file, int flags, struct stat *sb)
-{
-	char path[SHORT_PATH];
-	if (path_join(path, sizeof path, dir, file) == -1)
-		return at_long(dirfd, dir, file, flags, sb);
-	return at_path(dirfd, path, flags, sb);
+	return sb != NULL ? fstatat(dirfd, path, sb, 0) : openat(dirfd, path, flags);
 }
 
 int sv_live_at(int dirfd, const char *dir)

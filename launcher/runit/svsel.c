@@ -29,31 +29,8 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names so far from the room to the heap, where the rest will go. */
-static void leave_room(struct svsel *sel)
-{
-	char **v = sel->names;
-	sel->names = NULL;
-	sel->cap = 0;
-	sel->room = NULL;
-	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
-	for (size_t i = 0; i < sel->n; i++)
-		sel->names[i] = xstrdup(v[i]);
-}
-
 static void push(struct svsel *sel, const char *name)
 {
-	struct svsel_room *r = sel->room;
-	if (r != NULL) {
-		size_t len = strlen(name) + 1;
-		if (sel->n < SVSEL_ROOM_NAMES && len <= SVSEL_ROOM_BYTES - r->used) {
-			sel->names = r->v;
-			r->v[sel->n++] = memcpy(r->pool + r->used, name, len);
-			r->used += len;
-			return;
-		}
-		leave_room(sel);
-	}
 	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
 	sel->names[sel->n++] = xstrdup(name);
 }
@@ -119,19 +96,10 @@ static int load(struct svsel *sel, const char *name)
 	return 0;
 }
 
-int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
-                  struct svsel_room *room)
+int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 {
-	/* not memset: zeroing dir would touch a page status otherwise never does */
+	memset(sel, 0, sizeof *sel);
 	sel->fd = -1;
-	sel->names = NULL;
-	sel->n = 0;
-	sel->cap = 0;
-	sel->room = room;
-	if (room != NULL)
-		room->used = 0;
-	sel->wave = NULL;
-	sel->deps = NULL;
 	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
 		return -1;
 	if (load(sel, name) == 0)
@@ -142,25 +110,18 @@ int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
 	return -1;
 }
 
-int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
-{
-	return svsel_load_in(ctl, name, sel, NULL);
-}
-
 void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
 	sel->wave = NULL;
 	sel->deps = NULL;
-	for (size_t i = 0; sel->room == NULL && i < sel->n; i++)
+	for (size_t i = 0; i < sel->n; i++)
 		free(sel->names[i]);
-	if (sel->room == NULL)
-		free(sel->names);
+	free(sel->names);
 	sel->names = NULL;
 	sel->n = 0;
 	sel->cap = 0;
-	sel->room = NULL;
 	if (sel->fd != -1)
 		close(sel->fd);
 	sel->fd = -1;
