@@ -473,6 +473,49 @@ static void print_step_output(struct diags *d, const char *name, const char *ste
 	buf_free(&esc);
 }
 
+/* The setup records, opened (made, unless a dry run) on first use; false when there are none. */
+static bool records_open(struct converge *cv)
+{
+	if (cv->sr.dirfd == -1 && steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1)
+		return false;
+	return cv->sr.dirfd != -1;
+}
+
+/*
+ * Whether record `what` of service k says it passed for the process st names (the same pid
+ * and start time) and nothing of the service changed in this run: what that proved then
+ * (its readiness, an after_ready step) still holds, and is not probed again.
+ */
+static bool passed_for(struct converge *cv, size_t k, const char *what, const char *digest,
+                       const struct sv_status *st)
+{
+	const struct cv_svc *v = &cv->s[k];
+	struct step_entry e;
+	struct pstat ps;
+	return v->why == 0 && !v->setup_stop && st->pid > 0 && records_open(cv) &&
+	       steprec_get(&cv->sr, name_of(cv, k), what, &e) == 0 && e.state == STEP_PASSED &&
+	       e.pid == st->pid && strcmp(e.path, digest) == 0 && proc_stat(e.pid, &ps) == 0 &&
+	       ps.start == e.start;
+}
+
+/* Record that `what` passed for the process running now (failing to costs only a rerun). */
+static void record_passed(struct converge *cv, size_t k, const char *what, const char *digest)
+{
+	const struct cv_svc *v = &cv->s[k];
+	struct pstat ps;
+	struct step_entry e = {.state = STEP_PASSED, .pid = v->last.pid};
+	if (cv->dry_run || !v->seen || v->last.pid <= 0 || proc_stat(v->last.pid, &ps) == -1 ||
+	    !records_open(cv))
+		return;
+	e.start = ps.start;
+	strlcpy(e.path, digest, sizeof e.path);
+	if (steprec_put(&cv->sr, name_of(cv, k), what, &e) == -1)
+		verbose(cv, "%s: cannot record %s: %s\n", name_of(cv, k), what, strerror(errno));
+}
+
+/* The record of a readiness proven for a process (no step is named so: a dot file). */
+#define READY_RECORD ".ready"
+
 /* An after_ready step's command as its record holds it: a changed command runs again. */
 static void step_digest(const struct plan_step *st, char *out, size_t len)
 {
@@ -484,41 +527,6 @@ static void step_digest(const struct plan_step *st, char *out, size_t len)
 				break;
 		}
 	snprintf(out, len, "argv-%016llx", (unsigned long long)h);
-}
-
-/*
- * Whether an after_ready step already passed for the process running now: its record names
- * this pid with this start time and the same command, and nothing of the service changed in
- * this run (its files, env, a restart owed). Then the step has nothing to do (its SQL created
- * what was missing then) and a no-op reconfigure runs no psql.
- */
-static bool step_proven(const struct converge *cv, size_t k, const struct plan_step *st,
-                        const char *digest)
-{
-	const struct cv_svc *v = &cv->s[k];
-	struct step_entry e;
-	struct pstat ps;
-	return v->why == 0 && !v->setup_stop && v->seen && v->last.pid > 0 && cv->sr.dirfd != -1 &&
-	       steprec_get(&cv->sr, name_of(cv, k), st->def->name, &e) == 0 &&
-	       e.state == STEP_PASSED && e.pid == v->last.pid && strcmp(e.path, digest) == 0 &&
-	       proc_stat(e.pid, &ps) == 0 && ps.start == e.start;
-}
-
-/* It passed for the process running now: recorded (a failure to record only costs a rerun). */
-static void step_passed(struct converge *cv, size_t k, const struct plan_step *st,
-                        const char *digest)
-{
-	const struct cv_svc *v = &cv->s[k];
-	struct pstat ps;
-	struct step_entry e = {.state = STEP_PASSED, .pid = v->last.pid};
-	if (cv->dry_run || cv->sr.dirfd == -1 || !v->seen || v->last.pid <= 0 ||
-	    proc_stat(v->last.pid, &ps) == -1)
-		return;
-	e.start = ps.start;
-	strlcpy(e.path, digest, sizeof e.path);
-	if (steprec_put(&cv->sr, name_of(cv, k), st->def->name, &e) == -1)
-		verbose(cv, "%s setup %s: cannot record it: %s\n", name_of(cv, k), st->def->name,
-		        strerror(errno));
 }
 
 /*
@@ -536,7 +544,7 @@ static int steps_after(struct converge *cv, size_t k)
 		if (st->def->when != STEP_AFTER_READY)
 			continue;
 		step_digest(st, digest, sizeof digest);
-		if (step_proven(cv, k, st, digest)) {
+		if (cv->s[k].seen && passed_for(cv, k, st->def->name, digest, &cv->s[k].last)) {
 			verbose(cv, "%s setup %s: passed for pid %ld already\n", name_of(cv, k),
 			        st->def->name, (long)cv->s[k].last.pid);
 			continue;
@@ -546,7 +554,7 @@ static int steps_after(struct converge *cv, size_t k)
 		buf_init(&err);
 		int rc = run_step(cv, k, st, &out, &err);
 		if (rc == 0)
-			step_passed(cv, k, st, digest);
+			record_passed(cv, k, st->def->name, digest);
 		if (rc == 0 && out.len > 0) {
 			print_step_output(cv->d, name_of(cv, k), st->def->name, &out);
 			cv->updated++;
@@ -787,6 +795,9 @@ static int refresh(struct converge *cv, size_t k)
 		rc = restart(cv, k, &st);
 	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
 		rc = reload(cv, k, &st);
+	} else if (st.pid != 0 && st.state == SV_RUN && passed_for(cv, k, READY_RECORD, "-", &st)) {
+		verbose(cv, "%s: ready, as proven for pid %ld\n", name_of(cv, k), (long)st.pid);
+		rc = 0;
 	} else {
 		rc = st.pid == 0 ? bring_up(cv, k, 0, "did not start") : wait_ready(cv, k, &st);
 	}
@@ -1049,6 +1060,8 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 	if (r1 == 0 && !v->seen)
 		(void)read_status(cv, k, &st);
 	v->ready = r1 == 0 && v->seen && v->last.want == 'u' && v->last.pid != 0;
+	if (v->ready && v->last.state == SV_RUN)
+		record_passed(cv, k, READY_RECORD, "-");
 	if (r1 == -1 || (v->ready && steps_after(cv, k) == -1)) {
 		v->failed = true;
 		return -1;
