@@ -492,7 +492,7 @@ static bool passed_for(struct converge *cv, size_t k, const char *what, const ch
 	const struct cv_svc *v = &cv->s[k];
 	struct step_entry e;
 	struct pstat ps;
-	return v->why == 0 && !v->setup_stop && st->pid > 0 && records_open(cv) &&
+	return v->why == 0 && !v->touched && !v->setup_stop && st->pid > 0 && records_open(cv) &&
 	       steprec_get(&cv->sr, name_of(cv, k), what, &e) == 0 && e.state == STEP_PASSED &&
 	       e.pid == st->pid && strcmp(e.path, digest) == 0 && proc_stat(e.pid, &ps) == 0 &&
 	       ps.start == e.start;
@@ -516,17 +516,40 @@ static void record_passed(struct converge *cv, size_t k, const char *what, const
 /* The record of a readiness proven for a process (no step is named so: a dot file). */
 #define READY_RECORD ".ready"
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (const char *p = s;; p++) { /* FNV-1a, the NUL included as a separator */
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		if (*p == '\0')
+			return h;
+	}
+}
+
 /* An after_ready step's command as its record holds it: a changed command runs again. */
 static void step_digest(const struct plan_step *st, char *out, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a over the NUL-separated argv */
+	uint64_t h = 1469598103934665603ULL;
 	for (char **a = st->argv; *a != NULL; a++)
-		for (const char *p = *a;; p++) {
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-			if (*p == '\0')
-				break;
-		}
+		h = fnv(h, *a);
 	snprintf(out, len, "argv-%016llx", (unsigned long long)h);
+}
+
+/*
+ * The service's settings as a readiness record holds them: its check may read gitlab.rb when
+ * it runs (gitlab-ctl probe), so any setting changed proves nothing about it.
+ */
+static void settings_digest(const struct svc *s, char *out, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < s->vars.n; i++)
+		h = fnv(fnv(h, s->vars.v[i].name), s->vars.v[i].value ? s->vars.v[i].value : "");
+	snprintf(out, len, "vars-%016llx", (unsigned long long)h);
+}
+
+static const char *settings_digest_of(const struct converge *cv, size_t k, char *buf, size_t len)
+{
+	settings_digest(cv->ps->p[k].svc, buf, len);
+	return buf;
 }
 
 /*
@@ -783,6 +806,7 @@ static int left_down(const struct converge *cv, size_t k)
  */
 static int refresh(struct converge *cv, size_t k)
 {
+	char dg[64];
 	const struct cv_svc *v = &cv->s[k];
 	struct sv_status st;
 	bool up = read_status(cv, k, &st) == 0 && st.want == 'u';
@@ -795,7 +819,8 @@ static int refresh(struct converge *cv, size_t k)
 		rc = restart(cv, k, &st);
 	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
 		rc = reload(cv, k, &st);
-	} else if (st.pid != 0 && st.state == SV_RUN && passed_for(cv, k, READY_RECORD, "-", &st)) {
+	} else if (st.pid != 0 && st.state == SV_RUN &&
+	           passed_for(cv, k, READY_RECORD, settings_digest_of(cv, k, dg, sizeof dg), &st)) {
 		verbose(cv, "%s: ready, as proven for pid %ld\n", name_of(cv, k), (long)st.pid);
 		rc = 0;
 	} else {
@@ -919,8 +944,10 @@ static int pending_begin(struct converge *cv)
 	}
 	for (size_t k = 0; k < ps->t.nc; k++) {
 		const struct tnode *n = &ps->t.v[ps->t.c[k].node];
-		if (n->svc >= 0)
+		if (n->svc >= 0) {
 			why[n->svc] |= why_of(n->role);
+			cv->s[n->svc].touched = true;
+		}
 	}
 	int rc = 0;
 	for (size_t k = 0; k < ps->np && rc == 0; k++)
@@ -1060,8 +1087,9 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 	if (r1 == 0 && !v->seen)
 		(void)read_status(cv, k, &st);
 	v->ready = r1 == 0 && v->seen && v->last.want == 'u' && v->last.pid != 0;
+	char dg[64];
 	if (v->ready && v->last.state == SV_RUN)
-		record_passed(cv, k, READY_RECORD, "-");
+		record_passed(cv, k, READY_RECORD, settings_digest_of(cv, k, dg, sizeof dg));
 	if (r1 == -1 || (v->ready && steps_after(cv, k) == -1)) {
 		v->failed = true;
 		return -1;

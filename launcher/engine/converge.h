@@ -43,6 +43,7 @@ struct cv_svc {
 	unsigned why;    /* CV_WHY_* of the changes written, and of owed restarts */
 	bool owes;       /* a pending record may name it: cleared on disk once it is done */
 	bool seen;       /* last holds the status read since converge_one last acted on it */
+	bool touched;    /* a file of it changes in this run (its check script too) */
 	struct sv_status last;
 	char notready[512]; /* why it is not ready, for its dependents' messages */
 };
