@@ -13,8 +13,6 @@
 #include "build_config.h"
 #include "cmd/commands.h"
 #include "lib/ctl.h"
-#include "lib/gcovflush.h"
-#include "lib/nss.h"
 
 static void usage(FILE *fp)
 {
@@ -168,8 +166,6 @@ int main(int argc, char **argv)
 	 * never faulted in (on the stack or from calloc, each 4 KiB path is a page fault). main
 	 * runs once: this is the one ctl, the parsed options, handed down like any other.
 	 */
-	if (nss_builtin_only() == -1)
-		err(1, "cannot restrict account lookups to the built-in sources");
 	static struct ctl ctl_storage;
 	struct ctl *ctl = &ctl_storage;
 	if (g.root == NULL)
@@ -183,10 +179,5 @@ int main(int argc, char **argv)
 	}
 	ctl->verbose = g.verbose;
 	optind = 0; /* commands parse their own options from argv[0] on */
-	int rc = c->fn(ctl, argc, argv);
-	if (c->flags & CMD_QUICK_EXIT) {
-		gcov_before_exec(); /* a coverage build's counters, which exit would write */
-		_exit(rc);
-	}
-	return rc;
+	return c->fn(ctl, argc, argv);
 }

@@ -2,10 +2,8 @@
  * status: runit's `sv status` line for every enabled service and its log, with the service
  * name where sv prints the directory, as Omnibus' gitlab-ctl does.
  *
- * It costs what `sv status` costs: it reads only the service directory (no configuration),
- * keeps a handful of names in its own frame (svsel_load_in: no malloc), and gathers its lines
- * in a buffer on the stack written with write(2), not stdio, whose buffer and code would be
- * page faults sv does not pay.
+ * It reads only the service directory (no configuration) and gathers its lines in a buffer
+ * on the stack written with write(2).
  */
 #include <err.h>
 #include <errno.h>
@@ -22,7 +20,6 @@
 #include "lib/alloc.h"
 #include "lib/ctl.h"
 #include "lib/fdio.h"
-#include "lib/hot.h"
 #include "runit/runit.h"
 #include "runit/svsel.h"
 
@@ -46,7 +43,7 @@ struct out {
 	char b[OUT_LEN];
 };
 
-STATUS_PATH static void out_flush(struct out *o)
+static void out_flush(struct out *o)
 {
 	if (o->n > 0 && fdio_write_all(STDOUT_FILENO, o->b, o->n) == -1)
 		o->failed = true;
@@ -54,14 +51,14 @@ STATUS_PATH static void out_flush(struct out *o)
 }
 
 /* Room for len more bytes at o->b + o->n, writing out what is gathered when needed. */
-STATUS_PATH static char *out_room(struct out *o, size_t len)
+static char *out_room(struct out *o, size_t len)
 {
 	if (OUT_LEN - o->n < len)
 		out_flush(o);
 	return o->b + o->n;
 }
 
-STATUS_PATH static void out_put(struct out *o, const char *s)
+static void out_put(struct out *o, const char *s)
 {
 	size_t len = strlen(s);
 	if (len > OUT_LEN) {
@@ -74,7 +71,7 @@ STATUS_PATH static void out_put(struct out *o, const char *s)
 	o->n += len;
 }
 
-STATUS_PATH static int state_code(const struct sv_status *st)
+static int state_code(const struct sv_status *st)
 {
 	if (st->state == SV_RUN && st->pid != 0)
 		return CODE_RUN;
@@ -82,8 +79,8 @@ STATUS_PATH static int state_code(const struct sv_status *st)
 }
 
 /* sv's state line for dir (without newline) into o. */
-STATUS_PATH static void put_state(struct out *o, int dfd, const char *dir, const char *name,
-                                  const struct sv_status *st, time_t now)
+static void put_state(struct out *o, int dfd, const char *dir, const char *name,
+                      const struct sv_status *st, time_t now)
 {
 	int n = sv_status_format(out_room(o, SV_STATUS_LINE_MAX), SV_STATUS_LINE_MAX, name, st,
 	                         !sv_normally_down_at(dfd, dir), now);
@@ -95,8 +92,7 @@ STATUS_PATH static void put_state(struct out *o, int dfd, const char *dir, const
  * The state of dir ("NAME" or "NAME/log", which sv's messages name) into o, its state line
  * naming it `name`: the exit code share, or CODE_FAIL / CODE_UNKNOWN.
  */
-STATUS_PATH static int put_one(struct out *o, int dfd, const char *dir, const char *name,
-                               time_t now)
+static int put_one(struct out *o, int dfd, const char *dir, const char *name, time_t now)
 {
 	struct sv_status st;
 	char msg[SV_STATUS_LINE_MAX];
@@ -110,8 +106,7 @@ STATUS_PATH static int put_one(struct out *o, int dfd, const char *dir, const ch
 }
 
 /* One line of `status` for a service and its log; returns its exit code share. */
-STATUS_PATH static int status_one(struct out *o, const struct svsel *sel, const char *name,
-                                  time_t now)
+static int status_one(struct out *o, const struct svsel *sel, const char *name, time_t now)
 {
 	char logdir[NAME_MAX + 8];
 	if (svsel_relpath(name, true, logdir, sizeof logdir) == -1) {
@@ -148,7 +143,7 @@ STATUS_PATH static int status_one(struct out *o, const struct svsel *sel, const 
  * 4 unknown (status unreadable, runsv not running), then 1 dead (down although runit wants
  * it up: supervise/status is the pidfile), then 3 not running (down as wanted), else 0.
  */
-STATUS_PATH static int lsb_rank(int code)
+static int lsb_rank(int code)
 {
 	switch (code) {
 	case CODE_RUN:
@@ -162,7 +157,7 @@ STATUS_PATH static int lsb_rank(int code)
 	}
 }
 
-STATUS_PATH static int status_opts(int argc, char **argv, bool *lsb)
+static int status_opts(int argc, char **argv, bool *lsb)
 {
 	static const struct option opts[] = {{"lsb", no_argument, NULL, 'l'}, {NULL, 0, NULL, 0}};
 	int ch;
@@ -196,8 +191,7 @@ static __attribute__((noinline)) int status_unselected(const struct ctl *ctl, co
 }
 
 /* Every selected service's line; the exit code, summed as Omnibus does or as --lsb ranks. */
-STATUS_PATH static int status_all(const struct ctl *ctl, const char *verb, const struct svsel *sel,
-                                  bool lsb)
+static int status_all(const struct ctl *ctl, const char *verb, const struct svsel *sel, bool lsb)
 {
 	static const int lsb_of_rank[] = {0, 3, 1, 4};
 	struct out o = {.n = 0, .failed = false};
@@ -223,17 +217,15 @@ STATUS_PATH static int status_all(const struct ctl *ctl, const char *verb, const
 	return lsb ? lsb_of_rank[worst] : code;
 }
 
-STATUS_PATH int cmd_status(const struct ctl *ctl, int argc, char **argv)
+int cmd_status(const struct ctl *ctl, int argc, char **argv)
 {
 	const char *name;
 	bool lsb = false;
 	if (status_opts(argc, argv, &lsb) == -1 || command_one_arg(argc, argv, &name) == -1)
 		return 2;
 	struct svsel sel;
-	struct svsel_room room;
 	int rc = lsb ? 4 : 1;
-	if (svsel_load_in(ctl, name, &sel, &room) == 0 ||
-	    status_unselected(ctl, argv[0], name, &sel) == 0) {
+	if (svsel_load(ctl, name, &sel) == 0 || status_unselected(ctl, argv[0], name, &sel) == 0) {
 		rc = status_all(ctl, argv[0], &sel, lsb);
 		svsel_free(&sel);
 	}

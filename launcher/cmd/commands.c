@@ -10,7 +10,6 @@
 #include "cmd/load.h"
 #include "config/catalog.h"
 #include "lib/diag.h"
-#include "lib/hot.h"
 #include "lib/rootlock.h"
 #include "lib/suggest.h"
 #include "runit/runit.h"
@@ -88,7 +87,7 @@ const struct command commands[] = {
      .fn = cmd_status,
      .usage = "[--lsb] [SERVICE]",
      .summary = "print runit status; exit 0 when all run",
-     .flags = CMD_ROOT_ONLY | CMD_QUICK_EXIT,
+     .flags = CMD_ROOT_ONLY,
      .details =
          "options:\n"
          "  --lsb  exit with one LSB code for the selection (worst wins): 0 running, 1 dead\n"
@@ -184,7 +183,7 @@ const struct command commands[] = {
     {.name = NULL},
 };
 
-STATUS_PATH const struct command *command_find(const char *name)
+const struct command *command_find(const char *name)
 {
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
@@ -295,7 +294,7 @@ void command_unknown_service(const char *verb, const char *name, const struct ca
 	fputc('\n', fp);
 }
 
-STATUS_PATH int command_one_arg(int argc, char **argv, const char **name)
+int command_one_arg(int argc, char **argv, const char **name)
 {
 	if (argc - optind > 1) {
 		warnx("%s: too many arguments (one SERVICE at most)", argv[0]);
@@ -388,8 +387,8 @@ static __attribute__((cold, noinline)) void option_error(const char *verb, int a
 }
 
 /* getopt_long with the complaint in our words, for VERB's options (NULL: the global ones). */
-STATUS_PATH static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
-                                 const struct option *longopts)
+static int getopt_as(const char *verb, int argc, char **argv, const char *shortopts,
+                     const struct option *longopts)
 {
 	opterr = 0;
 	int ch = getopt_long(argc, argv, shortopts, longopts, NULL);
@@ -399,8 +398,7 @@ STATUS_PATH static int getopt_as(const char *verb, int argc, char **argv, const 
 	return '?';
 }
 
-STATUS_PATH int command_getopt(int argc, char **argv, const char *shortopts,
-                               const struct option *longopts)
+int command_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
 	return getopt_as(argv[0], argc, argv, shortopts, longopts);
 }

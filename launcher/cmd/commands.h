@@ -21,9 +21,6 @@ enum command_flag {
 	/* -c/--config after the command name is the command's own option (exec: the gitlab.rb it
 	 * computes the env from), left in argv rather than taken as the global one. */
 	CMD_OWN_CONFIG = 1u << 1,
-	/* It writes with write(2), never through stdio: main ends it with _exit, sparing exit's
-	 * handlers and stdio's cleanup, whose code `status` would fault in. */
-	CMD_QUICK_EXIT = 1u << 2,
 };
 
 /* One entry of the table; designated initializers, so an entry names only what it sets. */

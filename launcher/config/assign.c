@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_config.h"
 #include "config/assign.h"
 #include "config/railsmtp.h"
 #include "config/rbdata.h"
@@ -455,6 +456,8 @@ static void unknown_key(struct walk *b, const struct rb_stmt *st)
 	 * a service not run here: into the summary line.
 	 */
 	const char *ok = omnibus_key(def, st->keys[0]);
+	if (ok != NULL && st->value->kind == RB_NIL)
+		return; /* Omnibus' own default asked for: nothing of it is lost */
 	if (ok != NULL) {
 		const char *why = strchr(ok, ':');
 		diag_at(b->d, DIAG_WARN, st->key_locs[0],
@@ -539,6 +542,32 @@ static void assign_data(struct walk *b, const struct rb_stmt *st, struct yval **
 	rbdata_set_path(data, st->keys + 1, st->nkeys - 1, v);
 }
 
+/*
+ * Under --root, a flag's value naming a path of the install (/var/opt/gitlab/..., as Omnibus'
+ * prometheus['flags'] 'config.file' does) is that path inside the root, as a path setting's
+ * is: a root never makes a service read or write the machine's own install. Other paths
+ * (Debian's /usr/share/prometheus/consoles) stay as written.
+ */
+static void root_install_paths(const struct walk *b, struct assign_hash *h)
+{
+	static const char *const dirs[] = {GITLAB_CTL_INSTALL_DIR, GITLAB_CTL_DATA_DIR,
+	                                   GITLAB_CTL_LOG_DIR};
+	if (b->ctl == NULL || b->ctl->root[0] == '\0')
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		char *v = h->v[i].val;
+		for (size_t k = 0; v != NULL && k < sizeof dirs / sizeof dirs[0]; k++) {
+			size_t n = strlen(dirs[k]);
+			if (strncmp(v, dirs[k], n) == 0 && (v[n] == '/' || v[n] == '\0') &&
+			    !pathsafe_below(v, b->ctl->root)) {
+				h->v[i].val = xasprintf("%s%s", b->ctl->root, v);
+				free(v);
+				break;
+			}
+		}
+	}
+}
+
 static void handle_service(struct walk *b, struct assign_svc *w, const struct rb_stmt *st)
 {
 	if (!need_subscript(b, st))
@@ -563,6 +592,8 @@ static void handle_service(struct walk *b, struct assign_svc *w, const struct rb
 	}
 	if (cs->type == ST_ENV || cs->type == ST_FLAGS) {
 		assign_hash(b, st, &w->hash[i]);
+		if (cs->type == ST_FLAGS)
+			root_install_paths(b, &w->hash[i]);
 		return;
 	}
 	char *text = NULL;

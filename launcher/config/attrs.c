@@ -330,6 +330,32 @@ static void add_generated_password(struct comp *c)
 	c->v[c->n - 1].own_secret = true;
 }
 
+/*
+ * generated_password, for a setting that defaults to it (redis['monitor_password']): kept by
+ * genpass.h as "<service>-<setting>", read once per run, a secret like the setting.
+ */
+static void add_generated_secret(struct comp *c)
+{
+	for (size_t i = 0; i < c->def->nsettings; i++) {
+		const struct cat_setting *cs = &c->def->settings[i];
+		char var[PATH_MAX], name[128], pw[64];
+		if (cs->def == NULL || strcmp(cs->def, "{{generated_password}}") != 0)
+			continue;
+		snprintf(name, sizeof name, "%s-%s", c->def->name, cs->name);
+		if (ctl_var_dir(c->b->ctl, var, sizeof var) == -1 ||
+		    genpass_get(var, name, pw, sizeof pw) == -1) {
+			diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
+			        "cannot keep a generated %s['%s'] in %s/secrets: %s",
+			        c->def->config_name, cs->name, var, strerror(errno));
+			c->failed = true;
+			return;
+		}
+		var_add(c, "generated_password", xstrdup(pw), false, cs->line);
+		c->v[c->n - 1].own_secret = true;
+		return; /* one per service */
+	}
+}
+
 static void add_builtins(struct comp *c, struct svc *out)
 {
 	const struct ctl *ctl = c->b->ctl;
@@ -348,6 +374,7 @@ static void add_builtins(struct comp *c, struct svc *out)
 	}
 	var_add(c, "jemalloc", xstrdup(GITLAB_CTL_JEMALLOC), false, 0);
 	add_generated_password(c);
+	add_generated_secret(c);
 	for (int k = 0; k < SVLOG_N; k++)
 		var_add(c, svlog_keys[k], svlog_text(&out->log, k), false, 0);
 }

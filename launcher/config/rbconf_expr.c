@@ -282,6 +282,8 @@ static struct rb_value *parse_primary(struct parser *p)
 		return parse_paren(p);
 	case ':':
 		return rbp_parse_symbol(p);
+	case '%':
+		return rbp_parse_words(p);
 	default:
 		break;
 	}

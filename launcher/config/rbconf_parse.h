@@ -33,6 +33,13 @@ struct rb_value *rbp_parse_dq(struct parser *p, enum rb_kind kind, size_t start)
 /* :sym, :"sym", :'sym'. NULL without failing for other Ruby (::X, :+, :@x). */
 struct rb_value *rbp_parse_symbol(struct parser *p);
 
+/*
+ * %w(a b) / %i(a b), delimited by (), [], {} or <>: an array of strings (symbols), as
+ * GitLab's gitlab.rb template writes trust_auth_cidr_addresses. NULL without failing when
+ * p->pos is at no such literal (or one with nested delimiters, left to the opaque scan).
+ */
+struct rb_value *rbp_parse_words(struct parser *p);
+
 /* An integer or float at p->pos, negated when neg (a '-' at start). */
 struct rb_value *rbp_parse_number(struct parser *p, bool neg, size_t start);
 

@@ -271,3 +271,55 @@ struct rb_value *rbp_parse_symbol(struct parser *p)
 	p->pos = e;
 	return rbp_make_str(p, RB_SYM, start, name, e - start - 1);
 }
+
+/* The end of the word at i of a %w list closed by close (a backslash takes the next byte). */
+static size_t word_end(const struct parser *p, size_t i, char close)
+{
+	while (i < p->len && !ascii_space(p->s[i]) && p->s[i] != close)
+		i += p->s[i] == '\\' && i + 1 < p->len ? 2 : 1;
+	return i;
+}
+
+struct rb_value *rbp_parse_words(struct parser *p)
+{
+	static const char opens[] = "([{<", closes[] = ")]}>";
+	size_t start = p->pos;
+	int kind = at(p, start + 1), open = at(p, start + 2);
+	const char *o = open > 0 ? strchr(opens, open) : NULL;
+	if (at(p, start) != '%' || (kind != 'w' && kind != 'i') || o == NULL)
+		return NULL;
+	char close = closes[o - opens];
+	struct vec vec = {0};
+	size_t i = start + 3;
+	for (;;) {
+		while (i < p->len && ascii_space(p->s[i]))
+			i++;
+		if (i >= p->len) {
+			rbl_fail_unterminated(p, start, "%-literal");
+			return NULL;
+		}
+		if (p->s[i] == close)
+			break;
+		size_t e = word_end(p, i, close), n = 0;
+		if (memchr(p->s + i, open, e - i) != NULL)
+			return NULL; /* nested delimiters: Ruby's to judge, kept opaque */
+		char *buf = rbl_palloc(p, e - i + 1);
+		if (buf == NULL)
+			return NULL;
+		for (size_t k = i; k < e; k++)
+			buf[n++] = p->s[k] == '\\' && k + 1 < e ? p->s[++k] : p->s[k];
+		buf[n] = '\0';
+		struct rb_value *v = rbp_make_str(p, kind == 'w' ? RB_STR : RB_SYM, i, buf, n);
+		if (v == NULL || !rbl_vec_push(p, &vec, &v, sizeof v))
+			return NULL;
+		i = e;
+	}
+	rbl_string_seen(p, start, i);
+	struct rb_value *l = rbp_new_value(p, RB_ARRAY, start);
+	if (l == NULL)
+		return NULL;
+	l->u.a.v = vec.v;
+	l->u.a.n = vec.n;
+	p->pos = i + 1;
+	return l;
+}

@@ -233,6 +233,21 @@ static int check_homes_apart(const struct homes *h, struct diags *d)
 			if (!path_covers(x->path, x->len, y->path, y->len))
 				continue;
 			/* x covers y (sorted: x is the shorter or equal one) */
+			if (same && !kv_get(&o->where, "home") && !kv_get(&s->where, "home")) {
+				/* one catalog's home is the other's: alternatives (patroni,
+				 * postgresql) */
+				const struct svc *at = kv_get(&o->where, "enable") ? o : s;
+				const struct svc *other = at == o ? s : o;
+				report(
+				    d, at, "enable",
+				    "%s and %s run the same data (home %s): they never run "
+				    "together; "
+				    "turn one off (%s['enable'] = false, or roles that pick one)",
+				    at->def->config_name, other->def->config_name, o->home,
+				    other->def->config_name);
+				rc = -1;
+				continue;
+			}
 			const struct svc *at =
 			    kv_get(&o->where, "home") || !kv_get(&s->where, "home") ? o : s;
 			const struct svc *other = at == o ? s : o;

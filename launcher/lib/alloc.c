@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
-#include "lib/hot.h"
 
 _Noreturn void die_nomem(void)
 {
@@ -15,7 +14,7 @@ _Noreturn void die_nomem(void)
 	_exit(ALLOC_EXIT);
 }
 
-STATUS_PATH void *xmalloc(size_t size)
+void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 	if (p == NULL)
@@ -39,7 +38,7 @@ void *xreallocarray(void *p, size_t n, size_t size)
 	return q;
 }
 
-STATUS_PATH char *xstrdup(const char *s)
+char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (p == NULL)

@@ -9,7 +9,6 @@
 
 #include "build_config.h"
 #include "lib/ctl.h"
-#include "lib/hot.h"
 #include "lib/pathjoin.h"
 
 static int copy(char *out, size_t outlen, const char *s)
@@ -149,7 +148,7 @@ const char *ctl_root_hint(const struct ctl *ctl, int err)
 	return "";
 }
 
-STATUS_PATH static int set_root(struct ctl *ctl, const char *root)
+static int set_root(struct ctl *ctl, const char *root)
 {
 	if (root == NULL || root[0] == '\0')
 		return 0;
@@ -182,14 +181,14 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 	return find_datadir(ctl);
 }
 
-STATUS_PATH int ctl_init_root(struct ctl *ctl, const char *root, const char *config)
+int ctl_init_root(struct ctl *ctl, const char *root, const char *config)
 {
 	if (set_root(ctl, root) == -1)
 		return -1;
 	return config != NULL ? copy(ctl->config, sizeof ctl->config, config) : 0;
 }
 
-STATUS_PATH int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
+int ctl_path(const struct ctl *ctl, char *out, size_t outlen, const char *abs, ...)
 {
 	/* lengths carried along, not rescanned by strlcat: reconfigure builds thousands */
 	size_t len = strlen(ctl->root);
@@ -222,7 +221,7 @@ int ctl_sv_dir(const struct ctl *ctl, char *out, size_t outlen, const char *svc)
 	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "sv", svc, (char *)NULL);
 }
 
-STATUS_PATH int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen)
+int ctl_service_dir(const struct ctl *ctl, char *out, size_t outlen)
 {
 	return ctl_path(ctl, out, outlen, GITLAB_CTL_INSTALL_DIR, "service", (char *)NULL);
 }

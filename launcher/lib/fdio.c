@@ -3,9 +3,8 @@
 #include <unistd.h>
 
 #include "lib/fdio.h"
-#include "lib/hot.h"
 
-STATUS_PATH int fdio_write_all(int fd, const void *p, size_t n)
+int fdio_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 	while (n > 0) {
@@ -24,7 +23,7 @@ STATUS_PATH int fdio_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-STATUS_PATH ssize_t fdio_read(int fd, void *p, size_t n)
+ssize_t fdio_read(int fd, void *p, size_t n)
 {
 	ssize_t r;
 	while ((r = read(fd, p, n)) == -1 && errno == EINTR)

@@ -4,9 +4,8 @@
 
 #include "lib/alloc.h"
 #include "lib/grow.h"
-#include "lib/hot.h"
 
-STATUS_PATH void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
+void grow(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
 {
 	if (need <= *cap)
 		return;

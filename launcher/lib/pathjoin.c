@@ -1,4 +1,3 @@
-#include "lib/hot.h"
 #include "lib/pathjoin.h"
 
 #include <errno.h>
@@ -18,7 +17,7 @@ static int fits(char *out, size_t len, int n)
 }
 
 /* memcpy, not snprintf: status joins several paths per service. */
-STATUS_PATH int path_join(char *out, size_t len, const char *dir, const char *name)
+int path_join(char *out, size_t len, const char *dir, const char *name)
 {
 	size_t dl = strlen(dir), nl = strlen(name);
 	/* "/" + "x" must give "/x", not "//x": callers compare paths as strings. */

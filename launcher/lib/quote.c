@@ -1,5 +1,6 @@
 /* Each file format's quoting (see quote.h). */
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -278,6 +279,18 @@ static bool redis_memory_ok(const char *s, size_t n)
 	return false;
 }
 
+int quote_redis_acl_pass(struct buf *out, const char *v, const char **why)
+{
+	if (*v == '\0')
+		return refuse(why, "an empty password");
+	struct buf rule;
+	buf_init(&rule);
+	buf_addf(&rule, ">%s", v);
+	quote_redis_arg(out, buf_str(&rule));
+	buf_free(&rule);
+	return 0;
+}
+
 int quote_redis_memory(struct buf *out, const char *v, const char **why)
 {
 	if (!redis_memory_ok(v, strlen(v)))
@@ -408,6 +421,51 @@ int quote_redis_renames(struct buf *out, const struct yval *v, const char **why)
 		buf_adds(out, v->keys[i]);
 		buf_addc(out, ' ');
 		quote_redis_arg(out, e->kind == YV_NULL ? "" : e->text);
+	}
+	return 0;
+}
+
+/* v as address and prefix: 4 or 6, or 0 when it is not one. */
+static int cidr_parse(const char *v, unsigned char bin[16], long long *prefix)
+{
+	char a[64];
+	const char *slash = strchr(v, '/'), *errstr = NULL;
+	size_t n = slash ? (size_t)(slash - v) : strlen(v);
+	if (n == 0 || n >= sizeof a)
+		return 0;
+	memcpy(a, v, n);
+	a[n] = '\0';
+	int fam = inet_pton(AF_INET, a, bin) == 1 ? 4 : inet_pton(AF_INET6, a, bin) == 1 ? 6 : 0;
+	long long max = fam == 4 ? 32 : 128;
+	*prefix = max;
+	if (fam != 0 && slash != NULL)
+		*prefix = strtonum(slash + 1, 0, max, &errstr);
+	return errstr == NULL ? fam : 0;
+}
+
+int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why)
+{
+	static const char msg[] = "not an array of IP addresses with an optional /prefix "
+	                          "(['10.0.0.0/24', '192.0.2.7'])";
+	unsigned char bin[16];
+	long long prefix;
+	size_t start = out->len;
+	if (v == NULL || v->kind == YV_NULL)
+		return 0;
+	if (v->kind != YV_SEQ)
+		return refuse(why, msg);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct yval *e = v->items[i];
+		if (e->kind != YV_STR || cidr_parse(e->text, bin, &prefix) == 0) {
+			buf_truncate(out, start);
+			return refuse(why, msg);
+		}
+		int n = (int)strcspn(e->text, "/");
+		/* replication too, as Omnibus: only a role with REPLICATION may use it */
+		buf_addf(out,
+		         "%shost    all           all   %.*s/%lld  md5\n"
+		         "host    replication   all   %.*s/%lld  md5",
+		         i ? "\n" : "", n, e->text, prefix, n, e->text, prefix);
 	}
 	return 0;
 }

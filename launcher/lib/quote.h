@@ -11,6 +11,8 @@
 #ifndef GITLAB_CTL_QUOTE_H
 #define GITLAB_CTL_QUOTE_H
 
+#include <stdbool.h>
+
 #include "lib/buf.h"
 #include "lib/yval.h"
 
@@ -56,6 +58,13 @@ int quote_pg_hosts(struct buf *out, const char *v, const char **why);
 int quote_pg_token(struct buf *out, const char *v, const char **why);
 
 /*
+ * pg_hba.conf: per IPv4/IPv6 address of an array (an optional /prefix; one host when
+ * missing), "host all all ADDR/PREFIX md5" and the same for replication. Host names and
+ * keywords are refused.
+ */
+int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why);
+
+/*
  * A libpq conninfo value: as is when it has no space, quote or backslash,
  * else single-quoted with \' and \\. Never refuses.
  */
@@ -66,6 +75,9 @@ void quote_conninfo(struct buf *out, const char *v);
  * (\" \\ \n \r \t, other control bytes as \xHH). Never refuses.
  */
 void quote_redis_arg(struct buf *out, const char *v);
+
+/* redis.conf: an ACL user's password as its ">password" rule, one quoted argument. */
+int quote_redis_acl_pass(struct buf *out, const char *v, const char **why);
 
 /* redis.conf: a memory size, digits and an optional unit b k kb m mb g gb (any case). */
 int quote_redis_memory(struct buf *out, const char *v, const char **why);

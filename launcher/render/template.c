@@ -101,6 +101,7 @@ static const struct {
     {"conninfo", filter_conninfo, "a libpq connection string"},
     {"redis", filter_redis, "redis.conf"},
     {"redis_memory", quote_redis_memory, "redis.conf"},
+    {"redis_acl_pass", quote_redis_acl_pass, "redis.conf"},
     {"redis_bind", quote_redis_bind, "redis.conf"},
     {"redis_bind_loopback", quote_redis_bind_loopback, "redis.conf"},
     {"redis_bool", quote_redis_bool, "redis.conf"},
@@ -120,6 +121,7 @@ static const struct {
 } data_filters[] = {
     {"redis_save", quote_redis_save, "redis.conf"},
     {"redis_renames", quote_redis_renames, "redis.conf"},
+    {"pg_hba_md5", quote_pg_hba_md5, "pg_hba.conf"},
 };
 
 struct render {

@@ -14,7 +14,7 @@
  *                    error: pg_string pg_part (inside quotes) pg_number
  *                    pg_hosts (postgresql.conf),
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
- *                    redis redis_memory redis_bind redis_bind_loopback
+ *                    redis redis_memory redis_acl_pass redis_bind redis_bind_loopback
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
  *                    (redis.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
@@ -24,7 +24,8 @@
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
  *                    list, the tag indented like the list's other items
  *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,
- *                    or an error: redis_save redis_renames (redis.conf)
+ *                    or an error: redis_save redis_renames (redis.conf),
+ *                    pg_hba_md5 (pg_hba.conf)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{! comment }}   dropped

@@ -15,7 +15,6 @@
 
 #include "lib/clock.h"
 #include "lib/fdio.h"
-#include "lib/hot.h"
 #include "lib/pathjoin.h"
 #include "lib/spawn.h"
 #include "runit/runit.h"
@@ -23,7 +22,7 @@
 /* TAI64 labels are 2^62 + TAI seconds; runit adds 10 s to the Unix time. */
 #define TAI_UNIX_OFFSET ((1ULL << 62) + 10ULL)
 
-STATUS_PATH int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st)
+int sv_status_decode(const unsigned char buf[SV_STATUS_LEN], struct sv_status *st)
 {
 	uint64_t tai;
 	uint32_t nsec, pid;
@@ -69,39 +68,16 @@ bool sv_up_settled(const struct sv_status *st, const struct timespec *now)
 	return st->state == SV_RUN && st->pid != 0 && !sv_status_since(st, &t);
 }
 
-/*
- * dir/file opened (or stat'ed) relative to dirfd. `status` does this for every service with
- * "<name>/supervise/...": a PATH_MAX buffer there would put each call on a stack page of its
- * own, and a fresh page costs a page fault, more than the call. Short paths are joined in a
- * small buffer, long ones (absolute service directories) in a full one.
- */
-#define SHORT_PATH (NAME_MAX + 32)
-
 /* dir/file relative to dirfd: stat'ed into sb when sb is given, else opened with flags. */
-STATUS_PATH static int at_path(int dirfd, const char *path, int flags, struct stat *sb)
-{
-	return sb != NULL ? fstatat(dirfd, path, sb, 0) : openat(dirfd, path, flags);
-}
-
-STATUS_PATH static __attribute__((noinline)) int
-at_long(int dirfd, const char *dir, const char *file, int flags, struct stat *sb)
+static int at_in(int dirfd, const char *dir, const char *file, int flags, struct stat *sb)
 {
 	char path[PATH_MAX];
 	if (path_join(path, sizeof path, dir, file) == -1)
 		return -1;
-	return at_path(dirfd, path, flags, sb);
+	return sb != NULL ? fstatat(dirfd, path, sb, 0) : openat(dirfd, path, flags);
 }
 
-STATUS_PATH static int at_in(int dirfd, const char *dir, const char *file, int flags,
-                             struct stat *sb)
-{
-	char path[SHORT_PATH];
-	if (path_join(path, sizeof path, dir, file) == -1)
-		return at_long(dirfd, dir, file, flags, sb);
-	return at_path(dirfd, path, flags, sb);
-}
-
-STATUS_PATH int sv_live_at(int dirfd, const char *dir)
+int sv_live_at(int dirfd, const char *dir)
 {
 	/* A fifo opened for writing without a reader fails with ENXIO instead of blocking. */
 	int fd = at_in(dirfd, dir, "supervise/ok", O_WRONLY | O_NONBLOCK | O_CLOEXEC, NULL);
@@ -116,8 +92,8 @@ STATUS_PATH int sv_live_at(int dirfd, const char *dir)
 	return SV_LIVE_OK;
 }
 
-STATUS_PATH int sv_status_get(int dirfd, const char *dir, const char *label, struct sv_status *st,
-                              char *msg, size_t len)
+int sv_status_get(int dirfd, const char *dir, const char *label, struct sv_status *st, char *msg,
+                  size_t len)
 {
 	int live = sv_live_at(dirfd, dir);
 	if (live == SV_LIVE_NOT_RUNNING) {
@@ -151,7 +127,7 @@ int sv_live(const char *dir)
 	return sv_live_at(AT_FDCWD, dir);
 }
 
-STATUS_PATH int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
+int sv_read_status_at(int dirfd, const char *dir, struct sv_status *st)
 {
 	unsigned char buf[SV_STATUS_LEN + 1];
 
@@ -207,7 +183,7 @@ int sv_control(const char *dir, char cmd)
 	return sv_control_str(dir, s);
 }
 
-STATUS_PATH bool sv_normally_down_at(int dirfd, const char *dir)
+bool sv_normally_down_at(int dirfd, const char *dir)
 {
 	struct stat sb;
 	return at_in(dirfd, dir, "down", 0, &sb) == 0;
@@ -254,8 +230,8 @@ static inline size_t put_flag(char *buf, size_t len, size_t off, bool on, const 
 	return on ? put_str(buf, len, off, s) : off;
 }
 
-STATUS_PATH int sv_status_format(char *buf, size_t len, const char *name,
-                                 const struct sv_status *st, bool normally_up, time_t now)
+int sv_status_format(char *buf, size_t len, const char *name, const struct sv_status *st,
+                     bool normally_up, time_t now)
 {
 	static const char *const states[] = {"down: ", "run: ", "finish: "};
 	bool haspid = st->pid != 0;

@@ -12,7 +12,6 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
-#include "lib/hot.h"
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
 #include "runit/svsel.h"
@@ -25,42 +24,19 @@ bool svsel_valid_name(const char *name)
 	return name[0] != '\0' && name[0] != '.' && strchr(name, '/') == NULL;
 }
 
-STATUS_PATH static int cmp_names(const void *a, const void *b)
+static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names so far from the room to the heap, where the rest will go. */
-static void leave_room(struct svsel *sel)
+static void push(struct svsel *sel, const char *name)
 {
-	char **v = sel->names;
-	sel->names = NULL;
-	sel->cap = 0;
-	sel->room = NULL;
-	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
-	for (size_t i = 0; i < sel->n; i++)
-		sel->names[i] = xstrdup(v[i]);
-}
-
-STATUS_PATH static void push(struct svsel *sel, const char *name)
-{
-	struct svsel_room *r = sel->room;
-	if (r != NULL) {
-		size_t len = strlen(name) + 1;
-		if (sel->n < SVSEL_ROOM_NAMES && len <= SVSEL_ROOM_BYTES - r->used) {
-			sel->names = r->v;
-			r->v[sel->n++] = memcpy(r->pool + r->used, name, len);
-			r->used += len;
-			return;
-		}
-		leave_room(sel);
-	}
 	grow(&sel->names, &sel->cap, sel->n + 1, sizeof *sel->names, 16);
 	sel->names[sel->n++] = xstrdup(name);
 }
 
 /* runsvdir supervises directories and symlinks to them; dot entries it ignores. */
-STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type)
+static bool is_service(int dfd, const char *name, unsigned char type)
 {
 	if (name[0] == '.')
 		return false;
@@ -80,7 +56,7 @@ STATUS_PATH static bool is_service(int dfd, const char *name, unsigned char type
  * deepest point, where each further 4 KiB of stack is a page fault, dearer than the few
  * more getdents64 calls of a long list (one per ~60 names).
  */
-STATUS_PATH static int load_all(struct svsel *sel)
+static int load_all(struct svsel *sel)
 {
 	char buf[1024] __attribute__((aligned(8)));
 	for (;;) {
@@ -102,7 +78,7 @@ STATUS_PATH static int load_all(struct svsel *sel)
 	return 0;
 }
 
-STATUS_PATH static int load(struct svsel *sel, const char *name)
+static int load(struct svsel *sel, const char *name)
 {
 	sel->fd = open(sel->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sel->fd == -1)
@@ -120,19 +96,10 @@ STATUS_PATH static int load(struct svsel *sel, const char *name)
 	return 0;
 }
 
-STATUS_PATH int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
-                              struct svsel_room *room)
+int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
 {
-	/* not memset: zeroing dir would touch a page status otherwise never does */
+	memset(sel, 0, sizeof *sel);
 	sel->fd = -1;
-	sel->names = NULL;
-	sel->n = 0;
-	sel->cap = 0;
-	sel->room = room;
-	if (room != NULL)
-		room->used = 0;
-	sel->wave = NULL;
-	sel->deps = NULL;
 	if (ctl_service_dir(ctl, sel->dir, sizeof sel->dir) == -1)
 		return -1;
 	if (load(sel, name) == 0)
@@ -143,25 +110,18 @@ STATUS_PATH int svsel_load_in(const struct ctl *ctl, const char *name, struct sv
 	return -1;
 }
 
-int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel)
-{
-	return svsel_load_in(ctl, name, sel, NULL);
-}
-
-STATUS_PATH void svsel_free(struct svsel *sel)
+void svsel_free(struct svsel *sel)
 {
 	free(sel->wave);
 	free(sel->deps);
 	sel->wave = NULL;
 	sel->deps = NULL;
-	for (size_t i = 0; sel->room == NULL && i < sel->n; i++)
+	for (size_t i = 0; i < sel->n; i++)
 		free(sel->names[i]);
-	if (sel->room == NULL)
-		free(sel->names);
+	free(sel->names);
 	sel->names = NULL;
 	sel->n = 0;
 	sel->cap = 0;
-	sel->room = NULL;
 	if (sel->fd != -1)
 		close(sel->fd);
 	sel->fd = -1;
@@ -173,7 +133,7 @@ int svsel_path(const struct svsel *sel, const char *name, bool log, char *out, s
 }
 
 /* memcpy, not snprintf: status calls this for every service. */
-STATUS_PATH int svsel_relpath(const char *name, bool log, char *out, size_t len)
+int svsel_relpath(const char *name, bool log, char *out, size_t len)
 {
 	size_t n = strlen(name);
 	const char *sfx = log ? "/log" : "";

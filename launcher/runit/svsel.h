@@ -13,24 +13,14 @@
 
 #include "lib/ctl.h"
 
-/* A short selection's names, in the caller's frame (svsel_load_in). */
-#define SVSEL_ROOM_NAMES 16
-#define SVSEL_ROOM_BYTES 512
-struct svsel_room {
-	size_t used;
-	char *v[SVSEL_ROOM_NAMES];
-	char pool[SVSEL_ROOM_BYTES];
-};
-
 struct svsel {
 	int fd;       /* dir, open: names resolve against it (-1 if not open) */
 	char **names; /* sorted; by svsel_order: in dependency order */
 	size_t n;
-	size_t cap;              /* of names, when on the heap */
-	struct svsel_room *room; /* names and their text are there while they fit, else NULL */
+	size_t cap;
 	int *wave;  /* svsel_order: 0 needs nothing selected, k after wave k-1; NULL before */
 	bool *deps; /* svsel_order: deps[i * n + j] when names[i] needs names[j] */
-	/* <install>/service; last, so that a short path and the fields share a page */
+	/* <install>/service */
 	char dir[PATH_MAX];
 };
 
@@ -40,14 +30,6 @@ struct svsel {
  * directory is missing).
  */
 int svsel_load(const struct ctl *ctl, const char *name, struct svsel *sel);
-/*
- * svsel_load keeping the names in room while they fit (moved to the heap when they no longer
- * do): `status` of a handful of services then never calls malloc, whose first call costs
- * three system calls and two page faults, about what status's own work costs. room must
- * outlive sel; svsel_free as usual.
- */
-int svsel_load_in(const struct ctl *ctl, const char *name, struct svsel *sel,
-                  struct svsel_room *room);
 void svsel_free(struct svsel *sel);
 
 /* <install>/service/<name> (and "/log" when log). 0, or -1 with errno. */

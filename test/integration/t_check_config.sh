@@ -104,6 +104,12 @@ expect_rc 0 ctl show-config node-exporter
 lacks "$OUT" "gitlab-exporter = {"
 expect_rc 1 ctl show-config no-such-service
 
+note "patroni and the plain postgresql never both run: refused at the enable gitlab.rb wrote"
+printf "etcd['enable'] = true\npatroni['enable'] = true\npostgresql['enable'] = true\n" >"$T_ROOT/both.rb"
+expect_rc 1 ctl -c "$T_ROOT/both.rb" check-config
+has "$ERR" "both.rb:3:24: error: postgresql['enable']: postgresql and patroni run the same data"
+has "$ERR" "turn one off (patroni['enable'] = false, or roles that pick one)"
+
 note "a broken catalog is reported with its file and line"
 mkdir -p "$T_ROOT/data/sv"
 cp "$SRCDIR/sv/"*.conf "$T_ROOT/data/sv/"

@@ -54,12 +54,10 @@ dpkg --compare-versions "$(dpkg-deb -f "$deb2" Version)" gt "$version" || fail "
 note "the package's relations"
 dep=$(dpkg-deb -f "$deb1" Depends)
 depends_on() { printf '%s\n' "$dep" | tr ',' '\n' | sed 's/^ *//;s/ .*//' | grep -qx "$1"; }
-for p in runit libjemalloc2 libconfig9 libc6 passwd ruby ruby-sinatra ruby-webrick ruby-pg \
+for p in runit libjemalloc2 libconfig9 libbsd0 libc6 passwd ruby ruby-sinatra ruby-webrick ruby-pg \
 	ruby-redis ruby-sidekiq ruby-connection-pool; do
 	depends_on "$p" || fail "Depends lacks $p: $dep"
 done
-# The default link (GITLAB_CTL_LINK=compat-static) takes libbsd from its archive.
-depends_on libbsd0 && fail "Depends names libbsd0, which the binary does not load: $dep"
 [ "$(dpkg-deb -f "$deb1" Conflicts)" = "gitlab-ce, gitlab-ee" ] || fail "Conflicts"
 [ "$(dpkg-deb -f "$deb1" Replaces)" = "gitlab-ce, gitlab-ee" ] || fail "Replaces"
 dpkg-deb -f "$deb1" Suggests | grep -q postgresql-15 || fail "Suggests lacks postgresql-15"

@@ -46,12 +46,12 @@ blamed "$RB:1:41: error: GOMEMLIMIT=16MB is not a size Go reads (bytes, or an in
 printf "prometheus['env'] = {'GOGC' => '50%%'}\n" >"$RB"
 blamed "$RB:1:32: error: GOGC=50% is not an integer (a percentage) or off; Go would ignore it"
 
-note "a computed env value (redis-exporter's REDIS_PASSWORD from redis['password']): the setting's line, not echoed"
+note "a computed env value (redis-exporter's REDIS_PASSWORD from redis['monitor_password']): the setting's line, not echoed"
 {
 	echo "redis_exporter['enable'] = true"
-	printf "redis['password'] = '%s'\n" "$(head -c 140000 /dev/zero | tr '\0' p)"
+	printf "redis['monitor_password'] = '%s'\n" "$(head -c 140000 /dev/zero | tr '\0' p)"
 } >"$RB"
-blamed "$RB:2:21: error: REDIS_PASSWORD: the variable is 140016 bytes as NAME=value; execve refuses more than 131072 (MAX_ARG_STRLEN), so the service could never start"
+blamed "$RB:2:29: error: REDIS_PASSWORD: the variable is 140016 bytes as NAME=value; execve refuses more than 131072 (MAX_ARG_STRLEN), so the service could never start"
 ! grep -q 'sv/redis-exporter.conf' "$ERR" || fail "still blamed on the catalog: $(head -c 300 "$ERR")"
 ! grep -q 'pppppppp' "$ERR" || fail "the secret's line was echoed"
 

@@ -95,8 +95,41 @@ done
 cmp -s "$T_ROOT/before.conf" "$SV_DIR/postgresql/postgresql.conf" || fail "postgresql.conf changed"
 [ "$(pg_pid)" = "$P2" ] || fail "postgresql restarted after a refusal"
 
-note "logging stays with svlogd"
+note "md5_auth_cidr_addresses: a password from each address, replication too; trust never"
 sed -i '/16XB\|sometimes/d' "$RB"
+PGPORT=$(free_port)
+{
+	echo "postgresql['listen_address'] = '127.0.0.1'"
+	echo "postgresql['port'] = $PGPORT"
+	echo "postgresql['md5_auth_cidr_addresses'] = ['10.0.0.0/24', '192.0.2.7']"
+	echo "postgresql['trust_auth_cidr_addresses'] = ['127.0.0.1/32']"
+} >>"$RB"
+LT=$(line_of trust_auth_cidr_addresses)
+expect_rc 0 ctl reconfigure
+has "$ERR" "gitlab.rb:$LT:12: warning: postgresql['trust_auth_cidr_addresses'] is an Omnibus setting this build does not apply to postgresql; ignored: not written: trust lets whoever connects from there (on loopback: any local user) in as any role"
+PGHOST_TCP="host=127.0.0.1 port=$PGPORT"
+rules=$(setpriv --reuid="$(id -u gitlab-psql)" --regid="$(id -g gitlab-psql)" --clear-groups \
+	"$PGBIN/psql" -X -q -At -h "$PGHOME" -p "$PGPORT" -d postgres \
+	-c "SELECT type, database[1], user_name[1], address, netmask, auth_method, coalesce(error, '') FROM pg_catalog.pg_hba_file_rules ORDER BY line_number")
+echo "$rules" | grep -qx 'host|all|all|10.0.0.0|255.255.255.0|md5|' || fail "no md5 rule for 10.0.0.0/24: $rules"
+echo "$rules" | grep -qx 'host|replication|all|192.0.2.7|255.255.255.255|md5|' ||
+	fail "no replication rule for 192.0.2.7: $rules"
+echo "$rules" | grep -q '|trust|' && fail "a trust rule was written: $rules"
+# nobody, over loopback TCP, gets a password prompt, never a session
+rc=0
+setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups \
+	"$PGBIN/psql" -X -w -At -d "$PGHOST_TCP user=gitlab-psql dbname=postgres" -c 'SELECT 1' \
+	>"$OUT" 2>"$ERR" || rc=$?
+[ "$rc" != 0 ] || fail "nobody reached the database over loopback without a password"
+has "$ERR" "password"
+sed -i '/trust_auth_cidr_addresses/d' "$RB"
+echo "postgresql['md5_auth_cidr_addresses'] = ['10.0.0.0/24', 'db.example.com']" >>"$RB"
+LB=$(line_of db.example.com)
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$LB:41: error: postgresql['md5_auth_cidr_addresses']: not an array of IP addresses"
+
+note "logging stays with svlogd"
+sed -i '/db.example.com/d' "$RB"
 echo "postgresql['logging_collector'] = 'on'" >>"$RB"
 expect_rc 1 ctl check-config
 has "$ERR" "postgresql['logging_collector'] = 'on' is not one of 'off', 'false': PostgreSQL logs to stderr"

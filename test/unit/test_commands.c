@@ -21,7 +21,7 @@ static void test_flags(void **state)
 	(void)state;
 	/* status alone reads only the runit tree, without stdio; exec alone keeps a -c after its
 	 * name */
-	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY | CMD_QUICK_EXIT);
+	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY);
 	assert_int_equal(flags_of("exec"), CMD_OWN_CONFIG);
 	assert_int_equal(flags_of("subreaper"), CMD_ROOT_ONLY); /* runs as a service account */
 	for (const struct command *c = commands; c->name != NULL; c++)

@@ -292,6 +292,19 @@ static void test_arrays(void **state)
 	assert_loc(v->u.a.v[1]->loc, 4, 3);
 	assert_loc(v->u.a.v[2]->loc, 5, 4);
 	assert_loc(f->v[1].loc, 7, 1);
+
+	/* %w and %i word lists, as GitLab's gitlab.rb template writes addresses */
+	v = val("%w(127.0.0.1/32 ::1/128)");
+	assert_int_equal(v->kind, RB_ARRAY);
+	assert_int_equal(v->u.a.n, 2);
+	assert_str(v->u.a.v[1], RB_STR, "::1/128");
+	assert_loc(v->u.a.v[1]->loc, 1, 21);
+	v = val("%w[a\\ b\n  c]");
+	assert_int_equal(v->u.a.n, 2);
+	assert_str(v->u.a.v[0], RB_STR, "a b");
+	v = val("%i<x y>");
+	assert_str(v->u.a.v[1], RB_SYM, "y");
+	assert_int_equal(val("%w{}")->u.a.n, 0);
 }
 
 static void test_hashes(void **state)
@@ -389,9 +402,7 @@ static const struct {
     {"\"http://#{node['fqdn']}:8080\"", "\"http://#{node['fqdn']}:8080\""},
     {"\"a #{ {'b' => \"}\"}['b'] } c\"", "\"a #{ {'b' => \"}\"}['b'] } c\""},
     {"\"#@ivar\"", "\"#@ivar\""},
-    {"%w[a b c]", "%w[a b c]"},
     {"%w(a (b) c)", "%w(a (b) c)"},
-    {"%i{x y}", "%i{x y}"},
     {"%Q|#{a}|", "%Q|#{a}|"},
     {"%(x)", "%(x)"},
     {"1..5", "1..5"},

@@ -71,45 +71,17 @@ static int teardown(void **state)
 	return rmtree(root, stderr);
 }
 
-/* The same selection, in the caller's room while it fits and on the heap past it. */
-static void same_as_heap(void)
-{
-	struct svsel heap, in;
-	struct svsel_room room;
-	assert_int_equal(svsel_load(&ctl, NULL, &heap), 0);
-	assert_int_equal(svsel_load_in(&ctl, NULL, &in, &room), 0);
-	assert_int_equal(in.n, heap.n);
-	size_t bytes = 0;
-	for (size_t i = 0; i < heap.n; i++) {
-		assert_string_equal(in.names[i], heap.names[i]);
-		bytes += strlen(heap.names[i]) + 1;
-	}
-	bool in_room = in.names == room.v;
-	assert_int_equal(in_room, heap.n <= SVSEL_ROOM_NAMES && bytes <= SVSEL_ROOM_BYTES);
-	svsel_free(&heap);
-	svsel_free(&in);
-}
-
-static void test_room(void **state)
+/* One named service: itself when enabled, ENOENT when not. */
+static void test_one(void **state)
 {
 	(void)state;
-	char name[64];
-	same_as_heap();
-	/* past the room's count of names, and (long names) past its bytes */
-	for (int i = 0; i < SVSEL_ROOM_NAMES + 4; i++) {
-		snprintf(name, sizeof name, "room-%02d-%s", SVSEL_ROOM_NAMES + 4 - i,
-		         "a-rather-long-service-name-to-fill-the-pool");
-		service(name, NULL);
-		same_as_heap();
-	}
 	struct svsel one;
-	struct svsel_room room;
-	assert_int_equal(
-	    svsel_load_in(&ctl, "room-01-a-rather-long-service-name-to-fill-the-pool", &one, &room),
-	    0);
-	assert_ptr_equal(one.names, room.v);
+	service("one-a-rather-long-service-name", NULL);
+	assert_int_equal(svsel_load(&ctl, "one-a-rather-long-service-name", &one), 0);
+	assert_int_equal(one.n, 1);
+	assert_string_equal(one.names[0], "one-a-rather-long-service-name");
 	svsel_free(&one);
-	assert_int_equal(svsel_load_in(&ctl, "nosuch", &one, &room), -1);
+	assert_int_equal(svsel_load(&ctl, "nosuch", &one), -1);
 	assert_int_equal(errno, ENOENT);
 }
 
@@ -180,7 +152,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_waves),
 	    cmocka_unit_test(test_after_symlink),
-	    cmocka_unit_test(test_room),
+	    cmocka_unit_test(test_one),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
