@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include "engine/restartparams.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/proctree.h"
 #include "lib/safetext.h"
 #include "proc/ready.h"
 #include "proc/setupstep.h"
@@ -471,6 +473,54 @@ static void print_step_output(struct diags *d, const char *name, const char *ste
 	buf_free(&esc);
 }
 
+/* An after_ready step's command as its record holds it: a changed command runs again. */
+static void step_digest(const struct plan_step *st, char *out, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a over the NUL-separated argv */
+	for (char **a = st->argv; *a != NULL; a++)
+		for (const char *p = *a;; p++) {
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+			if (*p == '\0')
+				break;
+		}
+	snprintf(out, len, "argv-%016llx", (unsigned long long)h);
+}
+
+/*
+ * Whether an after_ready step already passed for the process running now: its record names
+ * this pid with this start time and the same command, and nothing of the service changed in
+ * this run (its files, env, a restart owed). Then the step has nothing to do (its SQL created
+ * what was missing then) and a no-op reconfigure runs no psql.
+ */
+static bool step_proven(const struct converge *cv, size_t k, const struct plan_step *st,
+                        const char *digest)
+{
+	const struct cv_svc *v = &cv->s[k];
+	struct step_entry e;
+	struct pstat ps;
+	return v->why == 0 && !v->setup_stop && v->seen && v->last.pid > 0 && cv->sr.dirfd != -1 &&
+	       steprec_get(&cv->sr, name_of(cv, k), st->def->name, &e) == 0 &&
+	       e.state == STEP_PASSED && e.pid == v->last.pid && strcmp(e.path, digest) == 0 &&
+	       proc_stat(e.pid, &ps) == 0 && ps.start == e.start;
+}
+
+/* It passed for the process running now: recorded (a failure to record only costs a rerun). */
+static void step_passed(struct converge *cv, size_t k, const struct plan_step *st,
+                        const char *digest)
+{
+	const struct cv_svc *v = &cv->s[k];
+	struct pstat ps;
+	struct step_entry e = {.state = STEP_PASSED, .pid = v->last.pid};
+	if (cv->dry_run || cv->sr.dirfd == -1 || !v->seen || v->last.pid <= 0 ||
+	    proc_stat(v->last.pid, &ps) == -1)
+		return;
+	e.start = ps.start;
+	strlcpy(e.path, digest, sizeof e.path);
+	if (steprec_put(&cv->sr, name_of(cv, k), st->def->name, &e) == -1)
+		verbose(cv, "%s setup %s: cannot record it: %s\n", name_of(cv, k), st->def->name,
+		        strerror(errno));
+}
+
 /*
  * The after_ready steps, every run: idempotent by contract. A step that
  * prints nothing on its standard output changed nothing (psql with \gexec prints
@@ -482,12 +532,21 @@ static int steps_after(struct converge *cv, size_t k)
 	const struct plan *p = &cv->ps->p[k];
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *st = &p->steps[i];
+		char digest[64];
 		if (st->def->when != STEP_AFTER_READY)
 			continue;
+		step_digest(st, digest, sizeof digest);
+		if (step_proven(cv, k, st, digest)) {
+			verbose(cv, "%s setup %s: passed for pid %ld already\n", name_of(cv, k),
+			        st->def->name, (long)cv->s[k].last.pid);
+			continue;
+		}
 		struct buf out, err;
 		buf_init(&out);
 		buf_init(&err);
 		int rc = run_step(cv, k, st, &out, &err);
+		if (rc == 0)
+			step_passed(cv, k, st, digest);
 		if (rc == 0 && out.len > 0) {
 			print_step_output(cv->d, name_of(cv, k), st->def->name, &out);
 			cv->updated++;

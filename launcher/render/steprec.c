@@ -58,12 +58,16 @@ static int parse(char *text, struct step_entry *e)
 	intmax_t pid;
 	unsigned long long start;
 	int off = 0;
-	if (sscanf(text, "running %jd %llu %n", &pid, &start, &off) != 2 || off == 0 || pid < 0 ||
-	    pid > INT32_MAX)
+	bool passed = strncmp(text, "passed ", 7) == 0;
+	if (sscanf(text, passed ? "passed %jd %llu %n" : "running %jd %llu %n", &pid, &start,
+	           &off) != 2 ||
+	    off == 0 || pid < 0 || pid > INT32_MAX)
 		return -1;
-	e->state = STEP_RUNNING;
+	e->state = passed ? STEP_PASSED : STEP_RUNNING;
 	e->pid = (pid_t)pid;
 	e->start = start;
+	if (passed) /* the command's digest */
+		return strlcpy(e->path, text + off, sizeof e->path) < sizeof e->path ? 0 : -1;
 	if (strcmp(text + off, "-") == 0)
 		return 0;
 	return text[off] == '/' && strlcpy(e->path, text + off, sizeof e->path) < sizeof e->path
@@ -108,7 +112,8 @@ int steprec_put(const struct steprec *r, const char *svc, const char *step,
 	if (e->state == STEP_DONE)
 		snprintf(body, sizeof body, "done %s\n", e->path);
 	else
-		snprintf(body, sizeof body, "running %ld %llu %s\n", (long)e->pid, e->start,
+		snprintf(body, sizeof body, "%s %ld %llu %s\n",
+		         e->state == STEP_PASSED ? "passed" : "running", (long)e->pid, e->start,
 		         e->path[0] ? e->path : "-");
 	if (path_fmt(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid()) == -1)
 		return -1;

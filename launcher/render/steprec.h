@@ -25,7 +25,8 @@ struct steprec {
 	char dir[PATH_MAX];
 };
 
-enum step_state { STEP_NONE, STEP_RUNNING, STEP_DONE };
+/* STEP_PASSED: an after_ready step passed for the process pid/start; path its command's digest */
+enum step_state { STEP_NONE, STEP_RUNNING, STEP_DONE, STEP_PASSED };
 
 struct step_entry {
 	enum step_state state;

@@ -114,7 +114,11 @@ rm "$HOME_A/slow"
 expect_rc 0 ctl reconfigure
 has "$OUT" "start alpha (after setup)"
 
-note "-v: an after_ready step with nothing to do says so"
+note "-v: an after_ready step already passed for the running process is not run again"
+expect_rc 0 ctl -v reconfigure
+has "$ERR" "alpha setup greet: passed for pid $(pid_of "$A") already"
+note "-v: once the process is new, it runs again; with nothing to do it says so"
+expect_rc 0 ctl restart alpha
 expect_rc 0 ctl -v reconfigure
 has "$ERR" "alpha setup greet: nothing to do"
 
