@@ -96,6 +96,16 @@ lacks "$OUT" "pw-Secret-77" # redis['password'] reaches it only through its envd
 expect_rc 0 ctl show-config redis-exporter
 lacks "$OUT" "pw-Secret-77"
 [ -f "$T_ROOT/opt/gitlab/etc/postgres-exporter/env/DATA_SOURCE_NAME" ] || fail "no DATA_SOURCE_NAME in the envdir"
+# The catalog's Go runtime defaults (bench/stack measured them) reach the running exporters.
+if [ "$(id -u)" = 0 ]; then
+	for _sv in "node-exporter GOGC=50" "redis-exporter GOGC=25" "postgres-exporter GOGC=25"; do
+		set -- $_sv
+		tr '\0' '\n' <"/proc/$(pid_of "$1")/environ" >"$OUT"
+		for _v in "$2" GOMAXPROCS=1; do
+			grep -qx "$_v" "$OUT" || fail "$1 runs without $_v: $(grep '^GO' "$OUT")"
+		done
+	done
+fi
 has "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_stat_user_tables:"
 [ -d "$T_ROOT/var/opt/gitlab/node-exporter/textfile_collector" ] || fail "no textfile_collector directory"
 

@@ -153,8 +153,12 @@ static void test_defaults(void **state)
 	assert_null(svc_expand(s, "{{nope}}"));
 
 	const struct svc *n = svc(&a, "node-exporter");
-	assert_true(n->enabled);       /* Omnibus' defaults: see test_omnibus_defaults */
-	assert_int_equal(n->env.n, 0); /* no jemalloc, no Ruby GC */
+	assert_true(n->enabled); /* Omnibus' defaults: see test_omnibus_defaults */
+	/* no jemalloc, no Ruby GC: the Go runtime's settings (bench/stack) */
+	assert_int_equal(n->env.n, 2);
+	assert_string_equal(kv_get(&n->env, "GOGC"), "50");
+	assert_string_equal(kv_get(&n->env, "GOMAXPROCS"), "1");
+	assert_null(kv_get(&n->env, "GOMEMLIMIT"));
 	assert_string_equal(n->listen_host, "localhost");
 	assert_int_equal(n->listen_port, 9100);
 	assert_string_equal(n->argv[0], "/usr/bin/prometheus-node-exporter");
@@ -352,6 +356,22 @@ static void test_env_merge(void **state)
 	assert_int_equal(s->env.n, 5);
 	for (size_t i = 1; i < s->env.n; i++)
 		assert_true(strcmp(s->env.v[i - 1].name, s->env.v[i].name) < 0);
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* the Go services' runtime defaults are overridden the same way (doc/monitoring.md) */
+	assert_int_equal(build("node_exporter['env'] = { 'GOGC' => nil, 'GOMAXPROCS' => 2,\n"
+	                       "  'GOMEMLIMIT' => '32MiB' }\n"
+	                       "prometheus['env']['GOGC'] = 'off'\n",
+	                       &a, &d),
+	                 0);
+	s = svc(&a, "node-exporter");
+	assert_null(kv_get(&s->env, "GOGC"));
+	assert_string_equal(kv_get(&s->env, "GOMAXPROCS"), "2");
+	assert_string_equal(kv_get(&s->env, "GOMEMLIMIT"), "32MiB");
+	s = svc(&a, "prometheus");
+	assert_string_equal(kv_get(&s->env, "GOGC"), "off");
+	assert_string_equal(kv_get(&s->env, "GOMAXPROCS"), "1"); /* the catalog's, kept */
 	attrs_free(&a);
 	diags_free(&d);
 
