@@ -804,9 +804,16 @@ static int left_down(const struct converge *cv, size_t k)
  * reload its log; then make sure it is ready. A service down on purpose is
  * left alone, log included: its changes apply at its next start.
  */
-static int refresh(struct converge *cv, size_t k)
+/* Its readiness passed for this process with these settings (passed_for): no probe. */
+static bool ready_proven(struct converge *cv, size_t k, const struct sv_status *st)
 {
 	char dg[64];
+	return st->pid != 0 && st->state == SV_RUN &&
+	       passed_for(cv, k, READY_RECORD, settings_digest_of(cv, k, dg, sizeof dg), st);
+}
+
+static int refresh(struct converge *cv, size_t k)
+{
 	const struct cv_svc *v = &cv->s[k];
 	struct sv_status st;
 	bool up = read_status(cv, k, &st) == 0 && st.want == 'u';
@@ -819,8 +826,7 @@ static int refresh(struct converge *cv, size_t k)
 		rc = restart(cv, k, &st);
 	} else if ((v->why & CV_WHY_RELOAD) && st.pid != 0) {
 		rc = reload(cv, k, &st);
-	} else if (st.pid != 0 && st.state == SV_RUN &&
-	           passed_for(cv, k, READY_RECORD, settings_digest_of(cv, k, dg, sizeof dg), &st)) {
+	} else if (ready_proven(cv, k, &st)) {
 		verbose(cv, "%s: ready, as proven for pid %ld\n", name_of(cv, k), (long)st.pid);
 		rc = 0;
 	} else {
@@ -1087,9 +1093,10 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
 	if (r1 == 0 && !v->seen)
 		(void)read_status(cv, k, &st);
 	v->ready = r1 == 0 && v->seen && v->last.want == 'u' && v->last.pid != 0;
-	char dg[64];
-	if (v->ready && v->last.state == SV_RUN)
+	if (v->ready && v->last.state == SV_RUN) {
+		char dg[64];
 		record_passed(cv, k, READY_RECORD, settings_digest_of(cv, k, dg, sizeof dg));
+	}
 	if (r1 == -1 || (v->ready && steps_after(cv, k) == -1)) {
 		v->failed = true;
 		return -1;
