@@ -43,6 +43,18 @@ int bcrypt_hash(const char *pw, char *out, size_t len, const char **why)
 		*why = "libcrypt's sha256-crypt failed";
 		return -1;
 	}
+	/*
+	 * The same password twice in a run (Prometheus' and Alertmanager's web.yml share the
+	 * generated one): bcrypt once, keyed by the salt it derives, never by the password.
+	 */
+	static char memo_salt[64], memo_hash[128];
+	char key[64]; /* tail lies in data, which the bcrypt below overwrites */
+	strlcpy(key, tail + 1, sizeof key);
+	if (memo_salt[0] != '\0' && strcmp(memo_salt, key) == 0 && strlen(memo_hash) < len) {
+		memcpy(out, memo_hash, strlen(memo_hash) + 1);
+		explicit_bzero(data, sizeof data);
+		return 0;
+	}
 	if (gensalt("$2b$", BCRYPT_COST, tail + 1, 16, salt, sizeof salt) == NULL) {
 		*why = "libcrypt has no bcrypt ($2b$)";
 		return -1;
@@ -53,6 +65,10 @@ int bcrypt_hash(const char *pw, char *out, size_t len, const char **why)
 		return -1;
 	}
 	memcpy(out, h, strlen(h) + 1);
+	if (strlen(h) < sizeof memo_hash) {
+		strlcpy(memo_salt, key, sizeof memo_salt);
+		strlcpy(memo_hash, h, sizeof memo_hash);
+	}
 	explicit_bzero(data, sizeof data);
 	return 0;
 }
