@@ -161,6 +161,18 @@ static bool valid_name(const char *s, size_t n)
 	return true;
 }
 
+/* s[0, n) starts with word and a blank: step past both (and the blanks after). */
+static bool take_word(const char **s, size_t *n, const char *word)
+{
+	size_t wl = strlen(word);
+	if (*n <= wl || memcmp(*s, word, wl) != 0 || !ascii_blank((*s)[wl]))
+		return false;
+	*s += wl, *n -= wl;
+	while (*n > 0 && ascii_blank(**s))
+		(*s)++, (*n)--;
+	return true;
+}
+
 /* Split a tag's inside into kind and variable name (copied into nm). 0, or -1 if malformed. */
 static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, char *nm,
                      size_t nmlen)
@@ -188,41 +200,16 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 		return 0;
 	}
 	*kind = TAG_RAW;
-	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
-		size_t wl = strlen(filters[i].word);
-		if (n > wl && memcmp(s, filters[i].word, wl) == 0 && ascii_blank(s[wl])) {
-			*kind = TAG_FILTER;
-			*filter = (int)i;
-			s += wl;
-			n -= wl;
-			while (n > 0 && ascii_blank(*s))
-				s++, n--;
-			break;
-		}
-	}
-	for (size_t i = 0; *kind == TAG_RAW && i < sizeof data_filters / sizeof data_filters[0];
-	     i++) {
-		size_t wl = strlen(data_filters[i].word);
-		if (n > wl && memcmp(s, data_filters[i].word, wl) == 0 && ascii_blank(s[wl])) {
-			*kind = TAG_DATA;
-			*filter = (int)i;
-			s += wl;
-			n -= wl;
-			while (n > 0 && ascii_blank(*s))
-				s++, n--;
-		}
-	}
-	for (size_t i = 0; *kind == TAG_RAW && i < sizeof words / sizeof words[0]; i++) {
-		size_t wl = strlen(words[i].word);
-		if (n > wl && memcmp(s, words[i].word, wl) == 0 && ascii_blank(s[wl])) {
+	for (size_t i = 0; i < sizeof filters / sizeof filters[0] && *kind == TAG_RAW; i++)
+		if (take_word(&s, &n, filters[i].word))
+			*kind = TAG_FILTER, *filter = (int)i;
+	for (size_t i = 0; i < sizeof data_filters / sizeof data_filters[0] && *kind == TAG_RAW;
+	     i++)
+		if (take_word(&s, &n, data_filters[i].word))
+			*kind = TAG_DATA, *filter = (int)i;
+	for (size_t i = 0; i < sizeof words / sizeof words[0] && *kind == TAG_RAW; i++)
+		if (take_word(&s, &n, words[i].word))
 			*kind = words[i].kind;
-			s += wl;
-			n -= wl;
-			while (n > 0 && ascii_blank(*s))
-				s++, n--;
-			break;
-		}
-	}
 	if (!valid_name(s, n) || n >= nmlen)
 		return -1;
 	memcpy(nm, s, n);

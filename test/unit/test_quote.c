@@ -13,25 +13,31 @@
 
 #include "lib/quote.h"
 
-/* fn(v) appended to "<": "<" + output, or NULL when refused (then "<" must be unchanged). */
-static char *run(quote_fn fn, const char *v)
+/* What a quoting appended to b (which held "<"), or NULL when it refused, b unchanged. */
+static char *result(struct buf *b, int rc, const char *why)
 {
 	static char res[512];
+	if (rc == -1) {
+		assert_non_null(why);
+		assert_string_equal(buf_str(b), "<");
+		buf_free(b);
+		return NULL;
+	}
+	assert_int_equal(rc, 0);
+	snprintf(res, sizeof res, "%s", buf_str(b) + 1);
+	buf_free(b);
+	return res;
+}
+
+/* fn(v) appended to "<": the output, or NULL when refused (then "<" must be unchanged). */
+static char *run(quote_fn fn, const char *v)
+{
 	struct buf b;
 	const char *why = NULL;
 	buf_init(&b);
 	buf_adds(&b, "<");
 	int rc = fn(&b, v, &why);
-	if (rc == -1) {
-		assert_non_null(why);
-		assert_string_equal(buf_str(&b), "<");
-		buf_free(&b);
-		return NULL;
-	}
-	assert_int_equal(rc, 0);
-	snprintf(res, sizeof res, "%s", buf_str(&b) + 1);
-	buf_free(&b);
-	return res;
+	return result(&b, rc, why);
 }
 
 static char *run_void(void (*fn)(struct buf *, const char *), const char *v)
@@ -174,22 +180,12 @@ static void test_redis_bool_and_obl(void **state)
 /* A data quoting's output, or NULL when refused (then out must be unchanged). */
 static char *run_data(quote_data_fn fn, const struct yval *v)
 {
-	static char res[512];
 	struct buf b;
 	const char *why = NULL;
 	buf_init(&b);
 	buf_adds(&b, "<");
 	int rc = fn(&b, v, &why);
-	if (rc == -1) {
-		assert_non_null(why);
-		assert_string_equal(buf_str(&b), "<");
-		buf_free(&b);
-		return NULL;
-	}
-	assert_int_equal(rc, 0);
-	snprintf(res, sizeof res, "%s", buf_str(&b) + 1);
-	buf_free(&b);
-	return res;
+	return result(&b, rc, why);
 }
 
 static struct yval *strs(const char *const *v, size_t n)
