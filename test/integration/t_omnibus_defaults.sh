@@ -8,14 +8,7 @@
 # false turns the monitoring set and the exporters off, never the databases. The defaults
 # listen on fixed ports (9090, 9093, 9100, 9121, 9168, 9187): the test runs in a network
 # namespace of its own, so no other process on the machine is in their way.
-if [ -z "${T_NETNS:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: a network namespace needs root"; exit 77; }
-	command -v unshare >/dev/null && command -v ip >/dev/null ||
-		{ echo "SKIP: no unshare or ip"; exit 77; }
-	unshare -n true 2>/dev/null || { echo "SKIP: cannot make a network namespace here"; exit 77; }
-	T_NETNS=1 exec unshare -n sh "$0" "$@"
-fi
-ip link set lo up || { echo "FAIL: cannot bring lo up in the namespace" >&2; exit 1; }
+. "$SRCDIR/test/integration/netns.sh"
 . "$SRCDIR/test/integration/lib.sh"
 
 [ -x /usr/lib/postgresql/15/bin/initdb ] || { echo "SKIP: no PostgreSQL 15"; exit 77; }

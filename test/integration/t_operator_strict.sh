@@ -5,10 +5,8 @@
 # reconfigure --dry-run.
 # The whole template's dry-run pre-flights its services' fixed ports (9090, 9093, 9168): as
 # root, in a network namespace of its own, so nothing else on the machine holds them.
-if [ -z "${T_NETNS:-}" ] && [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
-	T_NETNS=1 exec unshare -n sh "$0" "$@"
-fi
-[ -z "${T_NETNS:-}" ] || ip link set lo up || { echo "FAIL: cannot bring lo up" >&2; exit 1; }
+T_NETNS_OPTIONAL=1
+. "$SRCDIR/test/integration/netns.sh"
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out ERR=$T_ROOT/err
