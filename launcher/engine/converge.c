@@ -437,13 +437,19 @@ static int step_once(struct converge *cv, size_t k, const struct plan_step *st)
 	return step_before(cv, k, &x, why);
 }
 
+/* The setup records, opened (made, unless a dry run) on first use; false when there are none. */
+static bool records_open(struct converge *cv)
+{
+	if (cv->sr.dirfd == -1 && steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1)
+		return false;
+	return cv->sr.dirfd != -1;
+}
+
 /* The before_start steps not done yet (initdb once: never over a cluster). */
 static int steps_before(struct converge *cv, size_t k)
 {
 	const struct plan *p = &cv->ps->p[k];
-	if (p->nsteps > 0 && cv->sr.dirfd == -1 &&
-	    steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1 &&
-	    !(cv->dry_run && errno == ENOENT)) {
+	if (p->nsteps > 0 && !records_open(cv) && !(cv->dry_run && errno == ENOENT)) {
 		diag_file(&cv->late, DIAG_ERR, NULL, 0, "%s: cannot open the setup records %s: %s",
 		          name_of(cv, k), cv->sr.dir, strerror(errno));
 		return -1;
@@ -471,14 +477,6 @@ static void print_step_output(struct diags *d, const char *name, const char *ste
 			esc.p[i] = ';';
 	diag_out(d, "%s setup %s: %s\n", name, step, buf_str(&esc));
 	buf_free(&esc);
-}
-
-/* The setup records, opened (made, unless a dry run) on first use; false when there are none. */
-static bool records_open(struct converge *cv)
-{
-	if (cv->sr.dirfd == -1 && steprec_open(cv->ctl, &cv->sr, !cv->dry_run) == -1)
-		return false;
-	return cv->sr.dirfd != -1;
 }
 
 /*
