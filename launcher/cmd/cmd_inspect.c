@@ -55,6 +55,14 @@ static void print_text(const struct inspect_report *r)
 		human(pss, sizeof pss, r->mem.pss_kb);
 		human(uss, sizeof uss, r->mem.uss_kb);
 		printf("  memory: rss %s, pss %s, uss %s\n", rss, pss, uss);
+		if (r->tree_ok) {
+			char tree[16], budget[16];
+			human(tree, sizeof tree, r->tree.pss_kb);
+			human(budget, sizeof budget, r->budget_kb);
+			printf("  budget: pss %s of %s (%d process%s)%s\n", tree, budget,
+			       r->tree_procs, r->tree_procs == 1 ? "" : "es",
+			       r->over_budget ? ": over budget" : "");
+		}
 	} else {
 		printf("  memory: unknown (/proc/%ld/smaps_rollup unreadable)\n", (long)r->pid);
 	}
@@ -122,6 +130,11 @@ static void print_json(const struct inspect_report *r, bool first)
 	if (r->mem_ok)
 		printf(", \"memory_kb\": {\"rss\": %lld, \"pss\": %lld, \"uss\": %lld}",
 		       r->mem.rss_kb, r->mem.pss_kb, r->mem.uss_kb);
+	if (r->tree_ok)
+		printf(", \"budget_kb\": %lld, \"tree_pss_kb\": %lld, \"tree_processes\": %d, "
+		       "\"over_budget\": %s",
+		       r->budget_kb, r->tree.pss_kb, r->tree_procs,
+		       r->over_budget ? "true" : "false");
 	printf(", \"allocator\": \"%s\"", r->jemalloc ? "jemalloc" : "glibc");
 	if (r->jemalloc) {
 		printf(", \"allocator_path\": ");

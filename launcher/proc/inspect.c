@@ -1,5 +1,6 @@
 /* inspect's probes of one running service (see inspect.h). */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,10 +86,28 @@ static void env_dir_of(const struct ctl *ctl, const struct svc *s, const char *n
 		out[0] = '\0';
 }
 
+/* memory_budget (MB, a catalog int; 0 or unset: none) against the tree's PSS. */
+static void check_budget(struct inspect_report *r, const struct svc *s)
+{
+	const char *v = s != NULL ? svc_var(s, "memory_budget") : NULL;
+	char *end;
+	errno = 0;
+	long long mb = v != NULL ? strtoll(v, &end, 10) : 0;
+	if (v == NULL || errno != 0 || end == v || *end != '\0' || mb <= 0 || mb > LLONG_MAX / 1024)
+		return; /* the catalog's int type refused anything else at its gitlab.rb line */
+	r->budget_kb = mb * 1024;
+	if (proc_tree_mem(r->pid, &r->tree, &r->tree_procs) == -1)
+		return; /* the leader's smaps_rollup is unreadable: already a problem */
+	r->tree_ok = true;
+	r->over_budget = r->tree.pss_kb > r->budget_kb;
+	r->problems += r->over_budget;
+}
+
 static void check_process(struct inspect_report *r, const struct svc *s, const struct envv *want)
 {
 	if (proc_mem(r->pid, &r->mem) == 0)
 		r->mem_ok = true;
+	check_budget(r, s);
 	int found = proc_maps_find(r->pid, "libjemalloc", r->alloc_path, sizeof r->alloc_path);
 	r->jemalloc = found == 1;
 	const char *preload = envv_get(want, "LD_PRELOAD");

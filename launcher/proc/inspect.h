@@ -1,6 +1,7 @@
 /*
  * inspect: what a running service really runs with, against what the configuration wants:
- * pid and uptime from runit, memory from smaps_rollup, the allocator actually mapped, the
+ * pid and uptime from runit, memory from smaps_rollup (the process tree's PSS against the
+ * service's memory_budget), the allocator actually mapped, the
  * run-as user, env drift between the envdir and /proc/PID/environ, whether its metrics answer
  * on the configured address (from its own process, not another holding the port), and the
  * Prometheus query that graphs its memory. The command prints the report.
@@ -31,6 +32,11 @@ struct inspect_report {
 	long uptime;
 	bool mem_ok;
 	struct pmem mem;
+	bool tree_ok; /* the service's process tree: its pid and every descendant */
+	struct pmem tree;
+	int tree_procs;
+	long long budget_kb; /* its memory_budget setting; 0: none */
+	bool over_budget;    /* the tree's PSS above the budget */
 	bool jemalloc, want_jemalloc;
 	char alloc_path[PATH_MAX];
 	char user[64];

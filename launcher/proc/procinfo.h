@@ -20,6 +20,13 @@ struct pmem {
 int proc_mem(pid_t pid, struct pmem *m);
 
 /*
+ * Memory totals of pid and every descendant (PSS adds up without counting shared pages
+ * twice), with how many processes were read. Children that exit meanwhile are skipped.
+ * 0, or -1 with errno when pid itself is unreadable.
+ */
+int proc_tree_mem(pid_t pid, struct pmem *m, int *nprocs);
+
+/*
  * The first file mapped into pid whose basename starts with prefix (e.g.
  * "libjemalloc"), copied to out. 1 found, 0 not mapped, -1 with errno.
  */

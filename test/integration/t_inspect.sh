@@ -3,7 +3,8 @@
 # its envdir, and a plain Ruby web server as node-exporter without it (both
 # through `gitlab-ctl exec --envdir`, as generated run scripts do). inspect
 # must report jemalloc for one and glibc for the other, the user, /metrics,
-# exit 0; then "restart needed" with the variable names and exit 1 once an
+# exit 0 (the exporter's process tree within its memory_budget, the stand-in with none);
+# over budget once the budget is 1 MB; then "restart needed" with the variable names and exit 1 once an
 # envdir is edited behind the service's back.
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -27,6 +28,7 @@ node_exporter['enable'] = true
 node_exporter['listen_address'] = '127.0.0.1:$port2'
 node_exporter['username'] = '$me'
 node_exporter['group'] = '$grp'
+node_exporter['memory_budget'] = 0
 $(only_services gitlab_exporter node_exporter)
 EOF
 
@@ -107,6 +109,22 @@ printf '%s' "$js" | ruby -rjson -e '
 		s["memory_kb"]["rss"].is_a?(Integer) && s["memory_kb"]["rss"] > 1000 &&
 		s["memory_kb"]["uss"] <= s["memory_kb"]["rss"] && s["metrics_status"] == 200' ||
 	fail "json: $js"
+
+# memory_budget: the default is met, 1 MB is not (exit 1, text and --json)
+printf '%s\n' "$exp" | grep -Eq '^  budget: pss [0-9.]+[KM] of 96M \(1 process\)$' || fail "budget line: $exp"
+printf '%s\n' "$node" | grep -q '^  budget:' && fail "a budget of 0 is none: $node"
+echo "gitlab_exporter['memory_budget'] = 1" >>"$T_ROOT/etc/gitlab/gitlab.rb"
+out=$(ctl inspect gitlab-exporter) && fail "inspect passed over budget: $out"
+printf '%s\n' "$out" | grep -Eq '^  budget: pss [0-9.]+M of 1.0M \(1 process\): over budget$' ||
+	fail "over budget not flagged: $out"
+js=$(ctl inspect --json gitlab-exporter) && fail "inspect --json passed over budget: $js"
+printf '%s' "$js" | python3 -m json.tool >/dev/null || fail "not JSON: $js"
+printf '%s' "$js" | ruby -rjson -e '
+	s = JSON.parse(STDIN.read)[0]
+	abort "bad: #{s}" unless !s["ok"] && s["over_budget"] == true && s["budget_kb"] == 1024 &&
+		s["tree_pss_kb"] > 1024 && s["tree_processes"] == 1' || fail "json over budget: $js"
+sed -i "/^gitlab_exporter\['memory_budget'\]/d" "$T_ROOT/etc/gitlab/gitlab.rb"
+ctl inspect gitlab-exporter >/dev/null || fail "inspect within budget again"
 
 # gitlab.rb's name for the service is a typo of its runit name, not a disabled service
 ctl inspect gitlab_exporter >"$T_ROOT/out" 2>"$T_ROOT/err" && fail "inspect gitlab_exporter passed"
