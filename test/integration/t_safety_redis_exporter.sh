@@ -76,4 +76,10 @@ mpw=$(cat "$T_ROOT/opt/gitlab/var/secrets/redis-monitor_password")
 redis-cli -s "$sock" --no-auth-warning --user gitlab-redis-exporter --pass "$mpw" GET session:root \
 	>"$OUT" 2>&1 || true
 has "$OUT" "NOPERM"
+# CONFIG GET answers requirepass in clear: a caller's trap that learns the exporter's password
+# must not turn it into redis['password'].
+redis-cli -s "$sock" --no-auth-warning --user gitlab-redis-exporter --pass "$mpw" CONFIG GET requirepass \
+	>"$OUT" 2>&1 || true
+has "$OUT" "NOPERM"
+lacks "$OUT" "$PW"
 note ok
