@@ -530,8 +530,11 @@ int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why)
 	return redis_bind(out, v, true, why);
 }
 
-int quote_listen_loopback(struct buf *out, const char *v, const char **why)
+/* "host:port", "[v6]:port" or a bare host (gitlab-exporter's listen_address): loopback? */
+static bool listen_is_loopback(const char *v)
 {
+	if (loopback(v, strlen(v)))
+		return true;
 	const char *colon = strrchr(v, ':');
 	const char *h = v;
 	size_t n = colon ? (size_t)(colon - v) : strlen(v);
@@ -539,10 +542,26 @@ int quote_listen_loopback(struct buf *out, const char *v, const char **why)
 		h++;
 		n -= 2;
 	}
-	if (n == 0 || !loopback(h, n))
+	return n > 0 && loopback(h, n);
+}
+
+int quote_listen_loopback(struct buf *out, const char *v, const char **why)
+{
+	if (!listen_is_loopback(v))
 		return refuse(why,
 		              "not a loopback address: set its web_password (basic auth) before "
 		              "it listens beyond this host");
+	buf_adds(out, v);
+	return 0;
+}
+
+int quote_listen_loopback_tls(struct buf *out, const char *v, const char **why)
+{
+	if (!listen_is_loopback(v))
+		return refuse(why,
+		              "not a loopback address: set its tls_server_cert_file, "
+		              "tls_server_key_file and tls_server_ca_cert_file (TLS with client "
+		              "certificates) before it listens beyond this host");
 	buf_adds(out, v);
 	return 0;
 }

@@ -117,8 +117,11 @@ int quote_redis_renames(struct buf *out, const struct yval *v, const char **why)
  */
 int quote_redis_bind(struct buf *out, const char *v, const char **why);
 
-/* A listen address ("host:port", "[::1]:port") whose host is a loopback one, else refused. */
+/* A listen address ("host:port", "[::1]:port", or a bare host) whose host is a loopback one, else
+ * refused. */
 int quote_listen_loopback(struct buf *out, const char *v, const char **why);
+/* The same, for a listener whose only credentials are TLS client certificates (redis-exporter). */
+int quote_listen_loopback_tls(struct buf *out, const char *v, const char **why);
 
 /* A bare host that is a loopback one, else refused: a listener without authentication. */
 int quote_host_loopback(struct buf *out, const char *v, const char **why);

@@ -110,6 +110,7 @@ static const struct {
     {"yaml_str", filter_yaml, "YAML"},
     {"bcrypt", filter_bcrypt, "a web.config.file"},
     {"listen_loopback", quote_listen_loopback, "a web.config.file"},
+    {"listen_loopback_tls", quote_listen_loopback_tls, "a TLS-only listener"},
     {"loopback", quote_host_loopback, "an unauthenticated listener"},
 };
 

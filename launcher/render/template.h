@@ -18,7 +18,9 @@
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
  *                    (redis.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
- *                    hash as a YAML string: lib/bcrypt.h)
+ *                    hash as a YAML string: lib/bcrypt.h), loopback
+ *                    listen_loopback listen_loopback_tls (a listener without
+ *                    credentials stays on loopback, else refused)
  *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
  *                    after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a

@@ -89,6 +89,7 @@ for _i in 1 2; do
 		echo "node_exporter['web_password'] = 'app-node-pw'" # beyond loopback: basic auth
 		echo "gitlab_exporter['listen_address'] = '0.0.0.0'"
 		echo "gitlab_exporter['listen_port'] = 9168"
+		echo "gitlab_exporter['web_password'] = 'app-node-pw'" # beyond loopback: basic auth
 		if [ "$_i" = 1 ]; then
 			echo "redis['enable'] = true"
 			echo "redis_exporter['listen_address'] = '0.0.0.0:9121'"
@@ -128,6 +129,7 @@ prometheus['scrape_configs'] = [
   {
     'job_name' => 'app-gitlab-exporter',
     'metrics_path' => '/ruby',
+    'basic_auth' => { 'username' => 'gitlab-prometheus', 'password' => 'app-node-pw' },
     'static_configs' => [ { 'targets' => ['10.19.1.2:9168', '10.19.2.2:9168'] } ]
   }
 ]

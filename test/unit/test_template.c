@@ -403,7 +403,9 @@ static void test_yaml_template(void **state)
 	                             {"tls_cert_path", cert},
 	                             {"tls_key_path", "/k.pem"},
 	                             {"elasticsearch_url", "http://e:9200"},
-	                             {"elasticsearch_authorization", auth}};
+	                             {"elasticsearch_authorization", auth},
+	                             {"web_username", "u\": #x"},
+	                             {"web_password", "pw\n#y"}};
 	struct kvs k = {on, sizeof on / sizeof on[0], NULL};
 	char out[2048];
 	yaml_fields(
@@ -419,7 +421,8 @@ static void test_yaml_template(void **state)
 	    "c[\"probes\"][\"elasticsearch\"][\"opts\"][0][\"options\"][\"headers\"]["
 	    "\"Authorization\"], s[\"tls_enabled\"].to_s, s[\"tls_cert_path\"], "
 	    "s[\"tls_key_path\"], m[\"elasticsearch\"][\"methods\"].join(\",\"), "
-	    "m[\"elasticsearch\"][\"opts\"][0][\"url\"]",
+	    "m[\"elasticsearch\"][\"opts\"][0][\"url\"], s[\"basic_auth_users\"].keys.join, "
+	    "s[\"basic_auth_users\"].values[0][0, 7]",
 	    out, sizeof out);
 	const char *want[] = {
 	    "webrick",
@@ -440,7 +443,9 @@ static void test_yaml_template(void **state)
 	    cert,
 	    "/k.pem",
 	    "probe_migrations",
-	    "http://e:9200"};
+	    "http://e:9200",
+	    "u\": #x",
+	    "$2b$10$"};
 	expect_fields(out, want, sizeof want / sizeof want[0]);
 
 	const char *const off[][2] = {{"server_name", "webrick"},
@@ -459,17 +464,20 @@ static void test_yaml_template(void **state)
 	                              {"gitlab_exporter.probe_elasticsearch", ""},
 	                              {"elasticsearch_url", ""},
 	                              {"elasticsearch_authorization", ""},
-	                              {"gitlab_exporter.tuple_stats_all_columns", ""}};
+	                              {"gitlab_exporter.tuple_stats_all_columns", ""},
+	                              {"web_username", "gitlab-prometheus"},
+	                              {"web_password", ""}};
 	struct kvs k2 = {off, sizeof off / sizeof off[0], NULL};
 	yaml_fields(
 	    &k2,
 	    "m.key?(\"rows_count\").to_s, m.key?(\"tuple_stats\").to_s, "
 	    "m.key?(\"sidekiq\").to_s, c[\"probes\"].keys.sort.join(\",\"), "
-	    "m.keys.sort.join(\",\"), s.key?(\"tls_enabled\").to_s, c.key?(\"redis_common\").to_s",
+	    "m.keys.sort.join(\",\"), s.key?(\"tls_enabled\").to_s, c.key?(\"redis_common\").to_s, "
+	    "s.key?(\"basic_auth_users\").to_s",
 	    out, sizeof out);
 	const char *want2[] = {
 	    "false", "false", "false", "metrics,process,ruby", "multiple,process,ruby",
-	    "false", "false"};
+	    "false", "false", "false"};
 	expect_fields(out, want2, sizeof want2 / sizeof want2[0]);
 }
 
