@@ -1027,17 +1027,19 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 }
 
 /*
- * A service with Omnibus' TLS settings (gitlab_exporter): tls_enabled = true needs
- * tls_cert_path and tls_key_path, as Omnibus' validate_tls_config says, refused at
- * tls_enabled's line rather than left to a server that cannot start.
+ * A service with TLS settings: tls_enabled = true (gitlab_exporter), or a tls_cert_path where
+ * the service has no tls_enabled (redis_exporter), needs tls_cert_path and tls_key_path, as
+ * Omnibus' validate_tls_config says, refused at that setting's line rather than left to a
+ * server that cannot start.
  */
 static void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s)
 {
 	const struct cat_service *def = w->def;
 	if (!svc_tls(s))
 		return;
+	const char *on = cat_setting_find(def, "tls_enabled") ? "tls_enabled" : "tls_cert_path";
 	for (size_t i = 0; i < def->nsettings; i++) {
-		if (strcmp(def->settings[i].name, "tls_enabled") != 0)
+		if (strcmp(def->settings[i].name, on) != 0)
 			continue;
 		static const char *const need[] = {"tls_cert_path", "tls_key_path"};
 		for (size_t k = 0; k < 2; k++) {
@@ -1046,10 +1048,10 @@ static void check_tls(struct build *b, const struct assign_svc *w, const struct 
 				diag_at(b->d, DIAG_ERR,
 				        w->val[i] != NULL ? w->vloc[i]
 				                          : cat_loc(def, def->settings[i].line),
-				        "%s['tls_enabled'] = true needs %s['%s'] (the PEM file the "
-				        "server "
-				        "reads)",
-				        def->config_name, def->config_name, need[k]);
+				        "%s['%s']%s needs %s['%s'] (the PEM file the server reads)",
+				        def->config_name, on,
+				        strcmp(on, "tls_enabled") == 0 ? " = true" : "",
+				        def->config_name, need[k]);
 		}
 	}
 }
@@ -1199,7 +1201,8 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
  * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
  * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
  * prometheus_scrape_tls_skip_verification, trusting tls_cert_path, the certificate the
- * service serves (Omnibus leaves that to the system's CAs).
+ * service serves (Omnibus leaves that to the system's CAs), and presenting
+ * prometheus_scrape_tls_cert_path/_key_path where the service asks for a client certificate.
  */
 static void scrape_tls(struct yval *job, const struct svc *s)
 {
@@ -1218,6 +1221,14 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 	const char *ca = svc_var(s, "tls_cert_path");
 	if (ca != NULL && ca[0] != '\0')
 		yval_put(tls, "ca_file", yval_scalar(YV_STR, ca));
+	/* The certificate Prometheus presents where the service asks for one (redis_exporter). */
+	static const char *const client[][2] = {{"prometheus_scrape_tls_cert_path", "cert_file"},
+	                                        {"prometheus_scrape_tls_key_path", "key_file"}};
+	for (size_t i = 0; i < 2; i++) {
+		const char *f = svc_var(s, client[i][0]);
+		if (f != NULL && f[0] != '\0')
+			yval_put(tls, client[i][1], yval_scalar(YV_STR, f));
+	}
 	const char *skip = svc_var(s, "prometheus_scrape_tls_skip_verification");
 	yval_put(
 	    tls, "insecure_skip_verify",
@@ -1495,10 +1506,14 @@ const char *svc_var(const struct svc *s, const char *name)
 	return kv_get(&s->vars, name);
 }
 
+/* Omnibus' tls_enabled where the service has it (gitlab_exporter), else a tls_cert_path set. */
 bool svc_tls(const struct svc *s)
 {
 	const char *v = kv_get(&s->vars, "tls_enabled");
-	return v != NULL && strcmp(v, "true") == 0;
+	if (v != NULL)
+		return strcmp(v, "true") == 0;
+	v = kv_get(&s->vars, "tls_cert_path");
+	return v != NULL && v[0] != '\0';
 }
 
 static enum secrecy secrecy_of(const char *v)

@@ -559,9 +559,9 @@ int quote_listen_loopback_tls(struct buf *out, const char *v, const char **why)
 {
 	if (!listen_is_loopback(v))
 		return refuse(why,
-		              "not a loopback address: set its tls_server_cert_file, "
-		              "tls_server_key_file and tls_server_ca_cert_file (TLS with client "
-		              "certificates) before it listens beyond this host");
+		              "not a loopback address: set its tls_cert_path, tls_key_path and "
+		              "tls_client_ca_path (TLS with client certificates) before it listens "
+		              "beyond this host");
 	buf_adds(out, v);
 	return 0;
 }

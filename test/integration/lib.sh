@@ -264,6 +264,24 @@ only_services() {
 	done
 }
 
+# test_ca DIR: a throwaway CA in DIR (ca.pem, ca.key); test_cert DIR NAME SAN: NAME.pem and
+# NAME.key signed by it, subjectAltName SAN ("DNS:localhost,IP:127.0.0.1"). Files 0644 in a 0755
+# DIR, so service accounts read them (test certificates only).
+test_ca() {
+	mkdir -p "$1" && chmod 755 "$1" || fail "test_ca: $1"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout "$1/ca.key" \
+		-out "$1/ca.pem" >/dev/null 2>&1 || fail "test_ca: openssl req"
+	chmod 644 "$1/ca.key"
+}
+test_cert() {
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$2" -keyout "$1/$2.key" -out "$1/$2.csr" \
+		>/dev/null 2>&1 || fail "test_cert $2: openssl req"
+	printf 'subjectAltName=%s\n' "$3" >"$1/$2.ext"
+	openssl x509 -req -in "$1/$2.csr" -CA "$1/ca.pem" -CAkey "$1/ca.key" -CAcreateserial -days 2 \
+		-extfile "$1/$2.ext" -out "$1/$2.pem" >/dev/null 2>&1 || fail "test_cert $2: openssl x509"
+	chmod 644 "$1/$2.key" "$1/$2.pem"
+}
+
 # mon_auth [ROOT]: "user:password" for curl -u against the Prometheus and Alertmanager of ROOT
 # (default $T_ROOT) when gitlab.rb sets no web_password: the one gitlab-ctl generated and keeps.
 mon_auth() {

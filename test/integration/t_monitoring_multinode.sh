@@ -38,7 +38,7 @@ skip() {
 
 command -v ip >/dev/null 2>&1 || skip "no ip(8) (iproute2)"
 [ "$(id -u)" = 0 ] || skip "network namespaces need root"
-for _b in prometheus prometheus-alertmanager prometheus-node-exporter; do
+for _b in prometheus prometheus-alertmanager prometheus-node-exporter openssl; do
 	command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
 done
 
@@ -82,6 +82,10 @@ write_rb() {
 }
 
 # App nodes: node and gitlab exporters on every address; app1 also runs Redis and its exporter.
+C=$T_ROOT/app1/etc/gitlab/tls # under app1's --root, where its gitlab.rb paths are
+test_ca "$C"
+test_cert "$C" app1 "IP:10.19.1.2"
+test_cert "$C" mon "DNS:mon"
 for _i in 1 2; do
 	{
 		echo "node_exporter['enable'] = true"
@@ -93,6 +97,10 @@ for _i in 1 2; do
 		if [ "$_i" = 1 ]; then
 			echo "redis['enable'] = true"
 			echo "redis_exporter['listen_address'] = '0.0.0.0:9121'"
+			# beyond loopback: TLS, only client certificates of the CA
+			echo "redis_exporter['tls_cert_path'] = '$C/app1.pem'"
+			echo "redis_exporter['tls_key_path'] = '$C/app1.key'"
+			echo "redis_exporter['tls_client_ca_path'] = '$C/ca.pem'"
 			only_services gitlab_exporter node_exporter redis redis_exporter
 		else
 			only_services gitlab_exporter node_exporter
@@ -104,18 +112,20 @@ in_node "$NS_APP1" "$T_ROOT/app1" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "
 in_node "$NS_APP2" "$T_ROOT/app2" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "app2 reconfigure"; }
 
 # Reached from the monitoring namespace, over the veth pairs.
-mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u gitlab-prometheus:app-node-pw "$1"; }
+mon_get() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u gitlab-prometheus:app-node-pw "$@"; }
 # The monitoring node's Prometheus and Alertmanager, with the credentials it generated.
 mon_api() { ip netns exec "$NS_MON" curl -fsS --max-time 5 -u "$(mon_auth "$T_ROOT/mon")" "$1"; }
-for _t in 10.19.1.2:9100 10.19.2.2:9100 10.19.1.2:9168 10.19.2.2:9168 10.19.1.2:9121; do
-	mon_get "http://$_t/metrics" >"$OUT" 2>"$ERR" || { cat "$ERR"; fail "$_t not reachable from the monitoring node"; }
+for _t in http://10.19.1.2:9100 http://10.19.2.2:9100 http://10.19.1.2:9168 http://10.19.2.2:9168 https://10.19.1.2:9121; do
+	mon_get --cacert "$C/ca.pem" --cert "$C/mon.pem" --key "$C/mon.key" "$_t/metrics" >"$OUT" 2>"$ERR" ||
+		{ cat "$ERR"; fail "$_t not reachable from the monitoring node"; }
 done
 note "app nodes serve their exporters on the veth addresses"
 
 # The monitoring node: roles(['monitoring_role']) (Prometheus, Alertmanager, its own
-# node-exporter), the app nodes as static targets and one through file_sd, short
+# node-exporter), the app nodes as static targets (app1's Redis exporter over TLS with a client
+# certificate), short
 # intervals so the alert fires soon.
-write_rb "$T_ROOT/mon" <<'EOF2'
+write_rb "$T_ROOT/mon" <<EOF2
 roles(['monitoring_role'])
 prometheus['scrape_interval'] = 1
 prometheus['scrape_timeout'] = 1
@@ -131,10 +141,14 @@ prometheus['scrape_configs'] = [
     'metrics_path' => '/ruby',
     'basic_auth' => { 'username' => 'gitlab-prometheus', 'password' => 'app-node-pw' },
     'static_configs' => [ { 'targets' => ['10.19.1.2:9168', '10.19.2.2:9168'] } ]
+  },
+  {
+    'job_name' => 'app-redis',
+    'scheme' => 'https',
+    'tls_config' => { 'ca_file' => '$C/ca.pem', 'cert_file' => '$C/mon.pem', 'key_file' => '$C/mon.key' },
+    'static_configs' => [ { 'targets' => ['10.19.1.2:9121'] } ]
   }
 ]
-# app1's Redis exporter through the target file gitlab-ctl writes for file_sd.
-prometheus['scrape_targets'] = [ { 'targets' => ['10.19.1.2:9121'], 'labels' => { 'job' => 'app-redis' } } ]
 EOF2
 in_node "$NS_MON" "$T_ROOT/mon" reconfigure >"$OUT" 2>"$ERR" || { cat "$OUT" "$ERR"; fail "monitoring node reconfigure"; }
 in_node "$NS_MON" "$T_ROOT/mon" status >"$OUT" 2>&1 || { cat "$OUT"; fail "monitoring node status"; }
@@ -142,7 +156,6 @@ has "$OUT" "run: prometheus:"
 has "$OUT" "run: alertmanager:"
 has "$OUT" "run: node-exporter:"
 lacks "$OUT" "gitlab-exporter"
-has "$T_ROOT/mon/var/opt/gitlab/prometheus/prometheus.yml" 'job_name: "file_sd"'
 
 # targets JOB HEALTH: how many of JOB's targets have that health (Prometheus' own view).
 targets() {
