@@ -1027,23 +1027,27 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 }
 
 /*
- * A service with TLS settings: tls_enabled = true (gitlab_exporter), or a tls_cert_path where
- * the service has no tls_enabled (redis_exporter), needs tls_cert_path and tls_key_path, as
+ * A service with TLS settings: tls_enabled = true (gitlab_exporter), or any of its TLS files
+ * where it has no tls_enabled (redis_exporter, etcd), needs tls_cert_path and tls_key_path, as
  * Omnibus' validate_tls_config says, refused at that setting's line rather than left to a
- * server that cannot start.
+ * server that cannot start (or, with a client CA alone, to one that serves plain HTTP).
  */
 static void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s)
 {
 	const struct cat_service *def = w->def;
-	if (!svc_tls(s))
-		return;
-	const char *on = cat_setting_find(def, "tls_enabled") ? "tls_enabled" : "tls_cert_path";
-	for (size_t i = 0; i < def->nsettings; i++) {
+	static const char *const files[] = {"tls_cert_path", "tls_key_path", "tls_client_ca_path"};
+	bool has_switch = cat_setting_find(def, "tls_enabled") != NULL;
+	const char *on = has_switch && svc_tls(s) ? "tls_enabled" : NULL;
+	for (size_t k = 0; !has_switch && on == NULL && k < 3; k++) {
+		const char *v = kv_get(&s->vars, files[k]);
+		if (v != NULL && v[0] != '\0')
+			on = files[k];
+	}
+	for (size_t i = 0; on != NULL && i < def->nsettings; i++) {
 		if (strcmp(def->settings[i].name, on) != 0)
 			continue;
-		static const char *const need[] = {"tls_cert_path", "tls_key_path"};
 		for (size_t k = 0; k < 2; k++) {
-			const char *v = kv_get(&s->vars, need[k]);
+			const char *v = kv_get(&s->vars, files[k]);
 			if (v == NULL || v[0] == '\0')
 				diag_at(b->d, DIAG_ERR,
 				        w->val[i] != NULL ? w->vloc[i]
@@ -1051,7 +1055,7 @@ static void check_tls(struct build *b, const struct assign_svc *w, const struct 
 				        "%s['%s']%s needs %s['%s'] (the PEM file the server reads)",
 				        def->config_name, on,
 				        strcmp(on, "tls_enabled") == 0 ? " = true" : "",
-				        def->config_name, need[k]);
+				        def->config_name, files[k]);
 		}
 	}
 }

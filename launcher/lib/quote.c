@@ -576,6 +576,20 @@ int quote_host_loopback(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+int quote_url_host(struct buf *out, const char *v, const char **why)
+{
+	unsigned char bin[16];
+	bool v6 = strchr(v, ':') != NULL;
+	if (v6 ? inet_pton(AF_INET6, v, bin) != 1 : !host_chars(v, strlen(v)))
+		return refuse(why, "not a host name or IP address");
+	if (v6)
+		buf_addc(out, '[');
+	buf_adds(out, v);
+	if (v6)
+		buf_addc(out, ']');
+	return 0;
+}
+
 int quote_mode_private(struct buf *out, const char *v, const char **why)
 {
 	size_t n = strlen(v);

@@ -125,6 +125,8 @@ int quote_listen_loopback_tls(struct buf *out, const char *v, const char **why);
 
 /* A bare host that is a loopback one, else refused: a listener without authentication. */
 int quote_host_loopback(struct buf *out, const char *v, const char **why);
+/* A host as a URL writes it: a name or IPv4 address as is, an IPv6 address in brackets. */
+int quote_url_host(struct buf *out, const char *v, const char **why);
 
 /* quote_redis_bind, and every address a loopback one (127.0.0.0/8, ::1, localhost). */
 int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why);

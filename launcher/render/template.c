@@ -112,6 +112,7 @@ static const struct {
     {"listen_loopback", quote_listen_loopback, "a web.config.file"},
     {"listen_loopback_tls", quote_listen_loopback_tls, "a TLS-only listener"},
     {"loopback", quote_host_loopback, "an unauthenticated listener"},
+    {"url_host", quote_url_host, "a URL"},
 };
 
 /* The data filters: {{WORD name}} writes a data setting (array, hash) as whole lines. */

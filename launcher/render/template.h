@@ -20,7 +20,7 @@
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
  *                    hash as a YAML string: lib/bcrypt.h), loopback
  *                    listen_loopback listen_loopback_tls (a listener without
- *                    credentials stays on loopback, else refused)
+ *                    credentials stays on loopback, else refused), url_host
  *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
  *                    after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
