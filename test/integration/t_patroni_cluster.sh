@@ -1,0 +1,169 @@
+#!/bin/sh
+# HA: three database nodes, each its own --root and runsvdir in a network namespace of its own
+# (veth pairs to a bridge in a fourth; 10.21.0.0/24 only there), each running etcd (TLS with
+# client certificates, the three as one cluster) and Patroni from the same roles. One leads,
+# two stream from it; the leader's node is lost (every process of its namespace SIGKILLed): a
+# replica takes over and is writable, nothing acknowledged before is lost, and the old
+# leader's node, started again, rejoins as a replica (pg_rewind with the superuser's
+# password). A second reconfigure on every node changes nothing.
+. "$SRCDIR/test/integration/lib.sh"
+
+CL_NS=""
+CL_ROOTS="$T_ROOT/n1 $T_ROOT/n2 $T_ROOT/n3"
+cl_kill_ns() { # every process of a namespace this test made, by pid
+	for _p in $(ip netns pids "$1" 2>/dev/null); do kill -KILL "$_p" 2>/dev/null || true; done
+}
+cl_cleanup() {
+	_rc=$?
+	set +e
+	for _r in $CL_ROOTS; do
+		PIDFILE=$_r/opt/gitlab/var/runsvdir.pid SV_DIR=$_r/opt/gitlab/sv stop_root
+	done
+	for _ns in $CL_NS; do
+		cl_kill_ns "$_ns"
+		ip netns del "$_ns" 2>/dev/null
+	done
+	if [ "$_rc" -ne 0 ] && [ -n "${KEEP_ROOT:-}" ]; then
+		echo "# kept $T_ROOT" >&2
+	else
+		rm -rf "$T_ROOT"
+	fi
+	exit "$_rc"
+}
+trap cl_cleanup EXIT
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "network namespaces need root"
+command -v ip >/dev/null 2>&1 || skip "no ip(8) (iproute2)"
+for _b in /usr/bin/patroni /usr/bin/etcd etcdctl openssl curl; do
+	[ -x "$_b" ] || command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
+done
+
+# Names unique per run: a parallel or killed run never collides with this one.
+HUB=glhub$$
+ip netns add "$HUB" 2>"$T_ROOT/netns.err" || { cat "$T_ROOT/netns.err"; skip "cannot make a network namespace here"; }
+CL_NS=$HUB
+ip -n "$HUB" link add br0 type bridge || skip "cannot make a bridge here"
+ip -n "$HUB" link set br0 up
+for _i in 1 2 3; do
+	_ns=gldb$_i$$
+	ip netns add "$_ns" || fail "netns $_ns"
+	CL_NS="$CL_NS $_ns"
+	ip -n "$_ns" link set lo up
+	ip link add name e$_i netns "$_ns" type veth peer name p$_i netns "$HUB" || skip "cannot make a veth pair here"
+	ip -n "$HUB" link set p$_i master br0 up
+	ip -n "$_ns" addr add 10.21.0.1$_i/24 dev e$_i
+	ip -n "$_ns" link set e$_i up
+done
+ns() { echo "gldb$1$$"; }
+in_node() { # in_node N ARGS...: gitlab-ctl for node N, inside its namespace
+	_n=$1
+	shift
+	ip netns exec "$(ns "$_n")" "$GITLAB_CTL" --root "$T_ROOT/n$_n" "$@"
+}
+
+OUT=$T_ROOT/out
+C=$T_ROOT/tls
+test_ca "$C"
+for _i in 1 2 3; do test_cert "$C" etcd$_i "IP:10.21.0.1$_i"; done
+test_cert "$C" patroni "DNS:patroni"
+chmod 755 "$T_ROOT"
+for _i in 1 2 3; do
+	mkdir -p "$T_ROOT/n$_i/etc/gitlab"
+	chmod 755 "$T_ROOT/n$_i"
+	# Paths in a gitlab.rb are under its --root: each node has its copy.
+	cp -a "$C" "$T_ROOT/n$_i/etc/gitlab/tls"
+	NC=$T_ROOT/n$_i/etc/gitlab/tls
+	cat >"$T_ROOT/n$_i/etc/gitlab/gitlab.rb" <<EOF2
+roles(['patroni_role', 'etcd_role'])
+etcd['name'] = 'db$_i'
+etcd['listen_address'] = '10.21.0.1$_i'
+etcd['tls_cert_path'] = '$NC/etcd$_i.pem'
+etcd['tls_key_path'] = '$NC/etcd$_i.key'
+etcd['tls_client_ca_path'] = '$NC/ca.pem'
+etcd['initial_cluster'] = 'db1=https://10.21.0.11:2380,db2=https://10.21.0.12:2380,db3=https://10.21.0.13:2380'
+patroni['etcd'] = { 'hosts' => ['10.21.0.11:2379', '10.21.0.12:2379', '10.21.0.13:2379'],
+                    'protocol' => 'https', 'cacert' => '$NC/ca.pem',
+                    'cert' => '$NC/patroni.pem', 'key' => '$NC/patroni.key' }
+patroni['name'] = 'db$_i'
+patroni['listen_address'] = '10.21.0.1$_i'
+patroni['connect_address'] = '10.21.0.1$_i'
+patroni['password'] = 'rest-Secret-42'
+patroni['ttl'] = 10
+patroni['loop_wait'] = 2
+patroni['retry_timeout'] = 4
+postgresql['sql_replication_password'] = 'repl-Secret-41'
+postgresql['sql_superuser_password'] = 'super-Secret-43'
+EOF2
+	chmod 600 "$T_ROOT/n$_i/etc/gitlab/gitlab.rb"
+done
+
+# All three at once: etcd has no quorum, and so Patroni no leader, until two members run.
+note "three nodes reconfigure side by side"
+for _i in 1 2 3; do
+	SVWAIT=240 in_node $_i reconfigure >"$T_ROOT/rc$_i.out" 2>&1 &
+	eval "RC_PID$_i=\$!"
+done
+for _i in 1 2 3; do
+	eval "_p=\$RC_PID$_i"
+	wait "$_p" || { cat "$T_ROOT/rc$_i.out" "$T_ROOT/n$_i/var/log/gitlab/patroni/current" >&2; fail "node $_i reconfigure"; }
+done
+for _i in 1 2 3; do ! grep -q "Secret-4" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password"; done
+
+rest() { # rest N PATH: HTTP status of node N's Patroni REST API
+	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://10.21.0.1$1:8008$2"
+}
+leader_of() { # the node whose /primary answers 200, among $*
+	for _i in "$@"; do [ "$(rest "$_i" /primary)" = 200 ] && { echo "$_i"; return 0; }; done
+	return 1
+}
+sql() { # sql N SQL: as the database account, on node N's socket
+	ip netns exec "$(ns "$1")" setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
+		/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/n$1/var/opt/gitlab/postgresql" -p 5432 -d postgres -c "$2"
+}
+rows_are() { [ "$(sql "$1" 'SELECT count(*) FROM acked' 2>/dev/null)" = "$2" ]; }
+is_replica() { [ "$(rest "$1" /replica)" = 200 ]; }
+streaming() { [ "$(sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = "$2" ]; }
+until_true 1200 leader_of 1 2 3 >/dev/null || fail "no leader"
+L=$(leader_of 1 2 3)
+note "node $L leads"
+logs() { for _i in 1 2 3; do echo "== node $_i" && tail -n 15 "$T_ROOT/n$_i/var/log/gitlab/patroni/current"; done >&2; }
+until_true 1200 streaming "$L" 2 || { logs; fail "the replicas do not stream: $(sql "$L" 'SELECT * FROM pg_stat_replication')"; }
+for _i in 1 2 3; do
+	[ "$_i" = "$L" ] && continue
+	[ "$(rest "$_i" /replica)" = 200 ] || fail "node $_i is no replica"
+done
+sql "$L" "CREATE TABLE acked (n int); INSERT INTO acked SELECT generate_series(1, 100)" >/dev/null ||
+	fail "write on the leader"
+# The replicas have it before the leader is lost (asynchronous replication: wait for it).
+for _i in 1 2 3; do until_true 100 rows_are "$_i" 100 || fail "node $_i lacks the leader's rows"; done
+
+note "second reconfigure on every node changes nothing"
+for _i in 1 2 3; do
+	SVWAIT=240 in_node $_i reconfigure >"$OUT" 2>&1 || { cat "$OUT"; fail "node $_i second reconfigure"; }
+	! grep -qE "restart|create" "$OUT" || { cat "$OUT"; fail "node $_i: the second reconfigure changed something"; }
+done
+[ "$(leader_of 1 2 3)" = "$L" ] || fail "a reconfigure moved the leader"
+
+note "node $L is lost"
+T0=$(date +%s.%N)
+cl_kill_ns "$(ns "$L")"
+OTHERS=$(for _i in 1 2 3; do [ "$_i" = "$L" ] || echo "$_i"; done | tr '\n' ' ')
+# shellcheck disable=SC2086
+until_true 900 leader_of $OTHERS >/dev/null || fail "no new leader after node $L was lost"
+# shellcheck disable=SC2086
+N=$(leader_of $OTHERS)
+sql "$N" "INSERT INTO acked VALUES (101)" >/dev/null || fail "the new leader $N is not writable"
+T1=$(date +%s.%N)
+note "node $N leads, writable $(echo "$T1 - $T0" | bc) s after the loss"
+[ "$(sql "$N" 'SELECT count(*) FROM acked')" = 101 ] || fail "rows were lost"
+
+note "node $L starts again and rejoins as a replica"
+SVWAIT=240 in_node "$L" reconfigure >"$OUT" 2>&1 || { cat "$OUT"; fail "node $L reconfigure after the loss"; }
+until_true 1200 is_replica "$L" ||
+	{ tail -30 "$T_ROOT/n$L/var/log/gitlab/patroni/current" >&2; fail "node $L did not rejoin as a replica"; }
+until_true 300 rows_are "$L" 101 || fail "node $L does not have the new leader's rows"
+[ "$(leader_of 1 2 3)" = "$N" ] || fail "the old leader came back as a second leader"
+echo ok
