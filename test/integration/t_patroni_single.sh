@@ -72,6 +72,13 @@ sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 [ "$(stat -c %U "$T_ROOT/var/opt/gitlab/postgresql/data/postgresql.conf")" = gitlab-psql ] ||
 	fail "postgresql.conf is not the account's"
 
+note "etcd's and Patroni's process trees within their memory_budget"
+for _s in etcd patroni; do
+	expect_rc 0 ctl inspect "$_s"
+	grep -E "budget:" "$OUT" | sed "s/^/# $_s/"
+	grep -Eq "budget: pss [0-9.]+[KM] of (64|256)M" "$OUT" || fail "$_s has no memory budget: $(cat "$OUT")"
+done
+
 note "a second reconfigure changes nothing"
 SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
 lacks "$OUT" "restart"
