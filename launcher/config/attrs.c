@@ -1035,7 +1035,7 @@ static void check_refused(struct build *b, const struct assign_svc *w, const str
 static void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s)
 {
 	const struct cat_service *def = w->def;
-	static const char *const files[] = {"tls_cert_path", "tls_key_path", "tls_client_ca_path"};
+	const char *const *files = svc_tls_keys(s);
 	bool has_switch = cat_setting_find(def, "tls_enabled") != NULL;
 	const char *on = has_switch && svc_tls(s) ? "tls_enabled" : NULL;
 	for (size_t k = 0; !has_switch && on == NULL && k < 3; k++) {
@@ -1510,13 +1510,21 @@ const char *svc_var(const struct svc *s, const char *name)
 	return kv_get(&s->vars, name);
 }
 
-/* Omnibus' tls_enabled where the service has it (gitlab_exporter), else a tls_cert_path set. */
+const char *const *svc_tls_keys(const struct svc *s)
+{
+	static const char *const ours[] = {"tls_cert_path", "tls_key_path", "tls_client_ca_path"};
+	static const char *const patroni[] = {"tls_certificate_file", "tls_key_file",
+	                                      "tls_ca_file"};
+	return cat_setting_find(s->def, patroni[0]) != NULL ? patroni : ours;
+}
+
+/* Omnibus' tls_enabled where the service has it (gitlab_exporter), else a certificate set. */
 bool svc_tls(const struct svc *s)
 {
 	const char *v = kv_get(&s->vars, "tls_enabled");
 	if (v != NULL)
 		return strcmp(v, "true") == 0;
-	v = kv_get(&s->vars, "tls_cert_path");
+	v = kv_get(&s->vars, svc_tls_keys(s)[0]);
 	return v != NULL && v[0] != '\0';
 }
 

@@ -122,7 +122,14 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
-/* The service serves TLS: its tls_enabled setting (Omnibus' name) is true. */
+/*
+ * The names of s's TLS files, by Omnibus' naming for the service: {certificate, key, client
+ * CA} (tls_cert_path, tls_key_path, tls_client_ca_path; Patroni's tls_certificate_file,
+ * tls_key_file, tls_ca_file).
+ */
+const char *const *svc_tls_keys(const struct svc *s);
+/* The service serves TLS: its tls_enabled setting (Omnibus' name) is true, or, without one,
+ * its certificate is set. */
 bool svc_tls(const struct svc *s);
 /* A yaml setting (or scrape_jobs), or NULL when unset. */
 const struct yval *svc_data(const struct svc *s, const char *name);

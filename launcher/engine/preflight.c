@@ -218,8 +218,8 @@ static const struct reach_who *who_runs(const struct svc *s, struct who_seen *se
  */
 static void tls_files(const struct svc *s, const struct reach_who *w, struct diags *d)
 {
-	static const char *const keys[] = {"tls_cert_path", "tls_key_path", "tls_client_ca_path"};
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+	const char *const *keys = svc_tls_keys(s);
+	for (size_t k = 0; k < 3; k++) {
 		const char *path = svc_var(s, keys[k]);
 		char why[PATH_MAX + 128], file[PATH_MAX];
 		int line;

@@ -559,8 +559,9 @@ int quote_listen_loopback_tls(struct buf *out, const char *v, const char **why)
 {
 	if (!listen_is_loopback(v))
 		return refuse(why,
-		              "not a loopback address: set its tls_cert_path, tls_key_path and "
-		              "tls_client_ca_path (TLS with client certificates) before it listens "
+		              "not a loopback address: set its TLS certificate, key and client CA "
+		              "(tls_cert_path, tls_key_path, tls_client_ca_path; Patroni's "
+		              "tls_certificate_file, tls_key_file, tls_ca_file) before it listens "
 		              "beyond this host");
 	buf_adds(out, v);
 	return 0;

@@ -91,6 +91,9 @@ patroni['name'] = 'db$_i'
 patroni['listen_address'] = '10.21.0.1$_i'
 patroni['connect_address'] = '10.21.0.1$_i'
 patroni['password'] = 'rest-Secret-42'
+patroni['tls_certificate_file'] = '$NC/etcd$_i.pem'
+patroni['tls_key_file'] = '$NC/etcd$_i.key'
+patroni['tls_ca_file'] = '$NC/ca.pem'
 patroni['ttl'] = 10
 patroni['loop_wait'] = 2
 patroni['retry_timeout'] = 4
@@ -113,7 +116,8 @@ done
 for _i in 1 2 3; do ! grep -q "Secret-4" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password"; done
 
 rest() { # rest N PATH: HTTP status of node N's Patroni REST API
-	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://10.21.0.1$1:8008$2"
+	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 --cacert "$C/ca.pem" \
+		--cert "$C/patroni.pem" --key "$C/patroni.key" "https://10.21.0.1$1:8008$2"
 }
 leader_of() { # the node whose /primary answers 200, among $*
 	for _i in "$@"; do [ "$(rest "$_i" /primary)" = 200 ] && { echo "$_i"; return 0; }; done
@@ -129,11 +133,17 @@ streaming() { [ "$(sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE stat
 until_true 1200 leader_of 1 2 3 >/dev/null || fail "no leader"
 L=$(leader_of 1 2 3)
 note "node $L leads"
+# The REST API beyond loopback: no client certificate, no answer, not even to a GET.
+for _u in "https://10.21.0.1$L:8008/cluster" "http://10.21.0.1$L:8008/cluster"; do
+	if ip netns exec "$(ns "$L")" curl -sk --max-time 3 -o "$OUT" "$_u" && grep -q members "$OUT"; then
+		fail "$_u answered without a client certificate"
+	fi
+done
 logs() { for _i in 1 2 3; do echo "== node $_i" && tail -n 15 "$T_ROOT/n$_i/var/log/gitlab/patroni/current"; done >&2; }
 until_true 1200 streaming "$L" 2 || { logs; fail "the replicas do not stream: $(sql "$L" 'SELECT * FROM pg_stat_replication')"; }
 for _i in 1 2 3; do
 	[ "$_i" = "$L" ] && continue
-	[ "$(rest "$_i" /replica)" = 200 ] || fail "node $_i is no replica"
+	until_true 300 is_replica "$_i" || fail "node $_i is no replica: /replica $(rest "$_i" /replica)"
 done
 sql "$L" "CREATE TABLE acked (n int); INSERT INTO acked SELECT generate_series(1, 100)" >/dev/null ||
 	fail "write on the leader"

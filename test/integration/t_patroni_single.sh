@@ -6,7 +6,7 @@
 # listener beyond loopback without authentication is refused at its line.
 . "$SRCDIR/test/integration/lib.sh"
 
-for _b in /usr/bin/patroni /usr/bin/etcd curl; do
+for _b in /usr/bin/patroni /usr/bin/etcd curl openssl; do
 	[ -x "$_b" ] || command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
 done
 [ "$(id -u)" = 0 ] || { echo "# needs root (service accounts)"; exit 77; }
@@ -39,7 +39,26 @@ has "$ERR" "not a loopback address"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
 has "$ERR" "gitlab.rb:10:"
+# The password guards only the REST API's changes: beyond loopback its GETs need client
+# certificates too.
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"; } | write_rb
+expect_rc 1 ctl reconfigure --dry-run
+has "$ERR" "gitlab.rb:10:"
+has "$ERR" "Patroni's tls_certificate_file, tls_key_file, tls_ca_file"
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"
+	echo "patroni['tls_ca_file'] = '/etc/gitlab/ca.pem'"; } | write_rb
+expect_rc 1 ctl reconfigure --dry-run
+has "$ERR" "gitlab.rb:12:"
+has "$ERR" "patroni['tls_ca_file'] needs patroni['tls_certificate_file']"
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['tls_client_mode'] = 'optional'"; } | write_rb
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:11:"
+test_ca "$T_ROOT/etc/gitlab/tls"
+test_cert "$T_ROOT/etc/gitlab/tls" patroni "IP:127.0.0.1"
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"
+	echo "patroni['tls_certificate_file'] = '/etc/gitlab/tls/patroni.pem'"
+	echo "patroni['tls_key_file'] = '/etc/gitlab/tls/patroni.key'"
+	echo "patroni['tls_ca_file'] = '/etc/gitlab/tls/ca.pem'"; } | write_rb
 expect_rc 0 ctl reconfigure --dry-run
 lacks "$OUT" "rest-Secret-42"
 lacks "$OUT" "repl-Secret-41"

@@ -51,7 +51,7 @@ note "beyond loopback without client certificates: refused at the line"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; } | write_rb
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:10:"
-has "$ERR" "not a loopback address: set its tls_cert_path, tls_key_path and tls_client_ca_path"
+has "$ERR" "not a loopback address: set its TLS certificate, key and client CA (tls_cert_path, tls_key_path, tls_client_ca_path"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; echo "etcd['tls_client_ca_path'] = '$C/ca.pem'"; } | write_rb
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:11:"

@@ -78,7 +78,7 @@ cp "$RB" "$T_ROOT/rb.full"
 sed -i '/tls_client_ca_path/d' "$RB"
 expect_rc 1 ctl check-config
 has "$ERR" "$RB:$L:"
-has "$ERR" "not a loopback address: set its tls_cert_path"
+has "$ERR" "not a loopback address: set its TLS certificate, key and client CA (tls_cert_path"
 sed -i '/redis_exporter..tls_/d' "$RB"
 expect_rc 1 ctl check-config
 has "$ERR" "$RB:$L:"
