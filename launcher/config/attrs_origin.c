@@ -1,0 +1,72 @@
+/* Where gitlab.rb set each setting, for show-config and for refusals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/assign.h"
+#include "config/attrs.h"
+#include "config/attrs_int.h"
+#include "lib/alloc.h"
+
+static char *loc_text(struct loc l)
+{
+	return xasprintf("%s:%d", l.src && l.src->name ? l.src->name : "gitlab.rb", l.line);
+}
+
+/* What gitlab.rb set, for show-config: setting -> "file:line", "env:NAME" -> "file:line". */
+void compute_origin(const struct assign_svc *w, struct svc *out)
+{
+	const struct cat_service *def = w->def;
+	size_t cap = def->nsettings + 1;
+	for (size_t i = 0; i < def->nsettings; i++)
+		cap += w->hash[i].n;
+	struct kv *v = xcalloc(cap, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		const struct assign_hash *h = &w->hash[i];
+		if (w->val[i] != NULL)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
+		else if (def->settings[i].type == ST_YAML && w->data[i] != NULL)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
+		else if (def->settings[i].type == ST_FLAGS && h->n > 0)
+			v[n++] = (struct kv){xstrdup(def->settings[i].name),
+			                     loc_text(h->v[h->n - 1].loc)};
+		for (size_t j = 0; def->settings[i].type == ST_ENV && j < h->n; j++)
+			if (h->v[j].val != NULL && kv_get(&out->env, h->v[j].key) != NULL &&
+			    strcmp(kv_get(&out->env, h->v[j].key), h->v[j].val) == 0)
+				v[n++] = (struct kv){xasprintf("env:%s", h->v[j].key),
+				                     loc_text(h->v[j].loc)};
+	}
+	/* Several env settings could name the same variable; keep the names unique. */
+	qsort(v, n, sizeof *v, kv_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u > 0 && strcmp(v[u - 1].name, v[i].name) == 0) {
+			free(v[u - 1].name);
+			free(v[u - 1].value);
+			u--;
+		}
+		v[u++] = v[i];
+	}
+	out->origin.v = v;
+	out->origin.n = u;
+}
+
+/* Where gitlab.rb set each scalar or yaml setting, "file:line:col", for trust.c's and the
+ * formats' refusals. */
+void compute_where(const struct assign_svc *w, struct svc *out)
+{
+	const struct cat_service *def = w->def;
+	struct kv *v = xcalloc(def->nsettings + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		struct loc l = w->vloc[i];
+		if (w->val[i] != NULL || w->data[i] != NULL)
+			v[n++] = (struct kv){
+			    xstrdup(def->settings[i].name),
+			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
+			              l.line, l.col)};
+	}
+	qsort(v, n, sizeof *v, kv_cmp);
+	out->where.v = v;
+	out->where.n = n;
+}
