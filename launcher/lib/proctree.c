@@ -141,25 +141,28 @@ static bool orphan(const struct ptable *t, const struct pstat *ps, pid_t root)
 	return leader == NULL || leader->ppid == root;
 }
 
-/* Grow the marked set to a fixed point: children of marked, and members of marked groups. */
-static void close_over(struct ptable *t, pid_t self_pgrp)
+/* Grow the marked set to a fixed point: children of marked, with groups members of marked groups.
+ */
+static void close_over(struct ptable *t, bool groups)
 {
+	pid_t self_pgrp = getpgrp();
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < t->n; i++) {
-			if (t->mark[i] || t->v[i].pid <= 1 || t->v[i].pgrp == self_pgrp)
+			const struct pstat *ps = &t->v[i];
+			if (t->mark[i] || ps->pid <= 1 || (groups && ps->pgrp == self_pgrp))
 				continue;
 			for (size_t j = 0; j < t->n && !t->mark[i]; j++)
 				if (t->mark[j] &&
-				    (t->v[j].pid == t->v[i].ppid ||
-				     (t->v[j].pgrp == t->v[i].pgrp && t->v[i].pgrp > 1)))
+				    (t->v[j].pid == ps->ppid ||
+				     (groups && t->v[j].pgrp == ps->pgrp && ps->pgrp > 1)))
 					t->mark[i] = more = true;
 		}
 	}
 }
 
-int proc_leftovers(pid_t root, const pid_t *skip, size_t nskip, bool orphans_only,
-                   struct pstat **out, size_t *n)
+int proc_descendants(pid_t root, const pid_t *skip, size_t nskip, int how, struct pstat **out,
+                     size_t *n)
 {
 	struct ptable t = {0};
 	*out = NULL;
@@ -171,13 +174,13 @@ int proc_leftovers(pid_t root, const pid_t *skip, size_t nskip, bool orphans_onl
 		const struct pstat *ps = &t.v[i];
 		if (ps->ppid != root || skipped(ps->pid, skip, nskip))
 			continue;
-		if (orphans_only && !orphan(&t, ps, root))
+		if ((how & PROC_ORPHANS) && !orphan(&t, ps, root))
 			continue;
 		t.mark[i] = true;
 		seeds++;
 	}
 	if (seeds > 0)
-		close_over(&t, getpgrp());
+		close_over(&t, how & PROC_GROUPS);
 	for (size_t i = 0; i < t.n; i++) {
 		/* Never root, us, or what skip names (runsvdir and its runsv's stay). */
 		if (!t.mark[i] || t.v[i].pid == root || t.v[i].pid == getpid() ||

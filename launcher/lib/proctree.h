@@ -1,8 +1,9 @@
 /*
  * proctree: processes by parentage and process group, read from
  * /proc/PID/stat, never by name. Used to find what is left of a service
- * tree (orphans adopted by the runsvdir wrapper, a service's process group)
- * and to make sure a group id still means the group that was seen.
+ * tree (orphans adopted by the runsvdir wrapper, a service's process group),
+ * what a service's tree holds (inspect's memory budget), and to make sure a
+ * group id still means the group that was seen.
  */
 #ifndef GITLAB_CTL_PROCTREE_H
 #define GITLAB_CTL_PROCTREE_H
@@ -36,14 +37,15 @@ int proc_group_is(pid_t pgrp, unsigned long long leader_start);
 int proc_children(pid_t pid, pid_t *out, size_t cap);
 
 /*
- * What is left below `root` to stop, as a malloc'd list in *out (*n):
- * root's children other than skip[0..nskip), every descendant of those, and
- * every other member of their process groups. With orphans_only, only
- * children that are orphans adopted by root as subreaper: a child whose
- * process group leader is gone or is itself such a child (a daemon's
- * double-forked child of a live service is not one). 0, or -1 with errno.
+ * The processes below `root`, as a malloc'd list in *out (*n): root's children other than
+ * skip[0..nskip) and every descendant of those, never root or us. With PROC_GROUPS (what is
+ * left of a service tree to stop): also every other member of their process groups, never
+ * our own group. With PROC_ORPHANS, only children that are orphans adopted by root as
+ * subreaper: a child whose process group leader is gone or is itself such a child (a
+ * daemon's double-forked child of a live service is not one). 0, or -1 with errno.
  */
-int proc_leftovers(pid_t root, const pid_t *skip, size_t nskip, bool orphans_only,
-                   struct pstat **out, size_t *n);
+enum { PROC_GROUPS = 1, PROC_ORPHANS = 2 };
+int proc_descendants(pid_t root, const pid_t *skip, size_t nskip, int how, struct pstat **out,
+                     size_t *n);
 
 #endif

@@ -103,34 +103,22 @@ int procinfo_parse_maps(const char *text, const char *prefix, char *out, size_t 
 
 int proc_tree_mem(pid_t pid, struct pmem *m, int *nprocs)
 {
-	/* Breadth first over /proc/PID/task/PID/children; bounded so a fork bomb cannot grow it. */
-	enum { MOST = 4096 };
-	pid_t *q = xmalloc(MOST * sizeof *q);
-	size_t head = 0, tail = 0;
-	q[tail++] = pid;
-	memset(m, 0, sizeof *m);
+	struct pstat *v;
+	size_t n;
 	*nprocs = 0;
-	while (head < tail) {
-		pid_t p = q[head++];
+	if (proc_mem(pid, m) == -1 || proc_descendants(pid, NULL, 0, 0, &v, &n) == -1)
+		return -1; /* the service itself must be readable */
+	*nprocs = 1;
+	for (size_t i = 0; i < n; i++) {
 		struct pmem one;
-		if (proc_mem(p, &one) == -1) {
-			if (p == pid) { /* the service itself must be readable */
-				int e = errno;
-				free(q);
-				errno = e;
-				return -1;
-			}
+		if (proc_mem(v[i].pid, &one) == -1)
 			continue; /* a child that exited meanwhile */
-		}
 		m->rss_kb += one.rss_kb;
 		m->pss_kb += one.pss_kb;
 		m->uss_kb += one.uss_kb;
 		(*nprocs)++;
-		int n = proc_children(p, q + tail, MOST - tail);
-		if (n > 0)
-			tail += (size_t)n > MOST - tail ? MOST - tail : (size_t)n;
 	}
-	free(q);
+	free(v);
 	return 0;
 }
 

@@ -388,13 +388,14 @@ static long since_of(const struct sweep *sw, const struct pstat *ps)
  * Stop what is left in the tree and says so in the log: processes first
  * seen get TERM (and CONT), those still there after the grace get KILL.
  * keep: runsvdir (while it runs), never touched. orphans_only: see
- * proc_leftovers(). force: KILL at once.
+ * proc_descendants()' PROC_ORPHANS. force: KILL at once.
  */
 static void sweep(struct sweep *sw, struct svdirlog *log, pid_t keep, bool orphans_only, bool force)
 {
 	struct pstat *v;
 	size_t n;
-	if (proc_leftovers(getpid(), &keep, keep > 0, orphans_only, &v, &n) == -1) {
+	if (proc_descendants(getpid(), &keep, keep > 0,
+	                     PROC_GROUPS | (orphans_only ? PROC_ORPHANS : 0), &v, &n) == -1) {
 		warn("runsvdir: cannot list leftover processes");
 		return;
 	}

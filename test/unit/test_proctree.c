@@ -166,15 +166,23 @@ static void test_tree(void **state)
 	/* Everything but R (skipped) and us: children, their descendants and group members. */
 	struct pstat *v;
 	size_t n;
-	assert_int_equal(proc_leftovers(me, &p['R'], 1, false, &v, &n), 0);
+	assert_int_equal(proc_descendants(me, &p['R'], 1, PROC_GROUPS, &v, &n), 0);
 	assert_int_equal(n, 6);
 	for (const char *t = "AGBDSY"; *t; t++)
 		assert_true(has(v, n, p[(unsigned char)*t]));
 	assert_false(has(v, n, p['R']));
 	free(v);
 
+	/* Descendants alone: S is only in Y's group. */
+	assert_int_equal(proc_descendants(me, &p['R'], 1, 0, &v, &n), 0);
+	assert_int_equal(n, 5);
+	for (const char *t = "AGBDY"; *t; t++)
+		assert_true(has(v, n, p[(unsigned char)*t]));
+	assert_false(has(v, n, p['S']));
+	free(v);
+
 	/* Orphans only: Y's group leader S is alive below R, so Y (and S) are left alone. */
-	assert_int_equal(proc_leftovers(me, &p['R'], 1, true, &v, &n), 0);
+	assert_int_equal(proc_descendants(me, &p['R'], 1, PROC_GROUPS | PROC_ORPHANS, &v, &n), 0);
 	assert_int_equal(n, 4);
 	for (const char *t = "AGBD"; *t; t++)
 		assert_true(has(v, n, p[(unsigned char)*t]));
