@@ -471,6 +471,13 @@ const char *svc_var(const struct svc *s, const char *name)
 	return kv_get(&s->vars, name);
 }
 
+long long svc_int(const struct svc *s, const char *name, long long dflt)
+{
+	const char *v = svc_var(s, name), *errstr = NULL;
+	long long n = v != NULL ? strtonum(v, LLONG_MIN, LLONG_MAX, &errstr) : dflt;
+	return v != NULL && errstr == NULL ? n : dflt;
+}
+
 const char *const *svc_tls_keys(const struct svc *s)
 {
 	static const char *const ours[] = {"tls_cert_path", "tls_key_path", "tls_client_ca_path"};

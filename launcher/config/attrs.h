@@ -122,6 +122,9 @@ void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
 const char *svc_var(const struct svc *s, const char *name);
+/* An int setting's value (its catalog type checked it where it was written), or dflt when
+ * unset or not a number. */
+long long svc_int(const struct svc *s, const char *name, long long dflt);
 /*
  * The names of s's TLS files, by Omnibus' naming for the service: {certificate, key, client
  * CA} (tls_cert_path, tls_key_path, tls_client_ca_path; Patroni's tls_certificate_file,

@@ -89,12 +89,9 @@ static void env_dir_of(const struct ctl *ctl, const struct svc *s, const char *n
 /* memory_budget (MB, a catalog int; 0 or unset: none) against the tree's PSS. */
 static void check_budget(struct inspect_report *r, const struct svc *s)
 {
-	const char *v = s != NULL ? svc_var(s, "memory_budget") : NULL;
-	char *end;
-	errno = 0;
-	long long mb = v != NULL ? strtoll(v, &end, 10) : 0;
-	if (v == NULL || errno != 0 || end == v || *end != '\0' || mb <= 0 || mb > LLONG_MAX / 1024)
-		return; /* the catalog's int type refused anything else at its gitlab.rb line */
+	long long mb = s != NULL ? svc_int(s, "memory_budget", 0) : 0;
+	if (mb <= 0 || mb > LLONG_MAX / 1024)
+		return; /* no budget */
 	r->budget_kb = mb * 1024;
 	if (proc_tree_mem(r->pid, &r->tree, &r->tree_procs) == -1)
 		return; /* the leader's smaps_rollup is unreadable: already a problem */

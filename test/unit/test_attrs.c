@@ -145,6 +145,9 @@ static void test_defaults(void **state)
 	assert_string_equal(svc_var(s, "server_name"), "webrick");
 	assert_string_equal(svc_var(s, "elasticsearch_url"), ""); /* nil */
 	assert_string_equal(svc_var(s, "sv_dir"), "/opt/gitlab/sv/gitlab-exporter");
+	assert_int_equal(svc_int(s, "memory_budget", 0), 96);
+	assert_int_equal(svc_int(s, "server_name", 7), 7); /* not a number */
+	assert_int_equal(svc_int(s, "nonesuch", 7), 7);
 	assert_string_equal(svc_var(s, "gitlab_ctl"), ctl.self);
 	assert_string_equal(svc_var(s, "jemalloc"), GITLAB_CTL_JEMALLOC);
 	char *dest = svc_expand(s, "{{home}}/gitlab-exporter.yml");
