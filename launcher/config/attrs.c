@@ -566,6 +566,7 @@ const char *attrs_var(const struct attrs *a, const struct svc *s, const char *na
 struct actx {
 	const struct attrs *a;
 	const struct svc *s;
+	const char *file; /* {{file}}, or NULL */
 };
 
 static const char *attrs_lookup(void *ctx, const char *name, size_t len, int line)
@@ -575,7 +576,8 @@ static const char *attrs_lookup(void *ctx, const char *name, size_t len, int lin
 	(void)line;
 	if (!ph_key(name, len, key, sizeof key))
 		return NULL;
-	const char *v = attrs_var(x->a, x->s, key);
+	const char *v =
+	    x->file != NULL && strcmp(key, "file") == 0 ? x->file : attrs_var(x->a, x->s, key);
 	if (v == NULL)
 		errno = EINVAL;
 	return v;
@@ -598,8 +600,29 @@ enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const 
 
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)
 {
-	struct actx x = {a, s};
+	struct actx x = {a, s, NULL};
 	return ph_expand(tmpl, attrs_lookup, &x, 0);
+}
+
+char **attrs_expand_argv(const struct attrs *a, const struct svc *s, char *const *tmpl, size_t n,
+                         const char *file, size_t *bad)
+{
+	struct actx x = {a, s, file};
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		if ((v[i] = ph_expand(tmpl[i], attrs_lookup, &x, 0)) == NULL) {
+			*bad = i;
+			argv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+void argv_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
 }
 
 int attrs_load_all(const struct ctl *ctl, struct catalog *cat, struct attrs *out, struct diags *d)

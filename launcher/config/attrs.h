@@ -161,5 +161,13 @@ enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const 
 const char *attrs_var(const struct attrs *a, const struct svc *s, const char *name);
 /* svc_expand with attrs_var names. */
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl);
+/*
+ * A catalog argv (validate, contexts, check_command) through attrs_expand, {{file}} meaning
+ * file unless that is NULL: malloc'ed and NULL-terminated (argv_free frees it), or NULL with
+ * *bad the element naming an unknown placeholder.
+ */
+char **attrs_expand_argv(const struct attrs *a, const struct svc *s, char *const *tmpl, size_t n,
+                         const char *file, size_t *bad);
+void argv_free(char **v);
 
 #endif

@@ -708,16 +708,14 @@ static void restart_owed(struct converge *cv, size_t k)
 		    n->role != TR_CONFIG_HUP || (e = extra_at(p, n->path)) == NULL ||
 		    e->def->ncontexts == 0)
 			continue;
-		char **argv = xcalloc(e->def->ncontexts + 1, sizeof *argv);
-		bool ok = true;
-		for (size_t j = 0; j < e->def->ncontexts; j++)
-			ok = (argv[j] = attrs_expand(cv->a, p->svc, e->def->contexts[j])) != NULL &&
-			     ok;
+		size_t bad;
+		char **argv = attrs_expand_argv(cv->a, p->svc, e->def->contexts, e->def->ncontexts,
+		                                NULL, &bad);
 		struct buf out;
 		buf_init(&out);
-		int st = ok ? validate_run(argv, "", 0, p->svc->user, p->svc->group,
-		                           mono_ms() + CONTEXTS_WAIT_MS, &out)
-		            : -1;
+		int st = argv != NULL ? validate_run(argv, "", 0, p->svc->user, p->svc->group,
+		                                     mono_ms() + CONTEXTS_WAIT_MS, &out)
+		                      : -1;
 		buf_addc(&out, '\0');
 		if (st == 0)
 			restartparams_changed(out.p, c->old, c->old_len, n->data, n->len, &names);
@@ -727,9 +725,7 @@ static void restart_owed(struct converge *cv, size_t k)
 			         "failed): run gitlab-ctl restart %s if any does",
 			         name_of(cv, k), e->def->contexts[0], name_of(cv, k));
 		buf_free(&out);
-		for (size_t j = 0; j < e->def->ncontexts; j++)
-			free(argv[j]);
-		free(argv);
+		argv_free(argv);
 	}
 	if (names.len > 0)
 		diag_add(cv->d, DIAG_WARN,

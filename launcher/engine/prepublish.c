@@ -59,37 +59,14 @@ static long deadline(const struct pp *x)
 	return mono_ms() + (x->wait_ms > 0 ? x->wait_ms : TOOL_WAIT_MS);
 }
 
-static void argv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* arg with "{{file}}" (alone or inside, "config_file={{file}}") as /dev/stdin. */
-static char *with_stdin(const char *arg)
-{
-	const char *f = strstr(arg, "{{file}}");
-	if (f == NULL)
-		return xstrdup(arg);
-	return xasprintf("%.*s/dev/stdin%s", (int)(f - arg), arg, f + 8);
-}
-
 /* The validator's argv: "{{file}}" is the bytes on its stdin, the rest placeholders. */
 static char **validator_argv(const struct pp *x, const struct svc *s, const struct cat_template *ct)
 {
-	char **v = xcalloc(ct->nvalidate + 1, sizeof *v);
-	for (size_t i = 0; i < ct->nvalidate; i++) {
-		char *arg = with_stdin(ct->validate[i]);
-		v[i] = attrs_expand(x->a, s, arg);
-		free(arg);
-		if (v[i] == NULL) {
-			diag_file(x->d, DIAG_ERR, s->def->file, ct->line,
-			          "validate: unknown placeholder in \"%s\"", ct->validate[i]);
-			argv_free(v);
-			return NULL;
-		}
-	}
+	size_t bad;
+	char **v = attrs_expand_argv(x->a, s, ct->validate, ct->nvalidate, "/dev/stdin", &bad);
+	if (v == NULL)
+		diag_file(x->d, DIAG_ERR, s->def->file, ct->line,
+		          "validate: unknown placeholder in \"%s\"", ct->validate[bad]);
 	return v;
 }
 

@@ -404,29 +404,16 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 	return r;
 }
 
-/* Expand each element; NULL (why set) on an unknown placeholder. */
-static char **expand_argv(const struct attrs *a, const struct svc *s, char **tmpl, size_t n,
-                          char *why, size_t len)
-{
-	char **v = xcalloc(n + 1, sizeof *v);
-	for (size_t i = 0; i < n; i++)
-		if ((v[i] = attrs_expand(a, s, tmpl[i])) == NULL) {
-			snprintf(why, len, "check_command: cannot expand \"%s\"", tmpl[i]);
-			for (size_t j = 0; j < i; j++)
-				free(v[j]);
-			free(v);
-			return NULL;
-		}
-	return v;
-}
-
 static int check_command(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
                          long deadline, char *why, size_t len)
 {
 	const struct cat_service *def = s->def;
-	char **argv = expand_argv(a, s, def->check_command, def->ncheck_command, why, len);
-	if (argv == NULL)
+	size_t bad;
+	char **argv = attrs_expand_argv(a, s, def->check_command, def->ncheck_command, NULL, &bad);
+	if (argv == NULL) {
+		snprintf(why, len, "check_command: cannot expand \"%s\"", def->check_command[bad]);
 		return 0;
+	}
 	struct buf out;
 	buf_init(&out);
 	int rc = svrun(ctl, s, argv, deadline, &out, NULL);
@@ -443,9 +430,7 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 		buf_free(&esc);
 	}
 	buf_free(&out);
-	for (size_t i = 0; argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	argv_free(argv);
 	return rc == 0;
 }
 
