@@ -457,13 +457,21 @@ void attrs_free(struct attrs *a)
 	memset(a, 0, sizeof *a);
 }
 
+/* The service whose runit or config name is name[0, n). */
+static const struct svc *svc_named(const struct attrs *a, const char *name, size_t n)
+{
+	for (size_t i = 0; i < a->nsvcs; i++) {
+		const struct cat_service *o = a->svcs[i].def;
+		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
+		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
+			return &a->svcs[i];
+	}
+	return NULL;
+}
+
 const struct svc *attrs_svc(const struct attrs *a, const char *name)
 {
-	for (size_t i = 0; i < a->nsvcs; i++)
-		if (strcmp(a->svcs[i].def->name, name) == 0 ||
-		    strcmp(a->svcs[i].def->config_name, name) == 0)
-			return &a->svcs[i];
-	return NULL;
+	return svc_named(a, name, strlen(name));
 }
 
 const char *svc_var(const struct svc *s, const char *name)
@@ -553,14 +561,8 @@ const char *attrs_var(const struct attrs *a, const struct svc *s, const char *na
 	const char *dot = strchr(name, '.');
 	if (dot == NULL)
 		return svc_var(s, name);
-	for (size_t i = 0; i < a->nsvcs; i++) {
-		const struct cat_service *o = a->svcs[i].def;
-		size_t n = (size_t)(dot - name);
-		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
-		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
-			return svc_var(&a->svcs[i], dot + 1);
-	}
-	return NULL;
+	const struct svc *o = svc_named(a, name, (size_t)(dot - name));
+	return o != NULL ? svc_var(o, dot + 1) : NULL;
 }
 
 struct actx {
@@ -588,14 +590,8 @@ enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const 
 	const char *dot = strchr(name, '.');
 	if (dot == NULL)
 		return svc_var_secret(s, name);
-	for (size_t i = 0; i < a->nsvcs; i++) {
-		const struct cat_service *o = a->svcs[i].def;
-		size_t n = (size_t)(dot - name);
-		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
-		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
-			return svc_var_secret(&a->svcs[i], dot + 1);
-	}
-	return SECRET_NONE;
+	const struct svc *o = svc_named(a, name, (size_t)(dot - name));
+	return o != NULL ? svc_var_secret(o, dot + 1) : SECRET_NONE;
 }
 
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)

@@ -16,12 +16,22 @@
 
 #define PROC_MAX (64L * 1024 * 1024) /* maps of a huge process stays far below */
 
-/* A whole /proc/PID file into b (their sizes are not known in advance). */
+/* Free b and return r, errno kept. */
+static int done(struct buf *b, int r)
+{
+	int e = errno;
+	buf_free(b);
+	errno = e;
+	return r;
+}
+
+/* A whole /proc/PID file into b (their sizes are not known in advance); b freed on failure. */
 static int slurp(pid_t pid, const char *what, struct buf *b)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, what);
-	return readfile(path, b, PROC_MAX);
+	buf_init(b);
+	return readfile(path, b, PROC_MAX) == -1 ? done(b, -1) : 0;
 }
 
 /* "Key:   123 kB" -> 123, when line starts with key. */
@@ -63,12 +73,8 @@ int procinfo_parse_mem(const char *text, struct pmem *m)
 int proc_mem(pid_t pid, struct pmem *m)
 {
 	struct buf t;
-	buf_init(&t);
-	int r = slurp(pid, "smaps_rollup", &t) == -1 ? -1 : procinfo_parse_mem(buf_str(&t), m);
-	int e = errno;
-	buf_free(&t);
-	errno = e;
-	return r;
+	return slurp(pid, "smaps_rollup", &t) == -1 ? -1
+	                                            : done(&t, procinfo_parse_mem(buf_str(&t), m));
 }
 
 int procinfo_parse_maps(const char *text, const char *prefix, char *out, size_t len)
@@ -125,13 +131,9 @@ int proc_tree_mem(pid_t pid, struct pmem *m, int *nprocs)
 int proc_maps_find(pid_t pid, const char *prefix, char *out, size_t len)
 {
 	struct buf t;
-	buf_init(&t);
-	int r =
-	    slurp(pid, "maps", &t) == -1 ? -1 : procinfo_parse_maps(buf_str(&t), prefix, out, len);
-	int e = errno;
-	buf_free(&t);
-	errno = e;
-	return r;
+	return slurp(pid, "maps", &t) == -1
+	           ? -1
+	           : done(&t, procinfo_parse_maps(buf_str(&t), prefix, out, len));
 }
 
 /* The real uid of a "Uid:\treal\teffective..." line. 0, or -1 (EINVAL). */
@@ -155,12 +157,7 @@ static int parse_uid(const char *text, uid_t *uid)
 int proc_uid(pid_t pid, uid_t *uid)
 {
 	struct buf t;
-	buf_init(&t);
-	int r = slurp(pid, "status", &t) == -1 ? -1 : parse_uid(buf_str(&t), uid);
-	int e = errno;
-	buf_free(&t);
-	errno = e;
-	return r;
+	return slurp(pid, "status", &t) == -1 ? -1 : done(&t, parse_uid(buf_str(&t), uid));
 }
 
 void procinfo_parse_environ(const char *buf, size_t len, struct envv *e)
@@ -184,13 +181,8 @@ void procinfo_parse_environ(const char *buf, size_t len, struct envv *e)
 int proc_environ(pid_t pid, struct envv *e)
 {
 	struct buf t;
-	buf_init(&t);
-	if (slurp(pid, "environ", &t) == -1) {
-		int err = errno;
-		buf_free(&t);
-		errno = err;
+	if (slurp(pid, "environ", &t) == -1)
 		return -1;
-	}
 	procinfo_parse_environ(buf_str(&t), t.len, e);
 	buf_free(&t);
 	return 0;
