@@ -22,11 +22,6 @@ static struct loc env_where(const char *name, void *ctx)
 	return (struct loc){0};
 }
 
-static int env_entry_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kv *)a)->name, ((const struct kv *)b)->name);
-}
-
 /* An env being built: names, values and where each came from, in parallel. */
 struct envb {
 	struct kv *v;
@@ -66,7 +61,7 @@ static void env_merge(struct envb *e, const struct assign_ent *ent)
 static void env_sort(struct envb *e)
 {
 	for (size_t i = 1; i < e->n; i++)
-		for (size_t j = i; j > 0 && env_entry_cmp(&e->v[j - 1], &e->v[j]) > 0; j--) {
+		for (size_t j = i; j > 0 && kv_cmp(&e->v[j - 1], &e->v[j]) > 0; j--) {
 			struct kv tv = e->v[j];
 			struct loc tl = e->locs[j];
 			enum secrecy ts = e->sec[j];

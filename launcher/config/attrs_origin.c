@@ -7,9 +7,11 @@
 #include "config/attrs_int.h"
 #include "lib/alloc.h"
 
-static char *loc_text(struct loc l)
+/* "file:line", with col "file:line:col". */
+static char *loc_text(struct loc l, bool col)
 {
-	return xasprintf("%s:%d", l.src && l.src->name ? l.src->name : "gitlab.rb", l.line);
+	const char *f = l.src && l.src->name ? l.src->name : "gitlab.rb";
+	return col ? xasprintf("%s:%d:%d", f, l.line, l.col) : xasprintf("%s:%d", f, l.line);
 }
 
 /* What gitlab.rb set, for show-config: setting -> "file:line", "env:NAME" -> "file:line". */
@@ -23,18 +25,17 @@ void compute_origin(const struct assign_svc *w, struct svc *out)
 	size_t n = 0;
 	for (size_t i = 0; i < def->nsettings; i++) {
 		const struct assign_hash *h = &w->hash[i];
-		if (w->val[i] != NULL)
-			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
-		else if (def->settings[i].type == ST_YAML && w->data[i] != NULL)
-			v[n++] = (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i])};
+		if (w->val[i] != NULL || (def->settings[i].type == ST_YAML && w->data[i] != NULL))
+			v[n++] = (struct kv){xstrdup(def->settings[i].name),
+			                     loc_text(w->vloc[i], false)};
 		else if (def->settings[i].type == ST_FLAGS && h->n > 0)
 			v[n++] = (struct kv){xstrdup(def->settings[i].name),
-			                     loc_text(h->v[h->n - 1].loc)};
+			                     loc_text(h->v[h->n - 1].loc, false)};
 		for (size_t j = 0; def->settings[i].type == ST_ENV && j < h->n; j++)
 			if (h->v[j].val != NULL && kv_get(&out->env, h->v[j].key) != NULL &&
 			    strcmp(kv_get(&out->env, h->v[j].key), h->v[j].val) == 0)
 				v[n++] = (struct kv){xasprintf("env:%s", h->v[j].key),
-				                     loc_text(h->v[j].loc)};
+				                     loc_text(h->v[j].loc, false)};
 	}
 	/* Several env settings could name the same variable; keep the names unique. */
 	qsort(v, n, sizeof *v, kv_cmp);
@@ -59,12 +60,9 @@ void compute_where(const struct assign_svc *w, struct svc *out)
 	struct kv *v = xcalloc(def->nsettings + 1, sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; i < def->nsettings; i++) {
-		struct loc l = w->vloc[i];
 		if (w->val[i] != NULL || w->data[i] != NULL)
-			v[n++] = (struct kv){
-			    xstrdup(def->settings[i].name),
-			    xasprintf("%s:%d:%d", l.src && l.src->name ? l.src->name : "gitlab.rb",
-			              l.line, l.col)};
+			v[n++] =
+			    (struct kv){xstrdup(def->settings[i].name), loc_text(w->vloc[i], true)};
 	}
 	qsort(v, n, sizeof *v, kv_cmp);
 	out->where.v = v;
