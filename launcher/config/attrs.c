@@ -568,7 +568,7 @@ const char *attrs_var(const struct attrs *a, const struct svc *s, const char *na
 struct actx {
 	const struct attrs *a;
 	const struct svc *s;
-	const char *file; /* {{file}}, or NULL */
+	const char *ph, *val; /* {{ph}} is val, unless NULL */
 };
 
 static const char *attrs_lookup(void *ctx, const char *name, size_t len, int line)
@@ -579,7 +579,7 @@ static const char *attrs_lookup(void *ctx, const char *name, size_t len, int lin
 	if (!ph_key(name, len, key, sizeof key))
 		return NULL;
 	const char *v =
-	    x->file != NULL && strcmp(key, "file") == 0 ? x->file : attrs_var(x->a, x->s, key);
+	    x->val != NULL && strcmp(key, x->ph) == 0 ? x->val : attrs_var(x->a, x->s, key);
 	if (v == NULL)
 		errno = EINVAL;
 	return v;
@@ -596,14 +596,14 @@ enum secrecy attrs_var_secret(const struct attrs *a, const struct svc *s, const 
 
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl)
 {
-	struct actx x = {a, s, NULL};
+	struct actx x = {a, s, NULL, NULL};
 	return ph_expand(tmpl, attrs_lookup, &x, 0);
 }
 
 char **attrs_expand_argv(const struct attrs *a, const struct svc *s, char *const *tmpl, size_t n,
-                         const char *file, size_t *bad)
+                         const char *ph, const char *val, size_t *bad)
 {
-	struct actx x = {a, s, file};
+	struct actx x = {a, s, ph, val};
 	char **v = xcalloc(n + 1, sizeof *v);
 	for (size_t i = 0; i < n; i++)
 		if ((v[i] = ph_expand(tmpl[i], attrs_lookup, &x, 0)) == NULL) {

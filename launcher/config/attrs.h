@@ -162,12 +162,13 @@ const char *attrs_var(const struct attrs *a, const struct svc *s, const char *na
 /* svc_expand with attrs_var names. */
 char *attrs_expand(const struct attrs *a, const struct svc *s, const char *tmpl);
 /*
- * A catalog argv (validate, contexts, check_command) through attrs_expand, {{file}} meaning
- * file unless that is NULL: malloc'ed and NULL-terminated (argv_free frees it), or NULL with
- * *bad the element naming an unknown placeholder.
+ * A catalog argv (validate, contexts, check_command, setup steps) through attrs_expand, with
+ * {{ph}} meaning val unless that is NULL (validate's {{file}}, a step's {{staging_dir}}):
+ * malloc'ed and NULL-terminated (argv_free frees it), or NULL with *bad the element naming an
+ * unknown placeholder.
  */
 char **attrs_expand_argv(const struct attrs *a, const struct svc *s, char *const *tmpl, size_t n,
-                         const char *file, size_t *bad);
+                         const char *ph, const char *val, size_t *bad);
 void argv_free(char **v);
 
 #endif

@@ -710,7 +710,7 @@ static void restart_owed(struct converge *cv, size_t k)
 			continue;
 		size_t bad;
 		char **argv = attrs_expand_argv(cv->a, p->svc, e->def->contexts, e->def->ncontexts,
-		                                NULL, &bad);
+		                                NULL, NULL, &bad);
 		struct buf out;
 		buf_init(&out);
 		int st = argv != NULL ? validate_run(argv, "", 0, p->svc->user, p->svc->group,

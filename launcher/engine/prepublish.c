@@ -63,7 +63,8 @@ static long deadline(const struct pp *x)
 static char **validator_argv(const struct pp *x, const struct svc *s, const struct cat_template *ct)
 {
 	size_t bad;
-	char **v = attrs_expand_argv(x->a, s, ct->validate, ct->nvalidate, "/dev/stdin", &bad);
+	char **v =
+	    attrs_expand_argv(x->a, s, ct->validate, ct->nvalidate, "file", "/dev/stdin", &bad);
 	if (v == NULL)
 		diag_file(x->d, DIAG_ERR, s->def->file, ct->line,
 		          "validate: unknown placeholder in \"%s\"", ct->validate[bad]);

@@ -409,7 +409,8 @@ static int check_command(const struct ctl *ctl, const struct attrs *a, const str
 {
 	const struct cat_service *def = s->def;
 	size_t bad;
-	char **argv = attrs_expand_argv(a, s, def->check_command, def->ncheck_command, NULL, &bad);
+	char **argv =
+	    attrs_expand_argv(a, s, def->check_command, def->ncheck_command, NULL, NULL, &bad);
 	if (argv == NULL) {
 		snprintf(why, len, "check_command: cannot expand \"%s\"", def->check_command[bad]);
 		return 0;

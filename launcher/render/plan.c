@@ -33,12 +33,8 @@ void plans_init(struct plans *ps)
 static void plan_free(struct plan *p)
 {
 	for (size_t i = 0; i < p->nsteps; i++) {
-		for (size_t k = 0; p->steps[i].argv && p->steps[i].argv[k]; k++)
-			free(p->steps[i].argv[k]);
-		free(p->steps[i].argv);
-		for (size_t k = 0; p->steps[i].verify && p->steps[i].verify[k]; k++)
-			free(p->steps[i].verify[k]);
-		free(p->steps[i].verify);
+		argv_free(p->steps[i].argv);
+		argv_free(p->steps[i].verify);
 		free(p->steps[i].creates);
 		free(p->steps[i].staging);
 	}
@@ -104,56 +100,6 @@ static int render_file(const struct pctx *x, struct plan *p, enum plan_kind k,
 	return rc;
 }
 
-/* Stands for {{staging_dir}} while the rest expands: a control byte no setting can hold. */
-#define STAGE_MARK "\x01staging_dir\x01"
-
-/* s with every `from` replaced by `to`, malloc'ed. */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-	struct buf b;
-	buf_init(&b);
-	size_t lf = strlen(from);
-	for (const char *p; (p = strstr(s, from)) != NULL; s = p + lf) {
-		buf_add(&b, s, (size_t)(p - s));
-		buf_add(&b, to, strlen(to));
-	}
-	buf_add(&b, s, strlen(s) + 1);
-	return b.p;
-}
-
-/* One argument: placeholders, then {{staging_dir}} (NULL: an unknown placeholder). */
-static char *expand_arg(const struct pctx *x, const struct svc *s, const char *tmpl,
-                        const char *staging)
-{
-	char *marked = replace_all(tmpl, "{{staging_dir}}", STAGE_MARK);
-	char *v = attrs_expand(x->a, s, marked);
-	free(marked);
-	if (v != NULL && staging == NULL && strstr(v, STAGE_MARK) != NULL) {
-		free(v); /* {{staging_dir}} outside a staged step's command */
-		v = NULL;
-	}
-	if (v == NULL || staging == NULL)
-		return v;
-	char *r = replace_all(v, STAGE_MARK, staging);
-	free(v);
-	return r;
-}
-
-static char **expand_argv(const struct pctx *x, const struct svc *s, char *const *tmpl, size_t n,
-                          const char *staging)
-{
-	char **v = xcalloc(n + 1, sizeof *v);
-	for (size_t k = 0; k < n; k++)
-		if ((v[k] = expand_arg(x, s, tmpl[k], staging)) == NULL)
-			return v; /* the caller frees what was expanded */
-	return v;
-}
-
-static bool argv_complete(char *const *v, size_t n)
-{
-	return v != NULL && (n == 0 || v[n - 1] != NULL);
-}
-
 /*
  * Beside `creates`, a name the account cannot guess: ".<base>.setup-<random>". The account
  * owns the directory and sees the name once it exists, but cannot plant it beforehand.
@@ -184,13 +130,12 @@ static bool expand_step(const struct pctx *x, const struct svc *s, const struct 
 	}
 	if (cs->staged)
 		st->staging = staging_name(st->creates);
-	st->argv = expand_argv(x, s, cs->argv, cs->argc, st->staging);
-	if (!argv_complete(st->argv, cs->argc))
-		return false;
-	if (cs->verify == NULL)
-		return true;
-	st->verify = expand_argv(x, s, cs->verify, cs->nverify, NULL);
-	return argv_complete(st->verify, cs->nverify);
+	size_t bad; /* {{staging_dir}} outside a staged step's command is unknown too */
+	st->argv = attrs_expand_argv(x->a, s, cs->argv, cs->argc, "staging_dir", st->staging, &bad);
+	if (st->argv == NULL || cs->verify == NULL)
+		return st->argv != NULL;
+	st->verify = attrs_expand_argv(x->a, s, cs->verify, cs->nverify, NULL, NULL, &bad);
+	return st->verify != NULL;
 }
 
 /* Expand every step now: a bad placeholder must fail before anything changes. */

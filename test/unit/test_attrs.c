@@ -1067,14 +1067,15 @@ static void test_cross_service(void **state)
 	assert_null(attrs_expand(&a, pg, "{{redis.nosuch}}"));
 	char *const tmpl[] = {"{{port}}", "--config={{file}}", "{{nosuch}}"};
 	size_t bad = 9;
-	char **v = attrs_expand_argv(&a, pg, tmpl, 2, "/dev/stdin", &bad);
+	char **v = attrs_expand_argv(&a, pg, tmpl, 2, "file", "/dev/stdin", &bad);
 	assert_string_equal(v[0], "5432");
 	assert_string_equal(v[1], "--config=/dev/stdin");
 	assert_null(v[2]);
 	argv_free(v);
-	assert_null(attrs_expand_argv(&a, pg, tmpl, 2, NULL, &bad)); /* {{file}} only when given */
+	assert_null(
+	    attrs_expand_argv(&a, pg, tmpl, 2, "file", NULL, &bad)); /* {{file}} only when given */
 	assert_int_equal(bad, 1);
-	assert_null(attrs_expand_argv(&a, pg, tmpl, 3, "/dev/stdin", &bad));
+	assert_null(attrs_expand_argv(&a, pg, tmpl, 3, "file", "/dev/stdin", &bad));
 	assert_int_equal(bad, 2);
 	attrs_free(&a);
 	diags_free(&d);
