@@ -44,6 +44,13 @@ void var_add(struct comp *c, const char *name, char *raw, bool expand, int line)
 
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line);
 
+/* Whether o's runit or config name is name[0, n). */
+static bool cat_named(const struct cat_service *o, const char *name, size_t n)
+{
+	return (strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
+	       (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0);
+}
+
 /*
  * A path setting's default outside --root (a catalog's absolute
  * /var/opt/...) is taken inside it, as gitlab.rb's paths are (assign.c):
@@ -108,8 +115,7 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 	const char *why = "no such service";
 	for (size_t j = 0; j < b->cat->n; j++) {
 		const struct cat_service *o = &b->cat->v[j];
-		if (!((strlen(o->name) == sl && strncmp(o->name, name, sl) == 0) ||
-		      (strlen(o->config_name) == sl && strncmp(o->config_name, name, sl) == 0)))
+		if (!cat_named(o, name, sl))
 			continue;
 		if (b->cstate[j] == C_BUSY) {
 			why = "the two services' placeholders refer to each other";
@@ -457,15 +463,11 @@ void attrs_free(struct attrs *a)
 	memset(a, 0, sizeof *a);
 }
 
-/* The service whose runit or config name is name[0, n). */
 static const struct svc *svc_named(const struct attrs *a, const char *name, size_t n)
 {
-	for (size_t i = 0; i < a->nsvcs; i++) {
-		const struct cat_service *o = a->svcs[i].def;
-		if ((strlen(o->name) == n && strncmp(o->name, name, n) == 0) ||
-		    (strlen(o->config_name) == n && strncmp(o->config_name, name, n) == 0))
+	for (size_t i = 0; i < a->nsvcs; i++)
+		if (cat_named(a->svcs[i].def, name, n))
 			return &a->svcs[i];
-	}
 	return NULL;
 }
 
