@@ -173,6 +173,14 @@ const struct command commands[] = {
      .details = "the password: typed twice without echo on a terminal, else one line of stdin\n"
                 "exit: 0 printed; 1 no USER, no password or the two differ\n"
                 "example: gitlab-ctl pg-password-md5 gitlab"},
+    {.name = "patroni",
+     .fn = cmd_patroni,
+     .usage = "check-leader|check-replica",
+     .summary = "ask the local Patroni REST API whether this node leads or replicates",
+     .details = "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
+                "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
+                "  not enabled; 2 usage\n"
+                "example: gitlab-ctl patroni check-leader && echo leader"},
     {.name = "probe",
      .fn = cmd_probe,
      .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
@@ -214,8 +222,6 @@ static const struct {
     {"get-redis-master",
      "no Redis Sentinel here: the one Redis is redis['unixsocket'], or redis['bind'] and "
      "['port'] (gitlab-ctl show-config redis)"},
-    {"patroni",
-     "no Patroni here: gitlab-ctl runs one PostgreSQL (gitlab-ctl status|restart postgresql)"},
     {"pg-decomposition-migration", "gitlab-ctl runs no GitLab Rails to migrate"},
     {"pg-upgrade",
      "stop it (gitlab-ctl stop postgresql), run the new PostgreSQL's pg_upgrade on "

@@ -106,6 +106,10 @@ int cmd_tail(const struct ctl *ctl, int argc, char **argv);
 void cmd_tail_failed(const struct ctl *ctl, char **names, size_t n, FILE *fp);
 /* cmd_inspect.c */
 int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
+/* cmd_patroni.c: Omnibus' patroni verbs; patroni_check_exit maps a REST status (-1: none) to
+ * the exit code: 0 for 200, 1 another, 3 none */
+int cmd_patroni(const struct ctl *ctl, int argc, char **argv);
+int patroni_check_exit(int status);
 /* cmd_probe.c: what a service's check script runs */
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
 /* cmd_subreaper.c */

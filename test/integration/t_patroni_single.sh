@@ -81,6 +81,10 @@ leader() { curl -fsS --max-time 2 "http://127.0.0.1:$REST/leader" >"$OUT" 2>"$ER
 until_true 600 leader || { cat "$T_ROOT/var/log/gitlab/patroni/current" >&2; fail "no leader on $REST"; }
 curl -fsS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
 has "$OUT" '"role": "master"'
+note "gitlab-ctl patroni check-leader / check-replica: Omnibus' exit codes"
+expect_rc 0 ctl patroni check-leader
+expect_rc 1 ctl patroni check-replica
+expect_rc 2 ctl patroni nosuch
 # PostgreSQL answers on the socket Patroni was told, as the database account.
 sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 	/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/var/opt/gitlab/postgresql" -p "$PG" -d postgres -c "$1"; }
@@ -108,5 +112,6 @@ note "stop: Patroni stops PostgreSQL with it"
 expect_rc 0 ctl stop patroni
 until_true 300 sh -c '! pgrep -u gitlab-psql -f "$1" >/dev/null' _ "$T_ROOT/var/opt/gitlab/postgresql/data" ||
 	fail "postgres outlived patroni's stop"
+expect_rc 3 ctl patroni check-leader # no REST API answers
 expect_rc 0 ctl stop
 echo ok

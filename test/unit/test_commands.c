@@ -48,11 +48,26 @@ static void test_entries_complete(void **state)
 	assert_null(command_find("statsu"));
 }
 
+/* Omnibus' check-leader/check-replica exit codes: 200 -> 0, any other answer 1, none 3. */
+static void test_patroni_check_exit(void **state)
+{
+	(void)state;
+	assert_int_equal(patroni_check_exit(200), 0);
+	assert_int_equal(patroni_check_exit(503), 1);
+	assert_int_equal(patroni_check_exit(401), 1);
+	assert_int_equal(patroni_check_exit(-1), 3);
+	/* an unknown sub-command is a usage error, before any configuration is read */
+	char a0[] = "patroni", a1[] = "nosuch";
+	char *argv[] = {a0, a1, NULL};
+	assert_int_equal(cmd_patroni(NULL, 2, argv), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flags),
 	    cmocka_unit_test(test_entries_complete),
+	    cmocka_unit_test(test_patroni_check_exit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
