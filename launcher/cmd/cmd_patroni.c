@@ -1,19 +1,26 @@
 /*
- * patroni SUBCOMMAND: Omnibus' `gitlab-ctl patroni` verbs. So far the two
- * health checks: check-leader / check-replica ask the local REST API for
- * GET /leader or /replica (Patroni answers 200 or 503). Only the status line
- * is read, so nothing the patroni account wrote reaches root's terminal.
- * Exit (Omnibus'): 0 the answer was 200; 1 another answer; 3 no answer;
- * 2 usage.
+ * patroni SUBCOMMAND: Omnibus' `gitlab-ctl patroni` verbs. check-leader /
+ * check-replica ask the local REST API for GET /leader or /replica (Patroni
+ * answers 200 or 503); only the status line is read. Exit (Omnibus'): 0 the
+ * answer was 200; 1 another answer; 3 no answer; 2 usage. members is
+ * `patronictl list` on the rendered patroni.yml, run as Patroni's account in a
+ * session of its own (validate_run); what it prints reaches root's terminal
+ * with its control bytes made visible. Exit: patronictl's.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "lib/clock.h"
 #include "proc/httpprobe.h"
+#include "proc/validate.h"
 
-#define PATRONI_TIMEOUT_MS 5000
+#define PATRONI_TIMEOUT_MS  5000
+#define PATRONICTL_DEADLINE 60000 /* patronictl's own DCS retries stay well within it */
+#define PATRONICTL          "/usr/bin/patronictl"
 
 int patroni_check_exit(int status)
 {
@@ -57,12 +64,49 @@ static int check(const struct ctl *ctl, const char *verb, const char *path)
 	return rc;
 }
 
+static int members(const struct ctl *ctl)
+{
+	struct loaded l;
+	char dir[PATH_MAX], yml[PATH_MAX];
+	int rc = 1;
+
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "patroni", stderr) == -1) {
+		cmd_unload(&l);
+		return 1;
+	}
+	const struct svc *s = attrs_svc(&l.a, "patroni");
+	if (s == NULL || !s->enabled)
+		fprintf(stderr, "gitlab-ctl patroni members: patroni is not enabled: set "
+		                "patroni['enable'] = true and run gitlab-ctl reconfigure\n");
+	else if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 ||
+	         snprintf(yml, sizeof yml, "%s/patroni.yml", dir) >= (int)sizeof yml)
+		fprintf(stderr, "gitlab-ctl patroni members: path too long\n");
+	else {
+		char *argv[] = {PATRONICTL, "-c", yml, "list", NULL};
+		struct buf out;
+		buf_init(&out);
+		int st = validate_run(argv, "", 0, s->user, s->group,
+		                      mono_ms() + PATRONICTL_DEADLINE, &out);
+		if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
+			st = 1;
+		buf_free(&out);
+		if (st < 0)
+			fprintf(stderr, "gitlab-ctl patroni members: patronictl: %s\n",
+			        strerror(errno));
+		rc = st < 0 ? 1 : st;
+	}
+	cmd_unload(&l);
+	return rc;
+}
+
 int cmd_patroni(const struct ctl *ctl, int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "check-leader") == 0)
 		return check(ctl, argv[1], "/leader");
 	if (argc == 2 && strcmp(argv[1], "check-replica") == 0)
 		return check(ctl, argv[1], "/replica");
-	fprintf(stderr, "usage: gitlab-ctl patroni check-leader|check-replica\n");
+	if (argc == 2 && strcmp(argv[1], "members") == 0)
+		return members(ctl);
+	fprintf(stderr, "usage: gitlab-ctl patroni members|check-leader|check-replica\n");
 	return 2;
 }

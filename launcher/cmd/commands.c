@@ -175,9 +175,10 @@ const struct command commands[] = {
                 "example: gitlab-ctl pg-password-md5 gitlab"},
     {.name = "patroni",
      .fn = cmd_patroni,
-     .usage = "check-leader|check-replica",
-     .summary = "ask the local Patroni REST API whether this node leads or replicates",
-     .details = "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
+     .usage = "members|check-leader|check-replica",
+     .summary = "Patroni's members; whether this node leads or replicates",
+     .details = "members: patronictl list, run as Patroni's account (exit: patronictl's)\n"
+                "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},

@@ -85,6 +85,11 @@ note "gitlab-ctl patroni check-leader / check-replica: Omnibus' exit codes"
 expect_rc 0 ctl patroni check-leader
 expect_rc 1 ctl patroni check-replica
 expect_rc 2 ctl patroni nosuch
+note "gitlab-ctl patroni members: patronictl list as gitlab-psql"
+expect_rc 0 ctl patroni members
+has "$OUT" "Leader"
+has "$OUT" "running"
+lacks "$OUT" "repl-Secret-41"
 # PostgreSQL answers on the socket Patroni was told, as the database account.
 sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 	/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/var/opt/gitlab/postgresql" -p "$PG" -d postgres -c "$1"; }
