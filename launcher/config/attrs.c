@@ -376,6 +376,9 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	b.cstate = xcalloc(cat->n, sizeof *b.cstate);
 	b.root = geteuid() == 0;
 	envcheck_init(&b.ec, NULL);
+	char var_dir[PATH_MAX];
+	if (b.root && ctl_var_dir(ctl, var_dir, sizeof var_dir) == 0)
+		envcheck_cache(&b.ec, var_dir);
 	for (size_t i = 0; i < 3; i++)
 		if (ctl_path(ctl, b.root_dirs[i], PATH_MAX, builtin_dirs[i], (char *)NULL) == -1)
 			b.root_dirs[i][0] = '\0';

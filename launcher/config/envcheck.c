@@ -7,6 +7,7 @@
  * consumer accepts so that gitlab-ctl rejects exactly the values that would not take effect.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include "lib/envdir.h"
 #include "lib/spawn.h"
 #include "lib/names.h"
+#include "lib/buf.h"
+#include "lib/readfile.h"
 
 /* ---- Ruby GC ------------------------------------------------------------ */
 
@@ -201,18 +204,108 @@ void envcheck_init(struct envcheck *ec, const char *jemalloc)
 {
 	memset(ec, 0, sizeof *ec);
 	ec->jemalloc = jemalloc != NULL ? jemalloc : GITLAB_CTL_JEMALLOC;
+	ec->cache_dir = -1;
+}
+
+enum je_answer { JE_ACCEPTED, JE_REFUSED, JE_UNKNOWN };
+
+#define JE_CACHE     "envcheck-jemalloc"
+#define JE_CACHE_MAX (64 * 1024)
+
+/* The jemalloc file's identity: a replaced or rebuilt library invalidates the cache. */
+static int je_key(const char *je_path, char *out, size_t len)
+{
+	struct stat st;
+	if (stat(je_path, &st) == -1)
+		return -1;
+	int n =
+	    snprintf(out, len, "%ju %ju %jd %jd.%09ld", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+	             (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void je_remember(struct envcheck *ec, const char *value)
+{
+	grow(&ec->seen, &ec->cap, ec->nseen + 1, sizeof *ec->seen, 8);
+	ec->seen[ec->nseen++] =
+	    (struct envcheck_answer){.value = xstrdup(value), .answer = (int)JE_ACCEPTED};
+}
+
+void envcheck_cache(struct envcheck *ec, const char *var_dir)
+{
+	if (geteuid() != 0 || var_dir == NULL || var_dir[0] == '\0')
+		return;
+	int dfd = open(var_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (dfd == -1)
+		return;
+	if (fstat(dfd, &st) == -1 || st.st_uid != 0 || (st.st_mode & 022) != 0) {
+		close(dfd);
+		return;
+	}
+	ec->cache_dir = dfd;
+	char key[128];
+	if (je_key(ec->jemalloc, key, sizeof key) == -1)
+		return;
+	int fd = openat(dfd, JE_CACHE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd == -1)
+		return;
+	struct buf b = {0};
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	    (st.st_mode & 077) == 0 && readfile_fd(fd, &b, JE_CACHE_MAX) == 0 && b.len > 0) {
+		char *text = xstrndup(b.p, b.len);
+		char *save = NULL;
+		char *line = strtok_r(text, "\n", &save);
+		if (line != NULL && strcmp(line, key) == 0)
+			while ((line = strtok_r(NULL, "\n", &save)) != NULL)
+				je_remember(ec, line);
+		free(text);
+	}
+	buf_free(&b);
+	close(fd);
+}
+
+/* Rewrites the cache through a temporary file and rename: a reader sees old or new, whole. */
+static void je_cache_save(struct envcheck *ec)
+{
+	char key[128];
+	if (ec->cache_dir == -1 || !ec->cache_dirty || je_key(ec->jemalloc, key, sizeof key) == -1)
+		return;
+	const char *tmp = JE_CACHE ".tmp";
+	(void)unlinkat(ec->cache_dir, tmp, 0);
+	int fd =
+	    openat(ec->cache_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return;
+	FILE *fp = fdopen(fd, "w");
+	if (fp == NULL) {
+		close(fd);
+		(void)unlinkat(ec->cache_dir, tmp, 0);
+		return;
+	}
+	fprintf(fp, "%s\n", key);
+	for (size_t i = 0; i < ec->nseen; i++)
+		if (ec->seen[i].answer == (int)JE_ACCEPTED &&
+		    strchr(ec->seen[i].value, '\n') == NULL)
+			fprintf(fp, "%s\n", ec->seen[i].value);
+	bool ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	ok = fclose(fp) == 0 && ok;
+	if (!ok || renameat(ec->cache_dir, tmp, ec->cache_dir, JE_CACHE) == -1)
+		(void)unlinkat(ec->cache_dir, tmp, 0);
 }
 
 void envcheck_free(struct envcheck *ec)
 {
+	je_cache_save(ec);
+	if (ec->cache_dir != -1)
+		close(ec->cache_dir);
+	ec->cache_dir = -1;
 	for (size_t i = 0; i < ec->nseen; i++)
 		free(ec->seen[i].value);
 	free(ec->seen);
 	ec->seen = NULL;
 	ec->nseen = ec->cap = 0;
 }
-
-enum je_answer { JE_ACCEPTED, JE_REFUSED, JE_UNKNOWN };
 
 /* One run: its answer, with jemalloc's first complaint, or why there was none, in msg. */
 static enum je_answer je_run(const char *je_path, const char *value, char *msg, size_t len)
@@ -262,6 +355,7 @@ static enum je_answer je_ask(struct envcheck *ec, const char *value, char *msg, 
 			return ec->seen[i].answer;
 		}
 	enum je_answer a = je_run(ec->jemalloc, value, msg, len);
+	ec->cache_dirty = ec->cache_dirty || a == JE_ACCEPTED;
 	grow(&ec->seen, &ec->cap, ec->nseen + 1, sizeof *ec->seen, 8);
 	ec->seen[ec->nseen] = (struct envcheck_answer){.value = xstrdup(value), .answer = (int)a};
 	strlcpy(ec->seen[ec->nseen++].msg, msg, sizeof ec->seen[0].msg);

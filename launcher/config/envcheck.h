@@ -34,6 +34,8 @@ struct envcheck {
 		char msg[200];
 	} * seen;
 	size_t nseen, cap;
+	int cache_dir; /* -1, or the root-owned dir holding jemalloc's past acceptances */
+	bool cache_dirty;
 };
 
 /*
@@ -42,6 +44,13 @@ struct envcheck {
  */
 void envcheck_init(struct envcheck *ec, const char *jemalloc);
 void envcheck_free(struct envcheck *ec);
+
+/*
+ * As root, remember accepted MALLOC_CONF values across runs in var_dir (mode 0600, opened
+ * without following links, keyed by the jemalloc file's identity) so that a run with the same
+ * values spawns nothing. Writes happen in envcheck_free. Failures only cost the cache.
+ */
+void envcheck_cache(struct envcheck *ec, const char *var_dir);
 
 /* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
  * or -1 if an error was recorded. */
