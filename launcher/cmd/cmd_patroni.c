@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,7 +65,9 @@ static int check(const struct ctl *ctl, const char *verb, const char *path)
 	return rc;
 }
 
-static int members(const struct ctl *ctl)
+/* patronictl -c patroni.yml VERB [ARGS] as Patroni's account; {scope} and {name} become
+ * the node's; exit: patronictl's, 1 when it could not run. */
+static int patronictl(const struct ctl *ctl, const char *verb, const char *const *args)
 {
 	struct loaded l;
 	char dir[PATH_MAX], yml[PATH_MAX];
@@ -76,13 +79,28 @@ static int members(const struct ctl *ctl)
 	}
 	const struct svc *s = attrs_svc(&l.a, "patroni");
 	if (s == NULL || !s->enabled)
-		fprintf(stderr, "gitlab-ctl patroni members: patroni is not enabled: set "
-		                "patroni['enable'] = true and run gitlab-ctl reconfigure\n");
+		fprintf(stderr,
+		        "gitlab-ctl patroni %s: patroni is not enabled: set "
+		        "patroni['enable'] = true and run gitlab-ctl reconfigure\n",
+		        verb);
 	else if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 ||
 	         snprintf(yml, sizeof yml, "%s/patroni.yml", dir) >= (int)sizeof yml)
-		fprintf(stderr, "gitlab-ctl patroni members: path too long\n");
+		fprintf(stderr, "gitlab-ctl patroni %s: path too long\n", verb);
 	else {
-		char *argv[] = {PATRONICTL, "-c", yml, "list", NULL};
+		char *argv[12];
+		size_t n = 0;
+		argv[n++] = PATRONICTL;
+		argv[n++] = "-c";
+		argv[n++] = yml;
+		for (; *args != NULL && n < sizeof argv / sizeof argv[0] - 1; args++) {
+			const char *v = *args;
+			if (strcmp(v, "{scope}") == 0)
+				v = attrs_var(&l.a, s, "scope");
+			else if (strcmp(v, "{name}") == 0)
+				v = attrs_var(&l.a, s, "name");
+			argv[n++] = (char *)(v != NULL ? v : "");
+		}
+		argv[n] = NULL;
 		struct buf out;
 		buf_init(&out);
 		int st = validate_run(argv, "", 0, s->user, s->group,
@@ -91,7 +109,7 @@ static int members(const struct ctl *ctl)
 			st = 1;
 		buf_free(&out);
 		if (st < 0)
-			fprintf(stderr, "gitlab-ctl patroni members: patronictl: %s\n",
+			fprintf(stderr, "gitlab-ctl patroni %s: patronictl: %s\n", verb,
 			        strerror(errno));
 		rc = st < 0 ? 1 : st;
 	}
@@ -106,7 +124,29 @@ int cmd_patroni(const struct ctl *ctl, int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "check-replica") == 0)
 		return check(ctl, argv[1], "/replica");
 	if (argc == 2 && strcmp(argv[1], "members") == 0)
-		return members(ctl);
-	fprintf(stderr, "usage: gitlab-ctl patroni members|check-leader|check-replica\n");
+		return patronictl(ctl, argv[1], (const char *const[]){"list", NULL});
+	/* Omnibus' -w/--wait: until the cluster is (un)paused */
+	bool wait = argc == 3 && (strcmp(argv[2], "-w") == 0 || strcmp(argv[2], "--wait") == 0);
+	if ((argc == 2 || wait) && strcmp(argv[1], "pause") == 0)
+		return wait ? patronictl(ctl, argv[1],
+		                         (const char *const[]){"pause", "--wait", "{scope}", NULL})
+		            : patronictl(ctl, argv[1],
+		                         (const char *const[]){"pause", "{scope}", NULL});
+	if ((argc == 2 || wait) && strcmp(argv[1], "resume") == 0)
+		return wait ? patronictl(ctl, argv[1],
+		                         (const char *const[]){"resume", "--wait", "{scope}", NULL})
+		            : patronictl(ctl, argv[1],
+		                         (const char *const[]){"resume", "{scope}", NULL});
+	/* this node only, without patronictl's question */
+	if (argc == 2 && strcmp(argv[1], "reload") == 0)
+		return patronictl(
+		    ctl, argv[1],
+		    (const char *const[]){"reload", "--force", "{scope}", "{name}", NULL});
+	if (argc == 2 && strcmp(argv[1], "restart") == 0)
+		return patronictl(
+		    ctl, argv[1],
+		    (const char *const[]){"restart", "--force", "{scope}", "{name}", NULL});
+	fprintf(stderr, "usage: gitlab-ctl patroni members|pause [-w]|resume [-w]|reload|restart|"
+	                "check-leader|check-replica\n");
 	return 2;
 }
