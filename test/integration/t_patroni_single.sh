@@ -100,6 +100,16 @@ sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 [ "$(stat -c %U "$T_ROOT/var/opt/gitlab/postgresql/data/postgresql.conf")" = gitlab-psql ] ||
 	fail "postgresql.conf is not the account's"
 
+note "gitlab-ctl patroni pause -w / resume -w / reload"
+expect_rc 0 ctl patroni pause -w
+curl -sS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
+has "$OUT" '"pause": true'
+expect_rc 0 ctl patroni resume --wait
+curl -sS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
+lacks "$OUT" '"pause": true'
+expect_rc 0 ctl patroni reload
+expect_rc 0 ctl patroni check-leader
+
 note "etcd's and Patroni's process trees within their memory_budget"
 for _s in etcd patroni; do
 	expect_rc 0 ctl inspect "$_s"
