@@ -117,6 +117,57 @@ static int patronictl(const struct ctl *ctl, const char *verb, const char *const
 	return rc;
 }
 
+/*
+ * switchover / failover [--master X] [--candidate Y] [--scheduled T] (switchover only),
+ * reinitialize-replica [--member X] [--wait]: Omnibus' options, each value one argv entry
+ * for patronictl (never an option of its own), --force added as Omnibus does. -1: usage.
+ */
+static int leader_change(const struct ctl *ctl, int argc, char **argv)
+{
+	const char *args[12];
+	size_t n = 0;
+	bool sw = strcmp(argv[0], "switchover") == 0,
+	     re = strcmp(argv[0], "reinitialize-replica") == 0;
+	const char *member = NULL;
+	bool wait = false;
+
+	args[n++] = re ? "reinit" : argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *to = NULL;
+		if (!re && strcmp(o, "--master") == 0)
+			to = "--master";
+		else if (!re && strcmp(o, "--candidate") == 0)
+			to = "--candidate";
+		else if (sw && strcmp(o, "--scheduled") == 0)
+			to = "--scheduled";
+		else if (re && strcmp(o, "--member") == 0) {
+			if (v == NULL || v[0] == '-' || v[0] == '\0')
+				return -1;
+			member = v;
+			i++;
+			continue;
+		} else if (re && strcmp(o, "--wait") == 0) {
+			wait = true;
+			continue;
+		} else
+			return -1;
+		if (v == NULL || v[0] == '-' || v[0] == '\0')
+			return -1;
+		args[n++] = to;
+		args[n++] = v;
+		i++;
+	}
+	args[n++] = "--force";
+	if (wait)
+		args[n++] = "--wait";
+	args[n++] = "{scope}";
+	if (re)
+		args[n++] = member != NULL ? member : "{name}";
+	args[n] = NULL;
+	return patronictl(ctl, argv[0], args);
+}
+
 int cmd_patroni(const struct ctl *ctl, int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "check-leader") == 0)
@@ -146,7 +197,15 @@ int cmd_patroni(const struct ctl *ctl, int argc, char **argv)
 		return patronictl(
 		    ctl, argv[1],
 		    (const char *const[]){"restart", "--force", "{scope}", "{name}", NULL});
+	if (argc >= 2 && (strcmp(argv[1], "switchover") == 0 || strcmp(argv[1], "failover") == 0 ||
+	                  strcmp(argv[1], "reinitialize-replica") == 0)) {
+		int rc = leader_change(ctl, argc - 1, argv + 1);
+		if (rc != -1)
+			return rc;
+	}
 	fprintf(stderr, "usage: gitlab-ctl patroni members|pause [-w]|resume [-w]|reload|restart|"
-	                "check-leader|check-replica\n");
+	                "check-leader|check-replica|failover [--master X] [--candidate Y]|"
+	                "switchover [--master X] [--candidate Y] [--scheduled T]|"
+	                "reinitialize-replica [--member X] [--wait]\n");
 	return 2;
 }

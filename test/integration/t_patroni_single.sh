@@ -109,6 +109,11 @@ curl -sS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
 lacks "$OUT" '"pause": true'
 expect_rc 0 ctl patroni reload
 expect_rc 0 ctl patroni check-leader
+note "switchover, failover, reinitialize-replica: patronictl refuses them on a lone leader"
+expect_rc 1 ctl patroni switchover --candidate nosuch
+expect_rc 1 ctl patroni reinitialize-replica
+expect_rc 2 ctl patroni failover --candidate --force
+expect_rc 0 ctl patroni check-leader
 
 note "etcd's and Patroni's process trees within their memory_budget"
 for _s in etcd patroni; do
