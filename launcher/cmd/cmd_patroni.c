@@ -1,19 +1,27 @@
 /*
- * patroni SUBCOMMAND: Omnibus' `gitlab-ctl patroni` verbs. So far the two
- * health checks: check-leader / check-replica ask the local REST API for
- * GET /leader or /replica (Patroni answers 200 or 503). Only the status line
- * is read, so nothing the patroni account wrote reaches root's terminal.
- * Exit (Omnibus'): 0 the answer was 200; 1 another answer; 3 no answer;
- * 2 usage.
+ * patroni SUBCOMMAND: Omnibus' `gitlab-ctl patroni` verbs. check-leader /
+ * check-replica ask the local REST API for GET /leader or /replica (Patroni
+ * answers 200 or 503); only the status line is read. Exit (Omnibus'): 0 the
+ * answer was 200; 1 another answer; 3 no answer; 2 usage. members is
+ * `patronictl list` on the rendered patroni.yml, run as Patroni's account in a
+ * session of its own (validate_run); what it prints reaches root's terminal
+ * with its control bytes made visible. Exit: patronictl's.
  */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/load.h"
+#include "lib/clock.h"
 #include "proc/httpprobe.h"
+#include "proc/validate.h"
 
-#define PATRONI_TIMEOUT_MS 5000
+#define PATRONI_TIMEOUT_MS  5000
+#define PATRONICTL_DEADLINE 60000 /* patronictl's own DCS retries stay well within it */
+#define PATRONICTL          "/usr/bin/patronictl"
 
 int patroni_check_exit(int status)
 {
@@ -57,12 +65,147 @@ static int check(const struct ctl *ctl, const char *verb, const char *path)
 	return rc;
 }
 
+/* patronictl -c patroni.yml VERB [ARGS] as Patroni's account; {scope} and {name} become
+ * the node's; exit: patronictl's, 1 when it could not run. */
+static int patronictl(const struct ctl *ctl, const char *verb, const char *const *args)
+{
+	struct loaded l;
+	char dir[PATH_MAX], yml[PATH_MAX];
+	int rc = 1;
+
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "patroni", stderr) == -1) {
+		cmd_unload(&l);
+		return 1;
+	}
+	const struct svc *s = attrs_svc(&l.a, "patroni");
+	if (s == NULL || !s->enabled)
+		fprintf(stderr,
+		        "gitlab-ctl patroni %s: patroni is not enabled: set "
+		        "patroni['enable'] = true and run gitlab-ctl reconfigure\n",
+		        verb);
+	else if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 ||
+	         snprintf(yml, sizeof yml, "%s/patroni.yml", dir) >= (int)sizeof yml)
+		fprintf(stderr, "gitlab-ctl patroni %s: path too long\n", verb);
+	else {
+		char *argv[12];
+		size_t n = 0;
+		argv[n++] = PATRONICTL;
+		argv[n++] = "-c";
+		argv[n++] = yml;
+		for (; *args != NULL && n < sizeof argv / sizeof argv[0] - 1; args++) {
+			const char *v = *args;
+			if (strcmp(v, "{scope}") == 0)
+				v = attrs_var(&l.a, s, "scope");
+			else if (strcmp(v, "{name}") == 0)
+				v = attrs_var(&l.a, s, "name");
+			argv[n++] = (char *)(v != NULL ? v : "");
+		}
+		argv[n] = NULL;
+		struct buf out;
+		buf_init(&out);
+		int st = validate_run(argv, "", 0, s->user, s->group,
+		                      mono_ms() + PATRONICTL_DEADLINE, &out);
+		if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
+			st = 1;
+		buf_free(&out);
+		if (st < 0)
+			fprintf(stderr, "gitlab-ctl patroni %s: patronictl: %s\n", verb,
+			        strerror(errno));
+		rc = st < 0 ? 1 : st;
+	}
+	cmd_unload(&l);
+	return rc;
+}
+
+/*
+ * switchover / failover [--master X] [--candidate Y] [--scheduled T] (switchover only),
+ * reinitialize-replica [--member X] [--wait]: Omnibus' options, each value one argv entry
+ * for patronictl (never an option of its own), --force added as Omnibus does. -1: usage.
+ */
+static int leader_change(const struct ctl *ctl, int argc, char **argv)
+{
+	const char *args[12];
+	size_t n = 0;
+	bool sw = strcmp(argv[0], "switchover") == 0,
+	     re = strcmp(argv[0], "reinitialize-replica") == 0;
+	const char *member = NULL;
+	bool wait = false;
+
+	args[n++] = re ? "reinit" : argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *to = NULL;
+		if (!re && strcmp(o, "--master") == 0)
+			to = "--master";
+		else if (!re && strcmp(o, "--candidate") == 0)
+			to = "--candidate";
+		else if (sw && strcmp(o, "--scheduled") == 0)
+			to = "--scheduled";
+		else if (re && strcmp(o, "--member") == 0) {
+			if (v == NULL || v[0] == '-' || v[0] == '\0')
+				return -1;
+			member = v;
+			i++;
+			continue;
+		} else if (re && strcmp(o, "--wait") == 0) {
+			wait = true;
+			continue;
+		} else
+			return -1;
+		if (v == NULL || v[0] == '-' || v[0] == '\0')
+			return -1;
+		args[n++] = to;
+		args[n++] = v;
+		i++;
+	}
+	args[n++] = "--force";
+	if (wait)
+		args[n++] = "--wait";
+	args[n++] = "{scope}";
+	if (re)
+		args[n++] = member != NULL ? member : "{name}";
+	args[n] = NULL;
+	return patronictl(ctl, argv[0], args);
+}
+
 int cmd_patroni(const struct ctl *ctl, int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "check-leader") == 0)
 		return check(ctl, argv[1], "/leader");
 	if (argc == 2 && strcmp(argv[1], "check-replica") == 0)
 		return check(ctl, argv[1], "/replica");
-	fprintf(stderr, "usage: gitlab-ctl patroni check-leader|check-replica\n");
+	if (argc == 2 && strcmp(argv[1], "members") == 0)
+		return patronictl(ctl, argv[1], (const char *const[]){"list", NULL});
+	/* Omnibus' -w/--wait: until the cluster is (un)paused */
+	bool wait = argc == 3 && (strcmp(argv[2], "-w") == 0 || strcmp(argv[2], "--wait") == 0);
+	if ((argc == 2 || wait) && strcmp(argv[1], "pause") == 0)
+		return wait ? patronictl(ctl, argv[1],
+		                         (const char *const[]){"pause", "--wait", "{scope}", NULL})
+		            : patronictl(ctl, argv[1],
+		                         (const char *const[]){"pause", "{scope}", NULL});
+	if ((argc == 2 || wait) && strcmp(argv[1], "resume") == 0)
+		return wait ? patronictl(ctl, argv[1],
+		                         (const char *const[]){"resume", "--wait", "{scope}", NULL})
+		            : patronictl(ctl, argv[1],
+		                         (const char *const[]){"resume", "{scope}", NULL});
+	/* this node only, without patronictl's question */
+	if (argc == 2 && strcmp(argv[1], "reload") == 0)
+		return patronictl(
+		    ctl, argv[1],
+		    (const char *const[]){"reload", "--force", "{scope}", "{name}", NULL});
+	if (argc == 2 && strcmp(argv[1], "restart") == 0)
+		return patronictl(
+		    ctl, argv[1],
+		    (const char *const[]){"restart", "--force", "{scope}", "{name}", NULL});
+	if (argc >= 2 && (strcmp(argv[1], "switchover") == 0 || strcmp(argv[1], "failover") == 0 ||
+	                  strcmp(argv[1], "reinitialize-replica") == 0)) {
+		int rc = leader_change(ctl, argc - 1, argv + 1);
+		if (rc != -1)
+			return rc;
+	}
+	fprintf(stderr, "usage: gitlab-ctl patroni members|pause [-w]|resume [-w]|reload|restart|"
+	                "check-leader|check-replica|failover [--master X] [--candidate Y]|"
+	                "switchover [--master X] [--candidate Y] [--scheduled T]|"
+	                "reinitialize-replica [--member X] [--wait]\n");
 	return 2;
 }

@@ -175,9 +175,16 @@ const struct command commands[] = {
                 "example: gitlab-ctl pg-password-md5 gitlab"},
     {.name = "patroni",
      .fn = cmd_patroni,
-     .usage = "check-leader|check-replica",
-     .summary = "ask the local Patroni REST API whether this node leads or replicates",
-     .details = "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
+     .usage = "VERB [OPTIONS]",
+     .summary = "Patroni: members, pause, switchover, failover; does this node lead",
+     .details = "VERB: members, pause, resume, reload, restart, switchover, failover,\n"
+                "  reinitialize-replica, check-leader, check-replica\n"
+                "members, pause, resume, reload, restart: patronictl (list, pause, resume,\n"
+                "  reload/restart --force of this node), run as Patroni's account; -w, --wait:\n"
+                "  until the cluster is (un)paused; exit: patronictl's\n"
+                "switchover|failover [--master X] [--candidate Y] (switchover: [--scheduled T]),\n"
+                "  reinitialize-replica [--member X] [--wait]: patronictl's, with --force\n"
+                "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},

@@ -85,6 +85,11 @@ note "gitlab-ctl patroni check-leader / check-replica: Omnibus' exit codes"
 expect_rc 0 ctl patroni check-leader
 expect_rc 1 ctl patroni check-replica
 expect_rc 2 ctl patroni nosuch
+note "gitlab-ctl patroni members: patronictl list as gitlab-psql"
+expect_rc 0 ctl patroni members
+has "$OUT" "Leader"
+has "$OUT" "running"
+lacks "$OUT" "repl-Secret-41"
 # PostgreSQL answers on the socket Patroni was told, as the database account.
 sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 	/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/var/opt/gitlab/postgresql" -p "$PG" -d postgres -c "$1"; }
@@ -94,6 +99,21 @@ sql() { setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
 # Patroni wrote PostgreSQL's config into the data dir: the account's files.
 [ "$(stat -c %U "$T_ROOT/var/opt/gitlab/postgresql/data/postgresql.conf")" = gitlab-psql ] ||
 	fail "postgresql.conf is not the account's"
+
+note "gitlab-ctl patroni pause -w / resume -w / reload"
+expect_rc 0 ctl patroni pause -w
+curl -sS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
+has "$OUT" '"pause": true'
+expect_rc 0 ctl patroni resume --wait
+curl -sS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
+lacks "$OUT" '"pause": true'
+expect_rc 0 ctl patroni reload
+expect_rc 0 ctl patroni check-leader
+note "switchover, failover, reinitialize-replica: patronictl refuses them on a lone leader"
+expect_rc 1 ctl patroni switchover --candidate nosuch
+expect_rc 1 ctl patroni reinitialize-replica
+expect_rc 2 ctl patroni failover --candidate --force
+expect_rc 0 ctl patroni check-leader
 
 note "etcd's and Patroni's process trees within their memory_budget"
 for _s in etcd patroni; do

@@ -60,6 +60,16 @@ static void test_patroni_check_exit(void **state)
 	char a0[] = "patroni", a1[] = "nosuch";
 	char *argv[] = {a0, a1, NULL};
 	assert_int_equal(cmd_patroni(NULL, 2, argv), 2);
+	/* a value is never taken for an option of patronictl's; unknown options are refused */
+	char b0[] = "patroni", b1[] = "switchover", b2[] = "--candidate", b3[] = "--force";
+	char *sw[] = {b0, b1, b2, b3, NULL};
+	assert_int_equal(cmd_patroni(NULL, 4, sw), 2);
+	char c1[] = "failover", c2[] = "--scheduled", c3[] = "now";
+	char *fo[] = {b0, c1, c2, c3, NULL}; /* --scheduled is switchover's alone */
+	assert_int_equal(cmd_patroni(NULL, 4, fo), 2);
+	char d1[] = "reinitialize-replica", d2[] = "--member";
+	char *ri[] = {b0, d1, d2, NULL};
+	assert_int_equal(cmd_patroni(NULL, 3, ri), 2);
 }
 
 int main(void)
