@@ -139,6 +139,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "tls_key_path", "");
 	set(&v, "elasticsearch_url", "");
 	set(&v, "elasticsearch_authorization", "");
+	set(&v, "web_username", "gitlab-prometheus");
+	set(&v, "web_password", ""); /* loopback only: no basic_auth_users */
 	struct buf out;
 	if (render(T_YAML, &v, &out) != 0)
 		abort();
@@ -332,6 +334,8 @@ static void fuzz_lines(char **f, size_t nf)
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");
 	set(&v, "elasticsearch_url", "");
 	set(&v, "elasticsearch_authorization", "");
+	set(&v, "web_username", "gitlab-prometheus");
+	set(&v, "web_password", "");
 	struct buf out;
 	if (render(T_LOGCONF, &v, &out) == 0) {
 		/* one directive per set value, nothing else */
