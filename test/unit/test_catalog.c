@@ -271,11 +271,13 @@ static void test_malformed(void **state)
 	/* the known keys listed come from the loaders' table, all of them */
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
 	             "(one of: name, config_name, description,");
-	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "roles, roles_exclusive, off_switch)");
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
+	             "roles, roles_exclusive, off_switch)");
 	/* the list of keys comes from the loader table: first to last, none left out */
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
-	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", roles, roles_exclusive, off_switch)");
+	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10,
+	             ", roles, roles_exclusive, off_switch)");
 	expect_error(HEAD SETTINGS COMMAND "jemalloc = \"yes\";\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "enable_default = 1;\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "description = 5;\n", 10, "must be a string");
