@@ -91,6 +91,7 @@ void catalog_service_free(struct cat_service *s)
 	free(s->scrape_collect);
 	free_argv(s->roles, s->nroles);
 	free(s->off_switch);
+	free(s->off_with);
 	memset(s, 0, sizeof *s);
 }
 

@@ -162,6 +162,8 @@ struct cat_service {
 	char **roles;         /* roles([...]) that enable it */
 	size_t nroles;
 	char *off_switch; /* top-level name whose ['enable'] = false turns it off */
+	char *off_with;   /* a service that runs it itself: enabled, it leaves this one off */
+	int off_with_line;
 	int line;         /* of `name`, for service-level messages */
 	int command_line; /* of `command` */
 	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
