@@ -149,10 +149,22 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 	return NULL;
 }
 
+/* {{roles.NAME}}: "true" when roles([...]) in gitlab.rb lists NAME (redis_replica_role). */
+static const char *role_lookup(const struct comp *c, const char *role, size_t len)
+{
+	const struct assigns *as = c->b->as;
+	for (size_t i = 0; i < as->nroles; i++)
+		if (strlen(as->roles[i]) == len && strncmp(as->roles[i], role, len) == 0)
+			return "true";
+	return "false";
+}
+
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line)
 {
 	struct comp *c = ctx;
 	const char *dot = memchr(name, '.', len);
+	if (dot != NULL && dot - name == 5 && strncmp(name, "roles", 5) == 0)
+		return role_lookup(c, dot + 1, len - 6);
 	if (dot != NULL)
 		return cross_lookup(c, name, len, dot, line);
 	struct var *v = var_find(c, name, len);
@@ -366,6 +378,7 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	if (!c.failed) {
 		check_refused(b, w, out);
 		check_tls(b, w, out);
+		check_required(b, w, out);
 	}
 }
 

@@ -204,6 +204,11 @@ static int load_share_group(struct ld *l, const config_setting_t *m)
 	return ld_bool(l, m, "share_group", &l->s->share_group);
 }
 
+static int load_roles_exclusive(struct ld *l, const config_setting_t *m)
+{
+	return ld_bool(l, m, "roles_exclusive", &l->s->roles_exclusive);
+}
+
 static int load_env_key(struct ld *l, const config_setting_t *m)
 {
 	return ld_env(l, m, &l->s->env, &l->s->nenv);
@@ -287,6 +292,7 @@ static const struct {
     {"scrape", ld_scrape},
     {"scrape_collect", load_scrape_collect},
     {"roles", load_roles},
+    {"roles_exclusive", load_roles_exclusive},
     {"off_switch", load_off_switch},
     {"off_with", load_off_with},
 };
