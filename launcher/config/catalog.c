@@ -48,6 +48,7 @@ void catalog_service_free(struct cat_service *s)
 		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
 		free(s->settings[i].refuse_because);
 		free_argv(s->settings[i].values, s->settings[i].nvalues);
+		free_argv(s->settings[i].required_by, s->settings[i].nrequired_by);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {
@@ -91,6 +92,7 @@ void catalog_service_free(struct cat_service *s)
 	free(s->scrape_collect);
 	free_argv(s->roles, s->nroles);
 	free(s->off_switch);
+	free(s->off_with);
 	memset(s, 0, sizeof *s);
 }
 
