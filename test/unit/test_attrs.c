@@ -596,6 +596,13 @@ static void test_roles_and_switch(void **state)
 		attrs_free(&a);
 		diags_free(&d);
 	}
+	/* patroni['username'] is the REST API's user, as Omnibus: never the account */
+	assert_int_equal(
+	    build("roles(['patroni_role'])\npatroni['username'] = 'api-user'\n", &a, &d), 0);
+	assert_string_equal(svc_var(svc(&a, "patroni"), "rest_username"), "api-user");
+	assert_string_equal(svc(&a, "patroni")->user, svc_var(svc(&a, "postgresql"), "username"));
+	attrs_free(&a);
+	diags_free(&d);
 	expect_at("roles 'monitoring_role'\n", "roles takes an array", 1, 7);
 	expect_at("prometheus_monitoring['enable'] = 'no'\n", "must be true or false", 1, 35);
 }
