@@ -573,7 +573,7 @@ static void handle_service(struct walk *b, struct assign_svc *w, const struct rb
 	if (!need_subscript(b, st))
 		return;
 	int lk = svlog_key(st->keys[0]);
-	const struct cat_setting *cs = cat_setting_find(w->def, st->keys[0]);
+	const struct cat_setting *cs = cat_setting_key(w->def, st->keys[0]);
 	if (cs == NULL && lk < 0) {
 		unknown_key(b, st);
 		return;
@@ -740,7 +740,7 @@ static bool stmt_secret(const struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
 	const struct cat_setting *cs =
-	    def && st->nkeys > 0 ? cat_setting_find(def, st->keys[0]) : NULL;
+	    def && st->nkeys > 0 ? cat_setting_key(def, st->keys[0]) : NULL;
 	if (cs != NULL && cs->secret)
 		return true;
 	for (size_t i = 0; i < st->nkeys; i++)
@@ -879,7 +879,7 @@ static bool stmt_managed(const struct walk *b, const struct rb_stmt *st)
 		return true;
 	int lk = svlog_key(st->keys[0]);
 	if (def != NULL)
-		return cat_setting_find(def, st->keys[0]) != NULL || lk >= 0;
+		return cat_setting_key(def, st->keys[0]) != NULL || lk >= 0;
 	if (sw)
 		return strcmp(st->keys[0], "enable") == 0;
 	return strcmp(st->name, "roles") == 0 || global_key_known(st, lk);

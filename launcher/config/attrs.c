@@ -209,22 +209,52 @@ static bool in_roles(const struct cat_service *def, const struct assigns *as)
 }
 
 /*
- * enable: an off switch set false wins; then what gitlab.rb says; then, when
- * roles([...]) is given, whether one of them names the service (Omnibus:
- * roles turn everything else off); then the catalog default.
+ * What gitlab.rb and the roles decide for service j's enable, without computing the service:
+ * an off switch set false wins; then what gitlab.rb says; then, when roles([...]) is given,
+ * whether one of them names the service (Omnibus: roles turn everything else off). NULL:
+ * neither says, the catalog default decides.
  */
+static const char *enable_said(const struct build *b, size_t j, size_t si)
+{
+	const struct cat_service *def = &b->cat->v[j];
+	const struct assigns *as = b->as;
+	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
+		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
+			return "false";
+	if (b->w[j].val[si] != NULL)
+		return b->w[j].val[si];
+	if (as->roles_set)
+		return in_roles(def, as) ? "true" : "false";
+	return NULL;
+}
+
+/*
+ * A service that another runs itself (postgresql, which Patroni runs: off_with) is off
+ * where that one is enabled, unless gitlab.rb turns it on by name: as Omnibus, where
+ * patroni_role with postgres_role, or patroni['enable'] with postgres_role, runs Patroni.
+ */
+static bool off_with_enabled(const struct build *b, const struct cat_service *def)
+{
+	const struct cat_service *o = def->off_with ? catalog_find(b->cat, def->off_with) : NULL;
+	const struct cat_setting *cs = o ? cat_setting_find(o, "enable") : NULL;
+	if (cs == NULL)
+		return false;
+	size_t j = (size_t)(o - b->cat->v);
+	const char *v = enable_said(b, j, (size_t)(cs - o->settings));
+	return strcmp(v ? v : cs->def ? cs->def : "false", "true") == 0;
+}
+
+/* enable: as enable_said, else the catalog default; placeholders set when it has some. */
 static char *enable_text(struct comp *c, size_t si, bool *placeholders)
 {
 	const struct cat_service *def = c->def;
 	*placeholders = false;
-	const struct assigns *as = c->b->as;
-	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
-		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
-			return xstrdup("false");
-	if (c->w->val[si] != NULL)
-		return xstrdup(c->w->val[si]);
-	if (as->roles_set)
-		return xstrdup(in_roles(def, as) ? "true" : "false");
+	size_t j = (size_t)(def - c->b->cat->v);
+	const char *v = enable_said(c->b, j, si);
+	if (c->w->val[si] == NULL && off_with_enabled(c->b, def))
+		return xstrdup("false");
+	if (v != NULL)
+		return xstrdup(v);
 	*placeholders = def->settings[si].def != NULL; /* "{{redis.enable}}" */
 	return xstrdup(def->settings[si].def ? def->settings[si].def : "false");
 }

@@ -252,6 +252,16 @@ static int load_off_switch(struct ld *l, const config_setting_t *m)
 	return ld_gitlab_name(l, m, "off_switch", &l->s->off_switch);
 }
 
+static int load_off_with(struct ld *l, const config_setting_t *m)
+{
+	const char *v = ld_string(l, m, "off_with");
+	if (v == NULL)
+		return -1;
+	l->s->off_with = xstrdup(v);
+	l->s->off_with_line = (int)config_setting_source_line(m);
+	return 0;
+}
+
 /* Every key a service entry may have, and what reads it: the one list, messages included. */
 static const struct {
 	const char *key;
@@ -284,6 +294,7 @@ static const struct {
     {"roles", load_roles},
     {"roles_exclusive", load_roles_exclusive},
     {"off_switch", load_off_switch},
+    {"off_with", load_off_with},
 };
 
 static int load_key(struct ld *l, const config_setting_t *m)

@@ -109,6 +109,14 @@ printf "etcd['enable'] = true\npatroni['enable'] = true\npostgresql['enable'] = 
 expect_rc 1 ctl -c "$T_ROOT/both.rb" check-config
 has "$ERR" "both.rb:3:24: error: postgresql['enable']: postgresql and patroni run the same data"
 has "$ERR" "turn one off (patroni['enable'] = false, or roles that pick one)"
+note "as Omnibus: patroni_role with postgres_role, or patroni['enable'] with it, runs Patroni only"
+for _r in "roles(['patroni_role', 'postgres_role'])" "roles(['postgres_role'])
+patroni['enable'] = true"; do
+	printf '%s\n' "$_r" >"$T_ROOT/both.rb"
+	expect_rc 0 ctl -c "$T_ROOT/both.rb" show-config
+	has "$OUT" "# postgresql: disabled"
+	has "$OUT" "patroni = {"
+done
 
 note "a broken catalog is reported with its file and line"
 mkdir -p "$T_ROOT/data/sv"

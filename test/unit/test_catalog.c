@@ -273,12 +273,12 @@ static void test_malformed(void **state)
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
 	             "(one of: name, config_name, description,");
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
-	             "roles, roles_exclusive, off_switch)");
+	             "roles, roles_exclusive, off_switch, off_with)");
 	/* the list of keys comes from the loader table: first to last, none left out */
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10,
-	             ", roles, roles_exclusive, off_switch)");
+	             ", roles, roles_exclusive, off_switch, off_with)");
 	expect_error(HEAD SETTINGS COMMAND "jemalloc = \"yes\";\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "enable_default = 1;\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "description = 5;\n", 10, "must be a string");
@@ -302,7 +302,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
-	    "refuse_because, values, required_by)");
+	    "refuse_because, values, required_by, gitlab_key)");
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,
@@ -591,6 +591,14 @@ static void test_after(void **state)
 	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"y\" ];\n",
 	                  HEAD_Y SETTINGS COMMAND "after = [ \"x_svc\" ];\n", 10,
 	                  "dependency cycle x -> y -> x");
+	/* off_with names another service, one that is not itself off with a third */
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"nosuch\";\n", y, 10,
+	                  "off_with: 'nosuch' is not another catalog service");
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"x\";\n", y, 10,
+	                  "off_with: 'x' is not another");
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"y\";\n",
+	                  HEAD_Y SETTINGS COMMAND "off_with = \"x\";\n", 10,
+	                  "off_with: 'y' is not another");
 
 	/* y after x: x comes first whatever the names; config names count too. */
 	struct catalog c;
