@@ -24,6 +24,7 @@
 #include "engine/preflight.h"
 #include "runit/runit.h"
 #include "lib/alloc.h"
+#include "lib/bcrypt.h"
 #include "lib/json.h"
 #include "config/trust.h"
 #include "render/plan.h"
@@ -103,7 +104,11 @@ static int render_all(const struct ctl *ctl, struct loaded *l)
 {
 	struct plans ps;
 	plans_init(&ps);
+	char var[PATH_MAX];
+	if (ctl_var_dir(ctl, var, sizeof var) == 0) /* reconfigure's hashes, not made again */
+		bcrypt_keep_open(var, false);
 	int rc = plan_services(ctl, &l->cat, &l->a, &ps, &l->d);
+	bcrypt_keep_close();
 	long wait_s = 0;
 	const char *errstr;
 	if (sv_wait_seconds(&wait_s, &errstr) == -1)

@@ -27,6 +27,7 @@
 #include "config/trust.h"
 #include "lib/clock.h"
 #include "lib/alloc.h"
+#include "lib/bcrypt.h"
 #include "lib/rootlock.h"
 #include "render/plan.h"
 #include "runit/runit.h"
@@ -58,7 +59,11 @@ static int prepare(struct recon *r)
 		fprintf(stderr, "gitlab-ctl reconfigure: pre-flight failed: nothing was changed\n");
 		return -1;
 	}
+	char var[PATH_MAX];
+	if (ctl_var_dir(r->ctl, var, sizeof var) == 0) /* a no-op makes no bcrypt */
+		bcrypt_keep_open(var, !r->dry_run);
 	int rc = plan_services(r->ctl, &r->l.cat, &r->l.a, &r->ps, &r->l.d);
+	bcrypt_keep_close();
 	diags_print(&r->l.d, stderr); /* warnings too */
 	return rc;
 }

@@ -573,7 +573,7 @@ static void handle_service(struct walk *b, struct assign_svc *w, const struct rb
 	if (!need_subscript(b, st))
 		return;
 	int lk = svlog_key(st->keys[0]);
-	const struct cat_setting *cs = cat_setting_find(w->def, st->keys[0]);
+	const struct cat_setting *cs = cat_setting_key(w->def, st->keys[0]);
 	if (cs == NULL && lk < 0) {
 		unknown_key(b, st);
 		return;
@@ -740,7 +740,7 @@ static bool stmt_secret(const struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
 	const struct cat_setting *cs =
-	    def && st->nkeys > 0 ? cat_setting_find(def, st->keys[0]) : NULL;
+	    def && st->nkeys > 0 ? cat_setting_key(def, st->keys[0]) : NULL;
 	if (cs != NULL && cs->secret)
 		return true;
 	for (size_t i = 0; i < st->nkeys; i++)
@@ -774,6 +774,34 @@ static void hide_secret_lines(const struct walk *b, const struct rb_file *f)
 	}
 }
 
+/*
+ * A service whose roles exclude each other (redis: master or replica) named twice: an error
+ * at the second role, which contradicts the first.
+ */
+static void check_exclusive(struct walk *b)
+{
+	const struct assigns *as = b->as;
+	for (size_t i = 0; i < b->cat->n; i++) {
+		const struct cat_service *s = &b->cat->v[i];
+		const char *first = NULL;
+		for (size_t j = 0; s->roles_exclusive && j < as->nroles; j++) {
+			bool mine = false;
+			for (size_t k = 0; k < s->nroles && !mine; k++)
+				mine = strcmp(s->roles[k], as->roles[j]) == 0;
+			if (!mine || (first != NULL && strcmp(first, as->roles[j]) == 0))
+				continue;
+			if (first == NULL) {
+				first = as->roles[j];
+				continue;
+			}
+			diag_at(b->d, DIAG_ERR, as->role_locs[j],
+			        "roles '%s' and '%s' are both given: a node is one of them (%s)",
+			        first, as->roles[j], s->name);
+			break;
+		}
+	}
+}
+
 /* roles ['a', 'b'], roles(['a']) or roles = [...]: later statements replace earlier ones. */
 static void set_roles(struct walk *b, const struct rb_stmt *st)
 {
@@ -787,7 +815,9 @@ static void set_roles(struct walk *b, const struct rb_stmt *st)
 	for (size_t i = 0; i < b->as->nroles; i++)
 		free(b->as->roles[i]);
 	free(b->as->roles);
+	free(b->as->role_locs);
 	b->as->roles = xcalloc(v->u.a.n + 1, sizeof *b->as->roles);
+	b->as->role_locs = xcalloc(v->u.a.n + 1, sizeof *b->as->role_locs);
 	b->as->nroles = 0;
 	b->as->roles_set = true;
 	for (size_t i = 0; i < v->u.a.n; i++) {
@@ -800,8 +830,10 @@ static void set_roles(struct walk *b, const struct rb_stmt *st)
 		if (!role_known(b->cat, e->u.s.ptr))
 			diag_at(b->d, DIAG_WARN, e->loc,
 			        "role '%s' enables no service gitlab-ctl manages", e->u.s.ptr);
+		b->as->role_locs[b->as->nroles] = e->loc;
 		b->as->roles[b->as->nroles++] = xstrdup(e->u.s.ptr);
 	}
+	check_exclusive(b);
 }
 
 /* NAME['enable'] = true|false for a catalog off_switch. */
@@ -862,7 +894,7 @@ static bool stmt_managed(const struct walk *b, const struct rb_stmt *st)
 		return true;
 	int lk = svlog_key(st->keys[0]);
 	if (def != NULL)
-		return cat_setting_find(def, st->keys[0]) != NULL || lk >= 0;
+		return cat_setting_key(def, st->keys[0]) != NULL || lk >= 0;
 	if (sw)
 		return strcmp(st->keys[0], "enable") == 0;
 	return strcmp(st->name, "roles") == 0 || global_key_known(st, lk);
@@ -1062,6 +1094,7 @@ void assigns_free(struct assigns *as)
 	for (size_t i = 0; i < as->nroles; i++)
 		free(as->roles[i]);
 	free(as->roles);
+	free(as->role_locs);
 	for (size_t i = 0; i < as->nswitches; i++)
 		free(as->switches[i].name);
 	free(as->switches);

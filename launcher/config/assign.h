@@ -59,6 +59,7 @@ struct assigns {
 	struct svlog logging;
 	struct kvlist unknown; /* ignored top-level names -> first "file:line" */
 	char **roles;          /* roles([...]): services list the roles that enable them */
+	struct loc *role_locs; /* where each was written */
 	size_t nroles;
 	bool roles_set;
 	struct assign_switch *switches; /* prometheus_monitoring['enable'] and the like */

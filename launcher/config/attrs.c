@@ -149,10 +149,22 @@ static const char *cross_lookup(struct comp *c, const char *name, size_t len, co
 	return NULL;
 }
 
+/* {{roles.NAME}}: "true" when roles([...]) in gitlab.rb lists NAME (redis_replica_role). */
+static const char *role_lookup(const struct comp *c, const char *role, size_t len)
+{
+	const struct assigns *as = c->b->as;
+	for (size_t i = 0; i < as->nroles; i++)
+		if (strlen(as->roles[i]) == len && strncmp(as->roles[i], role, len) == 0)
+			return "true";
+	return "false";
+}
+
 static const char *comp_lookup(void *ctx, const char *name, size_t len, int line)
 {
 	struct comp *c = ctx;
 	const char *dot = memchr(name, '.', len);
+	if (dot != NULL && dot - name == 5 && strncmp(name, "roles", 5) == 0)
+		return role_lookup(c, dot + 1, len - 6);
 	if (dot != NULL)
 		return cross_lookup(c, name, len, dot, line);
 	struct var *v = var_find(c, name, len);
@@ -197,22 +209,52 @@ static bool in_roles(const struct cat_service *def, const struct assigns *as)
 }
 
 /*
- * enable: an off switch set false wins; then what gitlab.rb says; then, when
- * roles([...]) is given, whether one of them names the service (Omnibus:
- * roles turn everything else off); then the catalog default.
+ * What gitlab.rb and the roles decide for service j's enable, without computing the service:
+ * an off switch set false wins; then what gitlab.rb says; then, when roles([...]) is given,
+ * whether one of them names the service (Omnibus: roles turn everything else off). NULL:
+ * neither says, the catalog default decides.
  */
+static const char *enable_said(const struct build *b, size_t j, size_t si)
+{
+	const struct cat_service *def = &b->cat->v[j];
+	const struct assigns *as = b->as;
+	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
+		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
+			return "false";
+	if (b->w[j].val[si] != NULL)
+		return b->w[j].val[si];
+	if (as->roles_set)
+		return in_roles(def, as) ? "true" : "false";
+	return NULL;
+}
+
+/*
+ * A service that another runs itself (postgresql, which Patroni runs: off_with) is off
+ * where that one is enabled, unless gitlab.rb turns it on by name: as Omnibus, where
+ * patroni_role with postgres_role, or patroni['enable'] with postgres_role, runs Patroni.
+ */
+static bool off_with_enabled(const struct build *b, const struct cat_service *def)
+{
+	const struct cat_service *o = def->off_with ? catalog_find(b->cat, def->off_with) : NULL;
+	const struct cat_setting *cs = o ? cat_setting_find(o, "enable") : NULL;
+	if (cs == NULL)
+		return false;
+	size_t j = (size_t)(o - b->cat->v);
+	const char *v = enable_said(b, j, (size_t)(cs - o->settings));
+	return strcmp(v ? v : cs->def ? cs->def : "false", "true") == 0;
+}
+
+/* enable: as enable_said, else the catalog default; placeholders set when it has some. */
 static char *enable_text(struct comp *c, size_t si, bool *placeholders)
 {
 	const struct cat_service *def = c->def;
 	*placeholders = false;
-	const struct assigns *as = c->b->as;
-	for (size_t i = 0; def->off_switch && i < as->nswitches; i++)
-		if (strcmp(as->switches[i].name, def->off_switch) == 0 && as->switches[i].off)
-			return xstrdup("false");
-	if (c->w->val[si] != NULL)
-		return xstrdup(c->w->val[si]);
-	if (as->roles_set)
-		return xstrdup(in_roles(def, as) ? "true" : "false");
+	size_t j = (size_t)(def - c->b->cat->v);
+	const char *v = enable_said(c->b, j, si);
+	if (c->w->val[si] == NULL && off_with_enabled(c->b, def))
+		return xstrdup("false");
+	if (v != NULL)
+		return xstrdup(v);
 	*placeholders = def->settings[si].def != NULL; /* "{{redis.enable}}" */
 	return xstrdup(def->settings[si].def ? def->settings[si].def : "false");
 }
@@ -336,6 +378,7 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 	if (!c.failed) {
 		check_refused(b, w, out);
 		check_tls(b, w, out);
+		check_required(b, w, out);
 	}
 }
 

@@ -73,6 +73,30 @@ void check_refused(struct build *b, const struct assign_svc *w, const struct svc
 }
 
 /*
+ * A setting a role needs (redis['master_ip'] on a replica or a sentinel node) left empty, or an
+ * int left 0 (redis['port']): an error at that role in roles([...]), which asks for it.
+ */
+void check_required(struct build *b, const struct assign_svc *w, const struct svc *s)
+{
+	const struct cat_service *def = w->def;
+	for (size_t i = 0; i < def->nsettings; i++) {
+		const struct cat_setting *cs = &def->settings[i];
+		const char *v = kv_get(&s->vars, cs->name);
+		/* an int's 0 is Redis' "no TCP port": no value either */
+		bool zero = cs->type == ST_INT && v != NULL && strcmp(v, "0") == 0;
+		if (cs->nrequired_by == 0 || (v != NULL && v[0] != '\0' && !zero))
+			continue;
+		for (size_t j = 0; j < b->as->nroles; j++) {
+			if (!one_of(b->as->roles[j], cs->required_by, cs->nrequired_by))
+				continue;
+			diag_at(b->d, DIAG_ERR, b->as->role_locs[j], "role '%s' needs %s['%s'] set",
+			        b->as->roles[j], def->config_name, cs->name);
+			break;
+		}
+	}
+}
+
+/*
  * A service with TLS settings: tls_enabled = true (gitlab_exporter), or any of its TLS files
  * where it has no tls_enabled (redis_exporter, etcd), needs tls_cert_path and tls_key_path, as
  * Omnibus' validate_tls_config says, refused at that setting's line rather than left to a

@@ -118,6 +118,7 @@ void compute_where(const struct assign_svc *w, struct svc *out);
 /* attrs_check.c */
 void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s);
 void check_tls(struct build *b, const struct assign_svc *w, const struct svc *s);
+void check_required(struct build *b, const struct assign_svc *w, const struct svc *s);
 
 /* attrs_scrape.c */
 void cap_scrape_timeout(struct comp *c);

@@ -47,7 +47,9 @@ void catalog_service_free(struct cat_service *s)
 		free(s->settings[i].defs);
 		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
 		free(s->settings[i].refuse_because);
+		free(s->settings[i].gitlab_key);
 		free_argv(s->settings[i].values, s->settings[i].nvalues);
+		free_argv(s->settings[i].required_by, s->settings[i].nrequired_by);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {
@@ -91,6 +93,7 @@ void catalog_service_free(struct cat_service *s)
 	free(s->scrape_collect);
 	free_argv(s->roles, s->nroles);
 	free(s->off_switch);
+	free(s->off_with);
 	memset(s, 0, sizeof *s);
 }
 
@@ -302,6 +305,15 @@ const struct cat_setting *cat_setting_find(const struct cat_service *s, const ch
 		if (strcmp(s->settings[i].name, name) == 0)
 			return &s->settings[i];
 	return NULL;
+}
+
+const struct cat_setting *cat_setting_key(const struct cat_service *s, const char *key)
+{
+	for (size_t i = 0; i < s->nsettings; i++)
+		if (s->settings[i].gitlab_key != NULL &&
+		    strcmp(s->settings[i].gitlab_key, key) == 0)
+			return &s->settings[i];
+	return cat_setting_find(s, key);
 }
 
 struct loc cat_loc(const struct cat_service *s, int line)

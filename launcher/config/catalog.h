@@ -62,6 +62,9 @@ struct cat_setting {
 	char *refuse_because; /* why, for the message */
 	char **values;        /* the only values a string may take (NULL: any), e.g. server names */
 	size_t nvalues;
+	char **required_by; /* roles that need a value (redis['master_ip'] on a replica) */
+	size_t nrequired_by;
+	char *gitlab_key; /* the gitlab.rb key that sets it, when Omnibus names it otherwise */
 	int line;
 };
 
@@ -161,7 +164,10 @@ struct cat_service {
 	char *scrape_collect; /* a yaml setting of user jobs: this service gathers every job */
 	char **roles;         /* roles([...]) that enable it */
 	size_t nroles;
-	char *off_switch; /* top-level name whose ['enable'] = false turns it off */
+	bool roles_exclusive; /* a node takes one of its roles at most (redis master or replica) */
+	char *off_switch;     /* top-level name whose ['enable'] = false turns it off */
+	char *off_with;       /* a service that runs it itself: enabled, it leaves this one off */
+	int off_with_line;
 	int line;         /* of `name`, for service-level messages */
 	int command_line; /* of `command` */
 	struct src src;   /* {file, no text}: lets diag_at() point into the .conf */
@@ -204,6 +210,8 @@ bool catalog_omnibus_key(const struct catalog *c, const char *name, const char *
 /* Whether a service declares a readiness check (check or check_command). */
 bool catalog_has_check(const struct cat_service *def);
 const struct cat_setting *cat_setting_find(const struct cat_service *s, const char *name);
+/* The setting gitlab.rb's NAME['key'] sets: the one with that gitlab_key, else by name. */
+const struct cat_setting *cat_setting_key(const struct cat_service *s, const char *key);
 
 /* The location of a line of a service's .conf (column unknown), for diag_at(). */
 struct loc cat_loc(const struct cat_service *s, int line);

@@ -204,6 +204,11 @@ static int load_share_group(struct ld *l, const config_setting_t *m)
 	return ld_bool(l, m, "share_group", &l->s->share_group);
 }
 
+static int load_roles_exclusive(struct ld *l, const config_setting_t *m)
+{
+	return ld_bool(l, m, "roles_exclusive", &l->s->roles_exclusive);
+}
+
 static int load_env_key(struct ld *l, const config_setting_t *m)
 {
 	return ld_env(l, m, &l->s->env, &l->s->nenv);
@@ -247,6 +252,16 @@ static int load_off_switch(struct ld *l, const config_setting_t *m)
 	return ld_gitlab_name(l, m, "off_switch", &l->s->off_switch);
 }
 
+static int load_off_with(struct ld *l, const config_setting_t *m)
+{
+	const char *v = ld_string(l, m, "off_with");
+	if (v == NULL)
+		return -1;
+	l->s->off_with = xstrdup(v);
+	l->s->off_with_line = (int)config_setting_source_line(m);
+	return 0;
+}
+
 /* Every key a service entry may have, and what reads it: the one list, messages included. */
 static const struct {
 	const char *key;
@@ -277,7 +292,9 @@ static const struct {
     {"scrape", ld_scrape},
     {"scrape_collect", load_scrape_collect},
     {"roles", load_roles},
+    {"roles_exclusive", load_roles_exclusive},
     {"off_switch", load_off_switch},
+    {"off_with", load_off_with},
 };
 
 static int load_key(struct ld *l, const config_setting_t *m)

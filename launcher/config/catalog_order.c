@@ -139,6 +139,14 @@ void catalog_check_deps(const struct catalog *c, struct diags *d)
 {
 	size_t nerr = d->nerr;
 	check_scrape_needs(c, d);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cat_service *s = &c->v[i];
+		const struct cat_service *w = s->off_with ? catalog_find(c, s->off_with) : NULL;
+		if (s->off_with != NULL && (w == NULL || w == s || w->off_with != NULL))
+			diag_file(d, DIAG_ERR, s->file, s->off_with_line,
+			          "off_with: '%s' is not another catalog service without off_with",
+			          s->off_with);
+	}
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->v[i].nafter; k++) {
 			const struct cat_service *s = &c->v[i];

@@ -224,16 +224,32 @@ static int set_values(struct ld *l, const config_setting_t *m, struct sld *x)
 	return ld_argv(l, m, "values", &x->cs->values, &x->cs->nvalues);
 }
 
+static int set_gitlab_key(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_gitlab_name(l, m, "gitlab_key", &x->cs->gitlab_key);
+}
+
+static int set_required_by(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_argv(l, m, "required_by", &x->cs->required_by, &x->cs->nrequired_by);
+}
+
 /* Every key a setting may have: the one list, the unknown-key message included. */
 static const struct {
 	const char *key;
 	int (*load)(struct ld *l, const config_setting_t *m, struct sld *x);
 } setting_keys[] = {
-    {"name", set_name},       {"type", set_type},
-    {"default", set_default}, {"secret", set_secret},
-    {"host", set_host},       {"data", set_data},
-    {"refuse", set_refuse},   {"refuse_because", set_refuse_because},
+    {"name", set_name},
+    {"type", set_type},
+    {"default", set_default},
+    {"secret", set_secret},
+    {"host", set_host},
+    {"data", set_data},
+    {"refuse", set_refuse},
+    {"refuse_because", set_refuse_because},
     {"values", set_values},
+    {"required_by", set_required_by},
+    {"gitlab_key", set_gitlab_key},
 };
 
 static int load_setting_key(struct ld *l, const config_setting_t *m, struct sld *x)

@@ -212,15 +212,19 @@ enum je_answer { JE_ACCEPTED, JE_REFUSED, JE_UNKNOWN };
 #define JE_CACHE     "envcheck-jemalloc"
 #define JE_CACHE_MAX (64 * 1024)
 
-/* The jemalloc file's identity: a replaced or rebuilt library invalidates the cache. */
+/*
+ * The jemalloc file's identity: a replaced or rebuilt library invalidates the cache. The
+ * ctime too, which no one can set back: a library rewritten in place with its mtime restored
+ * is asked again.
+ */
 static int je_key(const char *je_path, char *out, size_t len)
 {
 	struct stat st;
 	if (stat(je_path, &st) == -1)
 		return -1;
-	int n =
-	    snprintf(out, len, "%ju %ju %jd %jd.%09ld", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
-	             (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	int n = snprintf(out, len, "%ju %ju %jd %jd.%09ld %jd.%09ld", (uintmax_t)st.st_dev,
+	                 (uintmax_t)st.st_ino, (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+	                 st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -252,7 +256,7 @@ void envcheck_cache(struct envcheck *ec, const char *var_dir)
 		return;
 	struct buf b = {0};
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-	    (st.st_mode & 077) == 0 && readfile_fd(fd, &b, JE_CACHE_MAX) == 0 && b.len > 0) {
+	    (st.st_mode & 07777) == 0600 && readfile_fd(fd, &b, JE_CACHE_MAX) == 0 && b.len > 0) {
 		char *text = xstrndup(b.p, b.len);
 		char *save = NULL;
 		char *line = strtok_r(text, "\n", &save);

@@ -11,10 +11,17 @@
 
 #define JEMALLOC_MARK "@JEMALLOC@"
 
+/* A boolean's opposite: {{not roles.redis_replica_role}} (anything but "true" is false). */
+static void filter_not(struct buf *out, const char *v)
+{
+	buf_addf(out, "%s", strcmp(v, "true") == 0 ? "false" : "true");
+}
+
 static const struct {
 	const char *word;
 	void (*fn)(struct buf *out, const char *v);
 } filters[] = {
+    {"not", filter_not},
     {"conninfo", quote_conninfo},
     {"url_auth", quote_url_auth},
     {"resp", quote_resp},

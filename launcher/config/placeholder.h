@@ -22,7 +22,7 @@ typedef const char *(*ph_lookup_fn)(void *ctx, const char *name, size_t len, int
  * build time; an unclosed "{{" is kept as text. {{FILTER name}} puts the
  * value through a format's quoting (lib/quote.h): conninfo (a libpq
  * conninfo value), url_auth ("//:PASSWORD@" percent-encoded, "" when empty),
- * resp (a RESP bulk string). Returns a malloc'ed string, or NULL when a
+ * resp (a RESP bulk string), not (a boolean's opposite). Returns a malloc'ed string, or NULL when a
  * lookup failed.
  */
 char *ph_expand(const char *tmpl, ph_lookup_fn lookup, void *ctx, int line);

@@ -5,8 +5,8 @@
  * env. Contracts checked: no crash, leak or undefined behaviour; -1 exactly
  * when an error was recorded; on success every service is complete (paths
  * absolute, env names valid, argv NULL-terminated, port in range), the
- * shipped templates render without error (a value they refuse must have
- * been refused at its gitlab.rb line), and the run script passes every
+ * shipped templates render with reconfigure's variables or refuse a value
+ * only at the gitlab.rb position that set it, and the run script passes every
  * value to gitlab-ctl as exactly one unchanged shell word. Build and run: see README.md here.
  *
  * The source dir comes from env GITLAB_CTL_SRCDIR, else from SRCDIR given
@@ -23,6 +23,7 @@
 #include "config/envcheck.h"
 #include "shwords.h"
 #include "slurp.h"
+#include "render/svvars.h"
 #include "render/template.h"
 #include "lib/names.h"
 
@@ -85,18 +86,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static const struct attrs *cur_attrs; /* for {{svc.setting}} in gitlab-exporter.yml */
 
-static const char *get(void *arg, const char *name)
+/* Errors of a render that failed: each must be at a gitlab.rb position (the value's origin). */
+static bool errors_at_gitlab_rb(const struct diags *d)
 {
-	const struct svc *s = arg;
-	if (strcmp(name, "groups") == 0) /* a field of svc, as render/svvars.c serves it */
-		return s->groups ? s->groups : "";
-	return attrs_var(cur_attrs, arg, name);
-}
-
-static char *const *get_list(void *arg, const char *name)
-{
-	const struct svc *s = arg;
-	return strcmp(name, "argv") == 0 ? s->argv : NULL;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].sev == DIAG_ERR &&
+		    (d->v[i].file == NULL || strcmp(d->v[i].file, "gitlab.rb") != 0 ||
+		     d->v[i].line < 1))
+			return false;
+	return true;
 }
 
 static void check_kvlist(const struct kvlist *l)
@@ -148,7 +146,8 @@ static void check_run(const struct svc *s, const char *text)
 
 static void render(const struct svc *s)
 {
-	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = (void *)s};
+	struct svvars sv;
+	struct tpl_vars vars = svvars_init(&sv, &ctl, cur_attrs, s);
 	for (int i = 0; i < 3; i++) {
 		if (i == 2 && strcmp(s->def->name, "gitlab-exporter") != 0)
 			continue;
@@ -157,10 +156,10 @@ static void render(const struct svc *s)
 		buf_init(&out);
 		diags_init(&d);
 		int rc = tpl_render(tpl_names[i], tpl_text[i], tpl_len[i], &vars, &out, &d);
-		/* What attrs accepted must render: errors belong at the gitlab.rb line. */
-		if (rc != 0 || d.nerr > 0)
+		/* A value a template refuses is reported where gitlab.rb set it. */
+		if ((rc == -1) != (d.nerr > 0) || (rc == -1 && !errors_at_gitlab_rb(&d)))
 			abort();
-		if (i == 0)
+		if (i == 0 && rc == 0)
 			check_run(s, out.p);
 		diags_print(&d, devnull);
 		diags_free(&d);

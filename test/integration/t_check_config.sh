@@ -77,12 +77,12 @@ preload=$(sed -n 's/^[[:space:]]*"LD_PRELOAD=\(.*\)",*$/\1/p' "$OUT")
 [ -f "$preload" ] || fail "LD_PRELOAD=$preload does not exist"
 has "$OUT" "gitlab-exporter = {"
 # Omnibus' defaults: with no gitlab.rb every single-node service of the catalog is enabled;
-# only the HA ones (etcd, patroni) wait for their roles, as in Omnibus
+# only the HA ones (etcd, patroni, sentinel) wait for their roles, as in Omnibus
 for s in alertmanager node-exporter postgres-exporter postgresql prometheus redis redis-exporter; do
 	has "$OUT" "$s = {"
 done
 same_disabled=$(sed -n 's/^[[:space:]]*# \([a-z-]*\): disabled .*/\1/p' "$OUT" | tr '\n' ' ')
-[ "$same_disabled" = "etcd patroni " ] || { cat "$OUT" >&2; fail "disabled by default: $same_disabled"; }
+[ "$same_disabled" = "etcd patroni sentinel " ] || { cat "$OUT" >&2; fail "disabled by default: $same_disabled"; }
 has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false\""
 has "$OUT" "home = \"$T_ROOT/var/opt/gitlab/gitlab-exporter\"" # defaults are root-prefixed
 
@@ -109,6 +109,14 @@ printf "etcd['enable'] = true\npatroni['enable'] = true\npostgresql['enable'] = 
 expect_rc 1 ctl -c "$T_ROOT/both.rb" check-config
 has "$ERR" "both.rb:3:24: error: postgresql['enable']: postgresql and patroni run the same data"
 has "$ERR" "turn one off (patroni['enable'] = false, or roles that pick one)"
+note "as Omnibus: patroni_role with postgres_role, or patroni['enable'] with it, runs Patroni only"
+for _r in "roles(['patroni_role', 'postgres_role'])" "roles(['postgres_role'])
+patroni['enable'] = true"; do
+	printf '%s\n' "$_r" >"$T_ROOT/both.rb"
+	expect_rc 0 ctl -c "$T_ROOT/both.rb" show-config
+	has "$OUT" "# postgresql: disabled"
+	has "$OUT" "patroni = {"
+done
 
 note "a broken catalog is reported with its file and line"
 mkdir -p "$T_ROOT/data/sv"

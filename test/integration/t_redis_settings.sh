@@ -42,7 +42,7 @@ redis['tls_port'] = $TLS_PORT
 redis['tls_cert_file'] = "/etc/gitlab/ssl/redis.crt"
 redis['tls_key_file'] = "/etc/gitlab/ssl/redis.key"
 redis['tls_auth_clients'] = 'no'
-redis['master_ip'] = '10.0.0.1'
+redis['set_replicaof'] = '10.0.0.1 6379'
 EOF
 	chmod 600 "$RB"
 }
@@ -50,7 +50,7 @@ write_rb 25
 expect_rc 0 ctl reconfigure
 has "$OUT" "gitlab Reconfigured!"
 # a key left for the HA step warns at its line, saying why
-has "$ERR" "$RB:$(grep -n master_ip "$RB" | cut -d: -f1):7: warning: redis['master_ip'] is an Omnibus setting this build does not apply to redis; ignored: replication and Sentinel"
+has "$ERR" "$RB:$(grep -n set_replicaof "$RB" | cut -d: -f1):7: warning: redis['set_replicaof'] is an Omnibus setting this build does not apply to redis; ignored: replicaof comes from redis_replica_role"
 sock=$R/var/opt/gitlab/redis/redis.socket
 conf=$SV_DIR/redis/redis.conf
 

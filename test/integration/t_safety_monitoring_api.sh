@@ -78,4 +78,33 @@ done
 # The hash is stable: a second run changes nothing.
 expect_rc 0 ctl reconfigure --dry-run
 lacks "$OUT" "web.yml"
+
+# The hashes are kept across runs (root's record, 0600): a no-op takes them from it and makes
+# no bcrypt (a checksum forged into the record is what it writes), a changed password is hashed.
+K=$T_ROOT/opt/gitlab/var/secrets/bcrypt
+WP=$T_ROOT/opt/gitlab/etc/prometheus/web.yml
+WA=$T_ROOT/opt/gitlab/etc/alertmanager/web.yml
+[ "$(stat -c '%U %a' "$K")" = "root 600" ] || fail "$K: $(stat -c '%U %a' "$K")"
+[ "$(wc -l <"$K")" -eq 2 ] || fail "$K holds not the two hashes: $(cat "$K")"
+cp "$WP" "$T_ROOT/wp.before"
+cp "$WA" "$T_ROOT/wa.before"
+expect_rc 0 ctl reconfigure
+cmp -s "$WP" "$T_ROOT/wp.before" && cmp -s "$WA" "$T_ROOT/wa.before" || fail "a no-op rewrote a web.yml"
+real=$(sed -n 's/.*"\(\$2b\$10\$[^"]*\)".*/\1/p' "$WP")
+forged=$(printf '%s' "$real" | cut -c1-29)AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+sed "s|$real|$forged|" "$K" >"$T_ROOT/forged"
+install -m 600 "$T_ROOT/forged" "$K"
+expect_rc 0 ctl reconfigure --dry-run
+has "$OUT" "web.yml" # the record's hash, not a bcrypt of the password
+rm -f "$K" # a lost record: hashed again, to the same hash
+expect_rc 0 ctl reconfigure
+cmp -s "$WP" "$T_ROOT/wp.before" || fail "without the record the hash changed"
+[ "$(wc -l <"$K")" -eq 2 ] || fail "$K was not made again: $(cat "$K")"
+sed -i 's/promPW-s3cret/promPW-changed/' "$RB"
+expect_rc 0 ctl reconfigure
+! cmp -s "$WP" "$T_ROOT/wp.before" || fail "a changed password kept the old hash"
+cmp -s "$WA" "$T_ROOT/wa.before" || fail "Alertmanager's web.yml changed with Prometheus' password"
+[ "$(wc -l <"$K")" -eq 3 ] || fail "$K lacks the new hash: $(cat "$K")"
+code=$(curl -s -o /dev/null -w '%{http_code}' -u 'gitlab-prometheus:promPW-changed' "http://127.0.0.1:$P/api/v1/status/config")
+[ "$code" = 200 ] || fail "with the changed password Prometheus answered $code"
 exit 0

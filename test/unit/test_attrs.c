@@ -113,7 +113,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 10);
+	assert_int_equal(a.nsvcs, 11);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);
@@ -583,6 +583,24 @@ static void test_roles_and_switch(void **state)
 	                       &a, &d),
 	                 0);
 	assert_false(on(&a, "prometheus") || on(&a, "gitlab-exporter"));
+	attrs_free(&a);
+	diags_free(&d);
+	/* Patroni runs PostgreSQL: with it on, the plain service stays off unless named */
+	const char *patroni_on[] = {"roles(['patroni_role', 'postgres_role'])\n",
+	                            "roles(['postgres_role'])\npatroni['enable'] = true\n",
+	                            "patroni['enable'] = true\n"};
+	for (size_t i = 0; i < sizeof patroni_on / sizeof patroni_on[0]; i++) {
+		assert_int_equal(build(patroni_on[i], &a, &d), 0);
+		assert_true(on(&a, "patroni"));
+		assert_false(on(&a, "postgresql"));
+		attrs_free(&a);
+		diags_free(&d);
+	}
+	/* patroni['username'] is the REST API's user, as Omnibus: never the account */
+	assert_int_equal(
+	    build("roles(['patroni_role'])\npatroni['username'] = 'api-user'\n", &a, &d), 0);
+	assert_string_equal(svc_var(svc(&a, "patroni"), "rest_username"), "api-user");
+	assert_string_equal(svc(&a, "patroni")->user, svc_var(svc(&a, "postgresql"), "username"));
 	attrs_free(&a);
 	diags_free(&d);
 	expect_at("roles 'monitoring_role'\n", "roles takes an array", 1, 7);

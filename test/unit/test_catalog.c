@@ -44,7 +44,7 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 10);
+	assert_int_equal(c.n, 11);
 	assert_string_equal(c.v[0].name, "alertmanager"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "etcd");
 	assert_string_equal(c.v[2].name, "gitlab-exporter");
@@ -55,6 +55,7 @@ static void test_shipped_catalog(void **state)
 	assert_string_equal(c.v[7].name, "prometheus");
 	assert_string_equal(c.v[8].name, "redis");
 	assert_string_equal(c.v[9].name, "redis-exporter");
+	assert_string_equal(c.v[10].name, "sentinel");
 	/* An exporter is on by default exactly where its backend is. */
 	expect_setting(catalog_find(&c, "redis_exporter"), "enable", ST_BOOL, "{{redis.enable}}");
 
@@ -173,8 +174,8 @@ static void test_shipped_payload(void **state)
 	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
-	size_t order[10], pos[10];
-	assert_true(c.n <= 10);
+	size_t order[11], pos[11];
+	assert_true(c.n <= 11);
 	catalog_order(&c, order);
 	for (size_t i = 0; i < c.n; i++)
 		pos[order[i]] = i;
@@ -272,11 +273,13 @@ static void test_malformed(void **state)
 	/* the known keys listed come from the loaders' table, all of them */
 	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
 	             "(one of: name, config_name, description,");
-	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10, "roles, off_switch)");
+	expect_error(HEAD SETTINGS COMMAND "colour = \"blue\";\n", 10,
+	             "roles, roles_exclusive, off_switch, off_with)");
 	/* the list of keys comes from the loader table: first to last, none left out */
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, "(one of: name, config_name, ");
 	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", omnibus_keys, ");
-	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10, ", roles, off_switch)");
+	expect_error(HEAD SETTINGS COMMAND "colour = 1;\n", 10,
+	             ", roles, roles_exclusive, off_switch, off_with)");
 	expect_error(HEAD SETTINGS COMMAND "jemalloc = \"yes\";\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "enable_default = 1;\n", 10, "must be true or false");
 	expect_error(HEAD SETTINGS COMMAND "description = 5;\n", 10, "must be a string");
@@ -300,7 +303,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
-	    "refuse_because, values)");
+	    "refuse_because, values, required_by, gitlab_key)");
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,
@@ -589,6 +592,14 @@ static void test_after(void **state)
 	expect_pair_error(HEAD SETTINGS COMMAND "after = [ \"y\" ];\n",
 	                  HEAD_Y SETTINGS COMMAND "after = [ \"x_svc\" ];\n", 10,
 	                  "dependency cycle x -> y -> x");
+	/* off_with names another service, one that is not itself off with a third */
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"nosuch\";\n", y, 10,
+	                  "off_with: 'nosuch' is not another catalog service");
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"x\";\n", y, 10,
+	                  "off_with: 'x' is not another");
+	expect_pair_error(HEAD SETTINGS COMMAND "off_with = \"y\";\n",
+	                  HEAD_Y SETTINGS COMMAND "off_with = \"x\";\n", 10,
+	                  "off_with: 'y' is not another");
 
 	/* y after x: x comes first whatever the names; config names count too. */
 	struct catalog c;

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -349,6 +352,125 @@ static void test_malloc_conf_unasked(void **state)
 	envcheck_init(&ec, NULL);
 }
 
+/* Page faults of the children reaped so far: every run of /bin/true under jemalloc adds some. */
+static long child_faults(void)
+{
+	struct rusage ru;
+	assert_int_equal(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+struct run_result {
+	size_t nerr, nwarn;
+	bool ran; /* jemalloc was run to judge the value */
+};
+
+/* One run of attrs' kind: value checked against je with the cache in var (written at free). */
+static struct run_result cached_run(const char *je, const char *var, const char *value)
+{
+	struct envcheck run;
+	envcheck_init(&run, je);
+	envcheck_cache(&run, var);
+	struct diags d;
+	diags_init(&d);
+	long before = child_faults();
+	(void)envcheck_var(&run, "MALLOC_CONF", value, L, &d);
+	struct run_result r = {d.nerr, d.n - d.nerr, child_faults() > before};
+	diags_free(&d);
+	envcheck_free(&run);
+	return r;
+}
+
+#define RAN(je, v)    assert_true(cached_run(je, var, v).ran)
+#define CACHED(je, v) assert_false(cached_run(je, var, v).ran)
+
+/* The cache across runs: used when nothing changed, asked again on any change, and ignored
+ * unless it is root's own regular 0600 file in a directory only root writes. */
+static void test_malloc_conf_cache(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the cache is root's only */
+	char dir[] = "/tmp/gitlab-ctl-jecache.XXXXXX", var[64], je[64], other[64], file[96],
+	     aside[96];
+	assert_non_null(mkdtemp(dir));
+	snprintf(var, sizeof var, "%s/var", dir);
+	snprintf(je, sizeof je, "%s/libjemalloc.so.2", dir);
+	snprintf(other, sizeof other, "%s/libjemalloc-other.so.2", dir);
+	snprintf(file, sizeof file, "%s/envcheck-jemalloc", var);
+	snprintf(aside, sizeof aside, "%s/aside", dir);
+	assert_int_equal(mkdir(var, 0755), 0);
+	copy_file(GITLAB_CTL_JEMALLOC, je);
+	copy_file(GITLAB_CTL_JEMALLOC, other);
+
+	RAN(je, "narenas:3");
+	struct stat st;
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	struct run_result r = cached_run(je, var, "narenas:3");
+	assert_false(r.ran);
+	assert_int_equal(r.nerr + r.nwarn, 0);
+	RAN(je, "narenas:4"); /* a changed MALLOC_CONF */
+	CACHED(je, "narenas:3");
+	CACHED(je, "narenas:4");
+	/* a refusal is not remembered: asked again, refused again */
+	for (int i = 0; i < 2; i++) {
+		r = cached_run(je, var, "narenas:zero");
+		assert_true(r.ran);
+		assert_int_equal(r.nerr, 1);
+	}
+	RAN(other, "narenas:3"); /* another jemalloc path */
+	RAN(je, "narenas:3");
+	CACHED(je, "narenas:3");
+
+	/* the library rewritten in place (same inode and size) with its mtime put back: asked
+	 * again, and now ld.so cannot load it */
+	int fd = open(je, O_WRONLY | O_CLOEXEC);
+	assert_true(fd != -1);
+	assert_int_equal(fstat(fd, &st), 0);
+	char zeros[64] = {0};
+	assert_int_equal(pwrite(fd, zeros, sizeof zeros, 0), (ssize_t)sizeof zeros);
+	const struct timespec times[2] = {st.st_atim, st.st_mtim};
+	assert_int_equal(futimens(fd, times), 0);
+	assert_int_equal(close(fd), 0);
+	r = cached_run(je, var, "narenas:3");
+	assert_true(r.ran);
+	assert_int_equal(r.nwarn, 1);
+	copy_file(GITLAB_CTL_JEMALLOC, je);
+	RAN(je, "narenas:3");
+	CACHED(je, "narenas:3");
+
+	/* a cache file not root's own 0600 regular file is ignored (and replaced by a good one) */
+	assert_int_equal(chown(file, 1, 1), 0);
+	RAN(je, "narenas:3");
+	CACHED(je, "narenas:3");
+	static const mode_t loose[] = {0644, 0640, 0604, 0700};
+	for (size_t i = 0; i < sizeof loose / sizeof loose[0]; i++) {
+		assert_int_equal(chmod(file, loose[i]), 0);
+		RAN(je, "narenas:3");
+		CACHED(je, "narenas:3");
+	}
+	assert_int_equal(rename(file, aside), 0); /* a link to a good one is not followed */
+	assert_int_equal(symlink(aside, file), 0);
+	RAN(je, "narenas:3");
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	CACHED(je, "narenas:3");
+	assert_int_equal(chmod(var, 0775), 0); /* a directory others may write */
+	RAN(je, "narenas:3");
+	assert_int_equal(chmod(var, 0755), 0);
+	CACHED(je, "narenas:3");
+
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(unlink(aside), 0);
+	assert_int_equal(rmdir(var), 0);
+	assert_int_equal(unlink(je), 0);
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_ld_preload(void **state)
 {
 	(void)state;
@@ -498,6 +620,7 @@ int main(void)
 	    cmocka_unit_test(test_go_runtime),
 	    cmocka_unit_test(test_malloc_conf),
 	    cmocka_unit_test(test_malloc_conf_unasked),
+	    cmocka_unit_test(test_malloc_conf_cache),
 	    cmocka_unit_test(test_ld_preload),
 	    cmocka_unit_test(test_execve_limits),
 	    cmocka_unit_test(test_diag_window),
