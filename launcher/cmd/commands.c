@@ -184,13 +184,17 @@ const struct command commands[] = {
                 "  until the cluster is (un)paused; exit: patronictl's\n"
                 "switchover|failover [--master X] [--candidate Y] (switchover: [--scheduled T]),\n"
                 "  reinitialize-replica [--member X] [--wait]: patronictl's, with --force\n"
-                "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
+                "check-leader GETs /leader, check-replica /replica (TLS: through python3)\n"
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},
     {.name = "probe",
      .fn = cmd_probe,
      .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
+    {.name = "sentinel-config",
+     .fn = cmd_sentinel_config,
+     .usage = "/RENDERED /LIVE -- COMMAND [ARGS...]", /* sentinel's: its own file, as its account */
+     .flags = CMD_ROOT_ONLY},
     {.name = "subreaper",
      .fn = cmd_subreaper,
      .usage = "-- COMMAND [ARGS...]", /* a catalog command: keep detached children in the tree */

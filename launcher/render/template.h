@@ -16,7 +16,8 @@
  *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
  *                    redis redis_memory redis_acl_pass redis_bind redis_bind_loopback
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
- *                    (redis.conf), mode_private (octal, no world bits),
+ *                    redis_name (a master name) (redis.conf), sentinel_bind_loopback
+ *                    redis_myid (sentinel.conf), mode_private (octal, no world bits),
  *                    yaml_str (as {{yaml name}}), bcrypt (the value's "$2b$"
  *                    hash as a YAML string: lib/bcrypt.h), loopback
  *                    listen_loopback listen_loopback_tls (a listener without
