@@ -184,7 +184,7 @@ const struct command commands[] = {
                 "  until the cluster is (un)paused; exit: patronictl's\n"
                 "switchover|failover [--master X] [--candidate Y] (switchover: [--scheduled T]),\n"
                 "  reinitialize-replica [--member X] [--wait]: patronictl's, with --force\n"
-                "check-leader GETs /leader, check-replica /replica (plain HTTP only so far)\n"
+                "check-leader GETs /leader, check-replica /replica (TLS: through python3)\n"
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},

@@ -40,9 +40,10 @@ void cap_scrape_timeout(struct comp *c)
  * How Prometheus reaches s, by Omnibus' names (monitoring/libraries/prometheus.rb):
  * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
  * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
- * prometheus_scrape_tls_skip_verification, trusting tls_cert_path, the certificate the
- * service serves (Omnibus leaves that to the system's CAs), and presenting
- * prometheus_scrape_tls_cert_path/_key_path where the service asks for a client certificate.
+ * prometheus_scrape_tls_skip_verification, trusting the certificate the service serves
+ * (tls_cert_path, Patroni's tls_certificate_file; Omnibus leaves that to the system's CAs),
+ * and presenting prometheus_scrape_tls_cert_path/_key_path where the service asks for a
+ * client certificate (redis_exporter, Patroni).
  */
 static void scrape_tls(struct yval *job, const struct svc *s)
 {
@@ -58,10 +59,10 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 		name = s->listen_host;
 	if (name != NULL && name[0] != '\0')
 		yval_put(tls, "server_name", yval_scalar(YV_STR, name));
-	const char *ca = svc_var(s, "tls_cert_path");
+	const char *ca = svc_var(s, svc_tls_keys(s)[0]);
 	if (ca != NULL && ca[0] != '\0')
 		yval_put(tls, "ca_file", yval_scalar(YV_STR, ca));
-	/* The certificate Prometheus presents where the service asks for one (redis_exporter). */
+	/* The certificate Prometheus presents where the service asks for one. */
 	static const char *const client[][2] = {{"prometheus_scrape_tls_cert_path", "cert_file"},
 	                                        {"prometheus_scrape_tls_key_path", "key_file"}};
 	for (size_t i = 0; i < 2; i++) {
