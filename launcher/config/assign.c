@@ -915,6 +915,31 @@ static void refuse_conditional(struct walk *b, const struct rb_stmt *st)
 	free(path);
 }
 
+/*
+ * gitlab_rails[KEY] = V where a setting declares gitlab_rails = "KEY" (GitLab's own client
+ * settings, gitlab_rails['redis_sentinels']): assigned to that setting, as if written there.
+ */
+static bool rails_setting(struct walk *b, const struct rb_stmt *st)
+{
+	if (st->call || st->nkeys != 1 || strcmp(st->name, "gitlab_rails") != 0 || st->cond.word)
+		return false;
+	for (size_t i = 0; i < b->cat->n; i++) {
+		const struct cat_service *def = &b->cat->v[i];
+		for (size_t j = 0; j < def->nsettings; j++) {
+			const struct cat_setting *cs = &def->settings[j];
+			if (cs->gitlab_rails == NULL || strcmp(cs->gitlab_rails, st->keys[0]) != 0)
+				continue;
+			struct rb_stmt as = *st;
+			char *key = cs->name;
+			as.name = def->config_name;
+			as.keys = &key;
+			handle_service(b, &b->as->svc[i], &as);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void walk(struct walk *b, const struct rb_file *f)
 {
 	hide_secret_lines(b, f);
@@ -933,6 +958,8 @@ static void walk(struct walk *b, const struct rb_file *f)
 			set_roles(b, st);
 		else if (is_switch(b->cat, st->name))
 			set_switch(b, st);
+		else if (rails_setting(b, st))
+			continue;
 		else if (st->cond.word != NULL ||
 		         !railsmtp_reads(st)) /* railsmtp skips those too */
 			note_unknown(b, st);
