@@ -1,7 +1,9 @@
 /*
  * patroni SUBCOMMAND: Omnibus' `gitlab-ctl patroni` verbs. check-leader /
  * check-replica ask the local REST API for GET /leader or /replica (Patroni
- * answers 200 or 503); only the status line is read. Exit (Omnibus'): 0 the
+ * answers 200 or 503); only the status line is read. Over TLS (the API takes
+ * only client certificates) Debian's python3 asks, as Patroni's account, which
+ * reads the client certificate patronictl presents. Exit (Omnibus'): 0 the
  * answer was 200; 1 another answer; 3 no answer; 2 usage. members is
  * `patronictl list` on the rendered patroni.yml, run as Patroni's account in a
  * session of its own (validate_run); what it prints reaches root's terminal
@@ -11,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -22,12 +25,78 @@
 #define PATRONI_TIMEOUT_MS  5000
 #define PATRONICTL_DEADLINE 60000 /* patronictl's own DCS retries stay well within it */
 #define PATRONICTL          "/usr/bin/patronictl"
+#define PYTHON3             "/usr/bin/python3"
+
+/*
+ * GET argv[6] of https://argv[1]:argv[2] trusting argv[3], presenting argv[4]/argv[5]; prints
+ * the status. Patroni's own interpreter and ssl module: gitlab-ctl links no TLS library. Every
+ * value is an argument, never program text.
+ */
+static const char tls_get_py[] =
+    "import http.client, ssl, sys\n"
+    "c = ssl.create_default_context(cafile=sys.argv[3])\n"
+    "c.load_cert_chain(sys.argv[4], sys.argv[5])\n"
+    "h = http.client.HTTPSConnection(sys.argv[1], int(sys.argv[2]), context=c, timeout=5)\n"
+    "h.request('GET', sys.argv[6])\n"
+    "print(h.getresponse().status)\n";
 
 int patroni_check_exit(int status)
 {
 	if (status < 0)
 		return 3;
 	return status == 200 ? 0 : 1;
+}
+
+/*
+ * The status of GET path on s's REST API over TLS, at its connect_address (the name its
+ * certificate is for: the members reach it there); -1 with why when nothing answered.
+ */
+static int tls_status(const struct attrs *a, const struct svc *s, const char *path, char *why,
+                      size_t len)
+{
+	char port[16];
+	snprintf(port, sizeof port, "%lld", svc_int(s, "port", 8008));
+	const char *host = attrs_var(a, s, "connect_address"), *ca = attrs_var(a, s, "tls_ca_file"),
+	           *cert = attrs_var(a, s, "tls_client_certificate_file"),
+	           *key = attrs_var(a, s, "tls_client_key_file");
+	char *argv[] = {PYTHON3,
+	                "-I", /* none of the account's site or environment */
+	                "-c",
+	                (char *)tls_get_py,
+	                (char *)(host != NULL ? host : "127.0.0.1"),
+	                port,
+	                (char *)(ca != NULL ? ca : ""),
+	                (char *)(cert != NULL ? cert : ""),
+	                (char *)(key != NULL ? key : ""),
+	                (char *)path,
+	                NULL};
+	struct buf out;
+	buf_init(&out);
+	int st =
+	    validate_run(argv, "", 0, s->user, s->group, mono_ms() + PATRONI_TIMEOUT_MS * 2, &out);
+	int status = -1;
+	const char *e = NULL;
+	if (st == 0 && out.len > 0 && out.len < 8 && out.p[out.len - 1] == '\n') {
+		out.p[out.len - 1] = '\0';
+		status = (int)strtonum(out.p, 100, 599, &e);
+		if (e != NULL)
+			status = -1;
+	}
+	if (status < 0) {
+		/* python's last line names the failure (refused, certificate, timeout) */
+		size_t n = out.len;
+		while (n > 0 && (out.p[n - 1] == '\n' || out.p[n - 1] == '\r'))
+			n--;
+		size_t b = n;
+		while (b > 0 && out.p[b - 1] != '\n')
+			b--;
+		if (st < 0)
+			snprintf(why, len, "%s: %s", PYTHON3, strerror(errno));
+		else
+			snprintf(why, len, "%.*s", (int)(n - b), out.p + b);
+	}
+	buf_free(&out);
+	return status;
 }
 
 static int check(const struct ctl *ctl, const char *verb, const char *path)
@@ -47,12 +116,12 @@ static int check(const struct ctl *ctl, const char *verb, const char *path)
 		        "gitlab-ctl patroni %s: patroni is not enabled: set "
 		        "patroni['enable'] = true and run gitlab-ctl reconfigure\n",
 		        verb);
-	else if (tls != NULL && tls[0] != '\0')
-		/* http_probe speaks plain HTTP only */
-		fprintf(stderr,
-		        "gitlab-ctl patroni %s: the REST API serves TLS: not supported yet\n",
-		        verb);
-	else {
+	else if (tls != NULL && tls[0] != '\0') {
+		int st = tls_status(&l.a, s, path, why, sizeof why);
+		if (st < 0)
+			fprintf(stderr, "gitlab-ctl patroni %s: %s\n", verb, why);
+		rc = patroni_check_exit(st);
+	} else {
 		const char *host = attrs_var(&l.a, s, "listen_address");
 		int port = (int)svc_int(s, "port", 8008);
 		int st = http_probe(host != NULL ? host : "127.0.0.1", port, path, NULL,

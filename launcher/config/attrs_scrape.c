@@ -1,5 +1,6 @@
 /* Prometheus' scrape jobs: ours for each enabled service, then the user's; the timeout cap. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,10 @@ void cap_scrape_timeout(struct comp *c)
  * How Prometheus reaches s, by Omnibus' names (monitoring/libraries/prometheus.rb):
  * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
  * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
- * prometheus_scrape_tls_skip_verification, trusting tls_cert_path, the certificate the
- * service serves (Omnibus leaves that to the system's CAs), and presenting
- * prometheus_scrape_tls_cert_path/_key_path where the service asks for a client certificate.
+ * prometheus_scrape_tls_skip_verification, trusting the certificate the service serves
+ * (tls_cert_path, Patroni's tls_certificate_file; Omnibus leaves that to the system's CAs),
+ * and presenting prometheus_scrape_tls_cert_path/_key_path where the service asks for a
+ * client certificate (redis_exporter, Patroni).
  */
 static void scrape_tls(struct yval *job, const struct svc *s)
 {
@@ -58,10 +60,10 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 		name = s->listen_host;
 	if (name != NULL && name[0] != '\0')
 		yval_put(tls, "server_name", yval_scalar(YV_STR, name));
-	const char *ca = svc_var(s, "tls_cert_path");
+	const char *ca = svc_var(s, svc_tls_keys(s)[0]);
 	if (ca != NULL && ca[0] != '\0')
 		yval_put(tls, "ca_file", yval_scalar(YV_STR, ca));
-	/* The certificate Prometheus presents where the service asks for one (redis_exporter). */
+	/* The certificate Prometheus presents where the service asks for one. */
 	static const char *const client[][2] = {{"prometheus_scrape_tls_cert_path", "cert_file"},
 	                                        {"prometheus_scrape_tls_key_path", "key_file"}};
 	for (size_t i = 0; i < 2; i++) {
@@ -158,6 +160,25 @@ static void merge_user_jobs(struct build *b, const struct svc *s, struct yval *j
 	}
 }
 
+/* needs, "a" or "a|b": is any of them enabled? */
+static bool needs_enabled(const struct attrs *a, const char *needs)
+{
+	for (const char *p = needs; p != NULL;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+		char one[128];
+		if (len < sizeof one) {
+			memcpy(one, p, len);
+			one[len] = '\0';
+			const struct svc *o = attrs_svc(a, one);
+			if (o != NULL && o->enabled)
+				return true;
+		}
+		p = bar != NULL ? bar + 1 : NULL;
+	}
+	return false;
+}
+
 /* scrape_jobs of a service with scrape_collect (see attrs.h). */
 void collect_scrape(struct build *b, struct svc *out)
 {
@@ -171,9 +192,8 @@ void collect_scrape(struct build *b, struct svc *out)
 		grow(&refs, &cap, n + s->def->nscrape + 1, sizeof *refs, 8);
 		for (size_t j = 0; j < s->def->nscrape; j++) {
 			const char *needs = s->def->scrape[j].needs, *when = s->def->scrape[j].when;
-			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
 			const char *on = when ? svc_var(s, when) : NULL;
-			if ((needs == NULL || (o != NULL && o->enabled)) &&
+			if ((needs == NULL || needs_enabled(b->out, needs)) &&
 			    (when == NULL || (on != NULL && strcmp(on, "true") == 0)))
 				refs[n++] = (struct job_ref){&s->def->scrape[j], s};
 		}

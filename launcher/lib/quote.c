@@ -224,6 +224,19 @@ int quote_pg_token(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+int quote_pg_md5(struct buf *out, const char *v, const char **why)
+{
+	if (strncmp(v, "md5", 3) == 0 && strlen(v) == 35)
+		v += 3;
+	if (strlen(v) != 32 || strspn(v, "0123456789abcdefABCDEF") != 32)
+		return refuse(why, "the md5 hash gitlab-ctl pg-password-md5 USER prints "
+		                   "(32 hex digits) is needed, not the password");
+	buf_adds(out, "md5");
+	for (; *v; v++)
+		buf_addc(out, ascii_upper(*v) ? (char)(*v - 'A' + 'a') : *v);
+	return 0;
+}
+
 void quote_conninfo(struct buf *out, const char *v)
 {
 	if (*v != '\0' && strcspn(v, " \t\n\r\f\v'\\") == strlen(v)) {
@@ -487,7 +500,8 @@ static bool loopback(const char *s, size_t n)
 	       memcmp(bin, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0;
 }
 
-static int redis_bind(struct buf *out, const char *v, bool local, const char **why)
+/* local: the refusal of a non-loopback address names the password that allows it (NULL: any). */
+static int redis_bind(struct buf *out, const char *v, const char *local, const char **why)
 {
 	const char *p = v;
 	size_t start = out->len;
@@ -504,11 +518,9 @@ static int redis_bind(struct buf *out, const char *v, bool local, const char **w
 			buf_truncate(out, start);
 			return refuse(why, "not a list of addresses separated by spaces");
 		}
-		if (local && !loopback(a, alen)) {
+		if (local != NULL && !loopback(a, alen)) {
 			buf_truncate(out, start);
-			return refuse(why,
-			              "not a loopback address: set redis['password'] before Redis "
-			              "listens beyond this host");
+			return refuse(why, local);
 		}
 		if (n++ > 0)
 			buf_addc(out, ' ');
@@ -522,12 +534,48 @@ static int redis_bind(struct buf *out, const char *v, bool local, const char **w
 
 int quote_redis_bind(struct buf *out, const char *v, const char **why)
 {
-	return redis_bind(out, v, false, why);
+	return redis_bind(out, v, NULL, why);
 }
 
 int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why)
 {
-	return redis_bind(out, v, true, why);
+	return redis_bind(out, v,
+	                  "not a loopback address: set redis['password'] before Redis listens "
+	                  "beyond this host",
+	                  why);
+}
+
+int quote_sentinel_bind_loopback(struct buf *out, const char *v, const char **why)
+{
+	return redis_bind(out, v,
+	                  "not a loopback address: set sentinel['password'] before Sentinel "
+	                  "listens beyond this host",
+	                  why);
+}
+
+int quote_redis_name(struct buf *out, const char *v, const char **why)
+{
+	size_t n = strlen(v);
+	if (n == 0 || n > 64)
+		return refuse(why, "not a name of 1 to 64 letters, digits, '.', '_' or '-'");
+	for (size_t i = 0; i < n; i++)
+		if (!(ascii_alnum(v[i]) || v[i] == '.' || v[i] == '_' || v[i] == '-'))
+			return refuse(why,
+			              "not a name of 1 to 64 letters, digits, '.', '_' or '-'");
+	buf_adds(out, v);
+	return 0;
+}
+
+int quote_redis_myid(struct buf *out, const char *v, const char **why)
+{
+	size_t n = strlen(v);
+	for (size_t i = 0; i < n; i++)
+		if (!(ascii_digit(v[i]) || (v[i] >= 'a' && v[i] <= 'f')))
+			n = 0;
+	if (n != 40)
+		return refuse(why, "not 40 lowercase hex digits (Sentinel's run id)");
+	buf_adds(out, v);
+	return 0;
 }
 
 /* "host:port", "[v6]:port" or a bare host (gitlab-exporter's listen_address): loopback? */

@@ -65,6 +65,13 @@ int quote_pg_token(struct buf *out, const char *v, const char **why);
 int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why);
 
 /*
+ * A role's stored md5 password (SQL and psql's \set alike): "md5" and the 32 lowercase hex
+ * digits of gitlab-ctl pg-password-md5 (Omnibus' postgresql['sql_user_password']), which the
+ * value may already start with. Anything else (a plain password) is refused.
+ */
+int quote_pg_md5(struct buf *out, const char *v, const char **why);
+
+/*
  * A libpq conninfo value: as is when it has no space, quote or backslash,
  * else single-quoted with \' and \\. Never refuses.
  */
@@ -130,6 +137,12 @@ int quote_url_host(struct buf *out, const char *v, const char **why);
 
 /* quote_redis_bind, and every address a loopback one (127.0.0.0/8, ::1, localhost). */
 int quote_redis_bind_loopback(struct buf *out, const char *v, const char **why);
+/* The same for Sentinel's bind, the refusal naming sentinel['password']. */
+int quote_sentinel_bind_loopback(struct buf *out, const char *v, const char **why);
+/* A Sentinel master name: 1 to 64 of [A-Za-z0-9._-], written as is (it is compared as a word). */
+int quote_redis_name(struct buf *out, const char *v, const char **why);
+/* Sentinel's myid: 40 lowercase hex digits. */
+int quote_redis_myid(struct buf *out, const char *v, const char **why);
 
 /* A file mode in octal (770, 0660) that grants others nothing: no world bits. */
 int quote_mode_private(struct buf *out, const char *v, const char **why);

@@ -5,7 +5,9 @@
 #   RedisDown, PostgresDown, SidekiqJobsQueuing, PostgresDatabaseDeadlocks and
 #   the SLI recordings for PostgreSQL, Redis and the node mean what Omnibus'
 #   gitlab.rules and node.rules mean; a runit state is RunitServiceDown, and no
-#   rule keeps the old name PostgreSQLDown;
+#   rule keeps the old name PostgreSQLDown; PatroniNoLeader,
+#   PatroniReplicationLagHigh (its limit patroni['maximum_lag_on_failover'] of
+#   gitlab.rb) and SentinelMasterDown fire on synthetic series as meant;
 # - the running Prometheus loaded those names;
 # - every Prometheus page we print (inspect's memory graph, scripts/demo,
 #   doc/monitoring.md) answers 200 itself on that Prometheus (no /targets,
@@ -38,6 +40,13 @@ cp "$SRCDIR/test/fixtures/rules/gitlab-ctl.rules.test.yml" "$T_ROOT/rt/"
 has "$OUT" "SUCCESS"
 lacks "$RULES" "PostgreSQLDown"
 
+note "PatroniReplicationLagHigh's limit is patroni['maximum_lag_on_failover'] of this gitlab.rb"
+has "$RULES" "> 1048576"
+echo "patroni['maximum_lag_on_failover'] = 4194304" >>"$T_ROOT/etc/gitlab/gitlab.rb"
+expect_rc 0 ctl reconfigure
+has "$RULES" "> 4194304"
+lacks "$RULES" "> 1048576"
+
 note "Prometheus loaded them"
 api() { curl -fsS --max-time 5 -u "$(mon_auth)" "http://127.0.0.1:$P$1"; }
 names() {
@@ -45,6 +54,7 @@ names() {
 		ruby -rjson -e 'n = JSON.parse(File.read(ARGV[0]))["data"]["groups"].flat_map { |g| g["rules"].map { |r| r["name"] } }
 			want = %w[ServiceDown RedisDown PostgresDown SidekiqJobsQueuing PostgresDatabaseDeadlocks
 				RunitServiceDown RunitServiceFlapping GitLabExporterMemoryHigh TargetDown
+				PatroniNoLeader PatroniReplicationLagHigh SentinelMasterDown
 				gitlab_sli:job:availability:ratio gitlab_sli:gitlab_component_errors:ratio
 				gitlab_sli:redis_cpu_seconds:rate1m instance:node_memory_utilization:ratio]
 			exit 1 unless (want - n).empty?' "$OUT"

@@ -2,7 +2,8 @@
 # PostgreSQL under Patroni on one node, from roles: etcd_role and patroni_role
 # bring up etcd and Patroni (the plain postgresql service stays off), Patroni
 # bootstraps the cluster and leads it, a second reconfigure changes nothing,
-# the replication password never shows, and a Patroni REST API or etcd
+# the replication password never shows, a DCS change is applied with patronictl
+# edit-config while Patroni is only reloaded, and a Patroni REST API or etcd
 # listener beyond loopback without authentication is refused at its line.
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -127,6 +128,31 @@ SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
 lacks "$OUT" "restart"
 lacks "$OUT" "create"
 leader || fail "no leader after the second reconfigure"
+
+note "dcs.yml is patroni.yml's bootstrap.dcs, so a made cluster gets what a new one would"
+python3 - "$YML" "$T_ROOT/opt/gitlab/sv/patroni/dcs.yml" <<'EOF2' || fail "dcs.yml and bootstrap.dcs differ"
+import sys, yaml
+a = yaml.safe_load(open(sys.argv[1]))["bootstrap"]["dcs"]
+b = yaml.safe_load(open(sys.argv[2]))
+sys.exit(0 if a == b and a["ttl"] == 10 else 1)
+EOF2
+note "a DCS change is applied with patronictl edit-config; Patroni is reloaded, never restarted"
+ST=$T_ROOT/opt/gitlab/sv/patroni/supervise/status
+PAT=$(status_pid "$ST") PGSTART=$(sql 'SELECT pg_postmaster_start_time()')
+{ base_rb | sed 's/^patroni..ttl.. = 10$/patroni['"'"'ttl'"'"'] = 12/'
+	echo "patroni['maximum_lag_on_failover'] = 2097152"; } | write_rb
+SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
+has "$OUT" "Configuration changed"
+lacks "$OUT" "restart"
+[ "$(status_pid "$ST")" = "$PAT" ] || fail "patroni was restarted ($PAT -> $(status_pid "$ST"))"
+[ "$(sql 'SELECT pg_postmaster_start_time()')" = "$PGSTART" ] || fail "PostgreSQL was restarted"
+# /config answers from what Patroni read of the DCS in its last loop (loop_wait 2 s)
+dcs_has() { curl -fsS --max-time 2 "http://127.0.0.1:$REST/config" >"$OUT" && grep -qF '"ttl": 12' "$OUT"; }
+until_true 100 dcs_has || has "$OUT" '"ttl": 12'
+has "$OUT" '"maximum_lag_on_failover": 2097152'
+leader || fail "no leader after the DCS change"
+SVWAIT=${T_SVWAIT:-120} expect_rc 0 ctl reconfigure
+lacks "$OUT" "Configuration changed"
 
 note "stop: Patroni stops PostgreSQL with it"
 expect_rc 0 ctl stop patroni

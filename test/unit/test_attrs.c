@@ -113,7 +113,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 10);
+	assert_int_equal(a.nsvcs, 11);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);
@@ -1107,6 +1107,20 @@ static void test_cross_service(void **state)
 	assert_non_null(strstr(svc_var(ge, "connection_string"), " port=5433"));
 	assert_string_equal(svc_var(ge, "redis_url"), "unix:/run/r.sock");
 	assert_string_equal(svc_var(svc(&a, "postgresql"), "data_dir"), "/srv/pg");
+	attrs_free(&a);
+	diags_free(&d);
+
+	/* Omnibus' gitlab_rails keys of a database elsewhere are the exporter's. */
+	assert_int_equal(build("gitlab_rails['db_host'] = '10.0.0.1,10.0.0.2'\n"
+	                       "gitlab_rails['db_port'] = 6432\n"
+	                       "gitlab_rails['db_password'] = \"it's\"\n",
+	                       &a, &d),
+	                 0);
+	ge = svc(&a, "gitlab-exporter");
+	assert_string_equal(
+	    svc_var(ge, "db_connection_string"),
+	    "dbname=gitlabhq_production user=gitlab host=10.0.0.1,10.0.0.2 port=6432 "
+	    "password='it\\'s' target_session_attrs=read-write");
 	attrs_free(&a);
 	diags_free(&d);
 }

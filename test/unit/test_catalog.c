@@ -44,7 +44,7 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 10);
+	assert_int_equal(c.n, 11);
 	assert_string_equal(c.v[0].name, "alertmanager"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "etcd");
 	assert_string_equal(c.v[2].name, "gitlab-exporter");
@@ -55,6 +55,7 @@ static void test_shipped_catalog(void **state)
 	assert_string_equal(c.v[7].name, "prometheus");
 	assert_string_equal(c.v[8].name, "redis");
 	assert_string_equal(c.v[9].name, "redis-exporter");
+	assert_string_equal(c.v[10].name, "sentinel");
 	/* An exporter is on by default exactly where its backend is. */
 	expect_setting(catalog_find(&c, "redis_exporter"), "enable", ST_BOOL, "{{redis.enable}}");
 
@@ -145,9 +146,10 @@ static void test_shipped_payload(void **state)
 	assert_true(cat_setting_find(pg, "data_dir")->data);
 	assert_true(cat_setting_find(rd, "dir")->data);
 	assert_false(cat_setting_find(pg, "home")->data);
-	assert_int_equal(ge->nafter, 2);
+	assert_int_equal(ge->nafter, 3);
 	assert_string_equal(ge->after[0], "postgresql");
-	assert_string_equal(ge->after[1], "redis");
+	assert_string_equal(ge->after[1], "patroni");
+	assert_string_equal(ge->after[2], "redis");
 	expect_setting(pg, "username", ST_STRING, "gitlab-psql");
 	expect_setting(rd, "username", ST_STRING, "gitlab-redis");
 	assert_null(cat_setting_find(ge, "username")); /* the exporter runs as user['username'] */
@@ -172,8 +174,8 @@ static void test_shipped_payload(void **state)
 	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
-	size_t order[10], pos[10];
-	assert_true(c.n <= 10);
+	size_t order[11], pos[11];
+	assert_true(c.n <= 11);
 	catalog_order(&c, order);
 	for (size_t i = 0; i < c.n; i++)
 		pos[order[i]] = i;
@@ -301,7 +303,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
-	    "refuse_because, values, required_by, gitlab_key)");
+	    "refuse_because, values, required_by, gitlab_key, gitlab_rails)");
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,

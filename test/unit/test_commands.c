@@ -24,9 +24,10 @@ static void test_flags(void **state)
 	assert_int_equal(flags_of("status"), CMD_ROOT_ONLY);
 	assert_int_equal(flags_of("exec"), CMD_OWN_CONFIG);
 	assert_int_equal(flags_of("subreaper"), CMD_ROOT_ONLY); /* runs as a service account */
+	assert_int_equal(flags_of("sentinel-config"), CMD_ROOT_ONLY); /* so does this */
 	for (const struct command *c = commands; c->name != NULL; c++)
 		if (strcmp(c->name, "status") != 0 && strcmp(c->name, "exec") != 0 &&
-		    strcmp(c->name, "subreaper") != 0)
+		    strcmp(c->name, "subreaper") != 0 && strcmp(c->name, "sentinel-config") != 0)
 			assert_int_equal(c->flags, 0);
 }
 
@@ -42,7 +43,8 @@ static void test_entries_complete(void **state)
 		if (c->summary ==
 		    NULL) /* internal: only what generated scripts and the catalog run */
 			assert_true(strcmp(c->name, "probe") == 0 ||
-			            strcmp(c->name, "subreaper") == 0);
+			            strcmp(c->name, "subreaper") == 0 ||
+			            strcmp(c->name, "sentinel-config") == 0);
 	}
 	assert_true(n > 20);
 	assert_null(command_find("statsu"));
