@@ -866,6 +866,19 @@ static void set_switch(struct walk *b, const struct rb_stmt *st)
 }
 
 /*
+ * gitlab_rails['db_host'|'db_port'|'db_password']: Omnibus' keys for a PostgreSQL not on
+ * this node, which its exporter's connection_string uses; here settings of the exporter.
+ */
+static const struct cat_service *rails_db(const struct walk *b, const struct rb_stmt *st)
+{
+	if (st->call || st->nkeys < 1 || strcmp(st->name, "gitlab_rails") != 0 ||
+	    (strcmp(st->keys[0], "db_host") != 0 && strcmp(st->keys[0], "db_port") != 0 &&
+	     strcmp(st->keys[0], "db_password") != 0))
+		return NULL;
+	return service_of(b, "gitlab_exporter");
+}
+
+/*
  * Does st set something gitlab-ctl acts on? Not an Omnibus name or key it
  * ignores, nor a key it does not know (a warning wherever it is written).
  */
@@ -873,6 +886,8 @@ static bool stmt_managed(const struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
 	bool sw = is_switch(b->cat, st->name);
+	if (rails_db(b, st) != NULL)
+		return true;
 	if (def == NULL && !sw && !is_global(st->name) && strcmp(st->name, "roles") != 0)
 		return false;
 	if (st->call || st->nkeys == 0)
@@ -934,6 +949,8 @@ static void walk(struct walk *b, const struct rb_file *f)
 		if (st->cond.word != NULL && stmt_managed(b, st))
 			refuse_conditional(b, st);
 		else if (def != NULL)
+			handle_service(b, &b->as->svc[def - b->cat->v], st);
+		else if ((def = rails_db(b, st)) != NULL)
 			handle_service(b, &b->as->svc[def - b->cat->v], st);
 		else if (is_global(st->name))
 			handle_global(b, st);
