@@ -5,6 +5,12 @@
 -- psql -v and are quoted by psql and format(%I), never pasted as SQL text.
 -- Connected to `postgres` (no account owns it) with search_path pinned to pg_catalog by
 -- the connection's options; names are qualified all the same.
+-- Under Patroni every member runs it: only the leader (not in recovery) writes, the
+-- replicas get the objects by replication.
+SELECT pg_catalog.pg_is_in_recovery() AS in_recovery \gset
+\if :in_recovery
+\quit
+\endif
 SELECT pg_catalog.format('CREATE ROLE %I LOGIN', :'sql_user')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'sql_user') \gexec
 SELECT pg_catalog.format('CREATE DATABASE %I OWNER %I', :'database', :'sql_user')
@@ -17,3 +23,11 @@ SELECT pg_catalog.format('ALTER ROLE %I NOSUPERUSER NOCREATEROLE NOCREATEDB NORE
   AND (rolsuper OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls) \gexec
 SELECT pg_catalog.format('GRANT pg_monitor TO %I', :'monitor_user')
  WHERE NOT pg_catalog.pg_has_role(:'monitor_user', 'pg_monitor', 'MEMBER') \gexec
+{{#if postgresql.sql_user_password}}
+-- postgresql['sql_user_password'] (the md5 hash, so this root-owned file readable by the
+-- account's group never holds the password), for clients over TCP (pg_hba.conf md5).
+\set sql_user_password {{pg_md5 postgresql.sql_user_password}}
+SELECT pg_catalog.format('ALTER ROLE %I PASSWORD %L', :'sql_user', :'sql_user_password')
+ FROM pg_catalog.pg_authid WHERE rolname = :'sql_user'
+  AND rolpassword IS DISTINCT FROM :'sql_user_password' \gexec
+{{/if}}

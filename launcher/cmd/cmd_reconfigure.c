@@ -22,6 +22,7 @@
 #include "engine/owners.h"
 #include "engine/prepublish.h"
 #include "engine/preflight.h"
+#include "engine/redisfollow.h"
 #include "config/attrs.h"
 #include "config/catalog.h"
 #include "config/trust.h"
@@ -59,6 +60,12 @@ static int prepare(struct recon *r)
 		fprintf(stderr, "gitlab-ctl reconfigure: pre-flight failed: nothing was changed\n");
 		return -1;
 	}
+	/* A failover is never undone: Redis follows the master the sentinels name. */
+	struct diags follow;
+	diags_init(&follow);
+	follow.live = stdout;
+	redis_follow(&r->l.a, &follow);
+	diags_free(&follow);
 	char var[PATH_MAX];
 	if (ctl_var_dir(r->ctl, var, sizeof var) == 0) /* a no-op makes no bcrypt */
 		bcrypt_keep_open(var, !r->dry_run);

@@ -188,6 +188,16 @@ const struct command commands[] = {
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},
+    {.name = "get-redis-master",
+     .fn = cmd_get_redis_master,
+     .usage = "",
+     .summary = "print the Redis master the sentinels name, as HOST:PORT",
+     .details =
+         "asks this node's sentinel (roles(['redis_sentinel_role'])), then each of\n"
+         "  gitlab_rails['redis_sentinels'] in turn, for redis['master_name'], with\n"
+         "  their password (sentinel['password'], gitlab_rails['redis_sentinels_password'])\n"
+         "exit: 0 printed; 1 no sentinel answered (each one's reason on stderr); 2 usage\n"
+         "example: gitlab-ctl get-redis-master"},
     {.name = "probe",
      .fn = cmd_probe,
      .usage = "SERVICE"}, /* sv/<svc>/check: readiness, exit 0 when ready */
@@ -230,9 +240,6 @@ static const struct {
     {"get-postgresql-primary",
      "no Patroni or Consul here: the one PostgreSQL is postgresql['listen_address'] and "
      "['port'] (gitlab-ctl show-config postgresql)"},
-    {"get-redis-master",
-     "no Redis Sentinel here: the one Redis is redis['unixsocket'], or redis['bind'] and "
-     "['port'] (gitlab-ctl show-config redis)"},
     {"pg-decomposition-migration", "gitlab-ctl runs no GitLab Rails to migrate"},
     {"pg-upgrade",
      "stop it (gitlab-ctl stop postgresql), run the new PostgreSQL's pg_upgrade on "

@@ -112,6 +112,9 @@ int cmd_patroni(const struct ctl *ctl, int argc, char **argv);
 int patroni_check_exit(int status);
 /* cmd_probe.c: what a service's check script runs */
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
+/* cmd_redismaster.c */
+int cmd_get_redis_master(const struct ctl *ctl, int argc, char **argv);
+
 /* cmd_sentinelconf.c */
 int cmd_sentinel_config(const struct ctl *ctl, int argc, char **argv);
 

@@ -866,6 +866,19 @@ static void set_switch(struct walk *b, const struct rb_stmt *st)
 }
 
 /*
+ * gitlab_rails['db_host'|'db_port'|'db_password']: Omnibus' keys for a PostgreSQL not on
+ * this node, which its exporter's connection_string uses; here settings of the exporter.
+ */
+static const struct cat_service *rails_db(const struct walk *b, const struct rb_stmt *st)
+{
+	if (st->call || st->nkeys < 1 || strcmp(st->name, "gitlab_rails") != 0 ||
+	    (strcmp(st->keys[0], "db_host") != 0 && strcmp(st->keys[0], "db_port") != 0 &&
+	     strcmp(st->keys[0], "db_password") != 0))
+		return NULL;
+	return service_of(b, "gitlab_exporter");
+}
+
+/*
  * Does st set something gitlab-ctl acts on? Not an Omnibus name or key it
  * ignores, nor a key it does not know (a warning wherever it is written).
  */
@@ -873,6 +886,8 @@ static bool stmt_managed(const struct walk *b, const struct rb_stmt *st)
 {
 	const struct cat_service *def = service_of(b, st->name);
 	bool sw = is_switch(b->cat, st->name);
+	if (rails_db(b, st) != NULL)
+		return true;
 	if (def == NULL && !sw && !is_global(st->name) && strcmp(st->name, "roles") != 0)
 		return false;
 	if (st->call || st->nkeys == 0)
@@ -900,6 +915,31 @@ static void refuse_conditional(struct walk *b, const struct rb_stmt *st)
 	free(path);
 }
 
+/*
+ * gitlab_rails[KEY] = V where a setting declares gitlab_rails = "KEY" (GitLab's own client
+ * settings, gitlab_rails['redis_sentinels']): assigned to that setting, as if written there.
+ */
+static bool rails_setting(struct walk *b, const struct rb_stmt *st)
+{
+	if (st->call || st->nkeys != 1 || strcmp(st->name, "gitlab_rails") != 0 || st->cond.word)
+		return false;
+	for (size_t i = 0; i < b->cat->n; i++) {
+		const struct cat_service *def = &b->cat->v[i];
+		for (size_t j = 0; j < def->nsettings; j++) {
+			const struct cat_setting *cs = &def->settings[j];
+			if (cs->gitlab_rails == NULL || strcmp(cs->gitlab_rails, st->keys[0]) != 0)
+				continue;
+			struct rb_stmt as = *st;
+			char *key = cs->name;
+			as.name = def->config_name;
+			as.keys = &key;
+			handle_service(b, &b->as->svc[i], &as);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void walk(struct walk *b, const struct rb_file *f)
 {
 	hide_secret_lines(b, f);
@@ -910,12 +950,16 @@ static void walk(struct walk *b, const struct rb_file *f)
 			refuse_conditional(b, st);
 		else if (def != NULL)
 			handle_service(b, &b->as->svc[def - b->cat->v], st);
+		else if ((def = rails_db(b, st)) != NULL)
+			handle_service(b, &b->as->svc[def - b->cat->v], st);
 		else if (is_global(st->name))
 			handle_global(b, st);
 		else if (strcmp(st->name, "roles") == 0)
 			set_roles(b, st);
 		else if (is_switch(b->cat, st->name))
 			set_switch(b, st);
+		else if (rails_setting(b, st))
+			continue;
 		else if (st->cond.word != NULL ||
 		         !railsmtp_reads(st)) /* railsmtp skips those too */
 			note_unknown(b, st);

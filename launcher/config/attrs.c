@@ -522,6 +522,17 @@ const struct svc *attrs_svc(const struct attrs *a, const char *name)
 	return svc_named(a, name, strlen(name));
 }
 
+int attrs_set_var(struct attrs *a, const char *svc, const char *name, const char *value)
+{
+	struct svc *s = (struct svc *)svc_named(a, svc, strlen(svc));
+	struct kv key = {(char *)name, NULL};
+	struct kv *v = s ? bsearch(&key, s->vars.v, s->vars.n, sizeof *s->vars.v, kv_cmp) : NULL;
+	if (v == NULL)
+		return -1;
+	v->value = arena_strdup(&a->strs, value);
+	return 0;
+}
+
 const char *svc_var(const struct svc *s, const char *name)
 {
 	return kv_get(&s->vars, name);

@@ -121,6 +121,12 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 void attrs_free(struct attrs *a);
 
 const struct svc *attrs_svc(const struct attrs *a, const char *name); /* runit or config name */
+/*
+ * Replace the value of an existing var of a service (runit or config name) with a copy of
+ * value, after the configuration was computed: what a live service says (the Redis master a
+ * sentinel names) overriding gitlab.rb's. 0, or -1 when there is no such var.
+ */
+int attrs_set_var(struct attrs *a, const char *svc, const char *name, const char *value);
 const char *svc_var(const struct svc *s, const char *name);
 /* An int setting's value (its catalog type checked it where it was written), or dflt when
  * unset or not a number. */

@@ -1,5 +1,6 @@
 /* Prometheus' scrape jobs: ours for each enabled service, then the user's; the timeout cap. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,25 @@ static void merge_user_jobs(struct build *b, const struct svc *s, struct yval *j
 	}
 }
 
+/* needs, "a" or "a|b": is any of them enabled? */
+static bool needs_enabled(const struct attrs *a, const char *needs)
+{
+	for (const char *p = needs; p != NULL;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+		char one[128];
+		if (len < sizeof one) {
+			memcpy(one, p, len);
+			one[len] = '\0';
+			const struct svc *o = attrs_svc(a, one);
+			if (o != NULL && o->enabled)
+				return true;
+		}
+		p = bar != NULL ? bar + 1 : NULL;
+	}
+	return false;
+}
+
 /* scrape_jobs of a service with scrape_collect (see attrs.h). */
 void collect_scrape(struct build *b, struct svc *out)
 {
@@ -172,9 +192,8 @@ void collect_scrape(struct build *b, struct svc *out)
 		grow(&refs, &cap, n + s->def->nscrape + 1, sizeof *refs, 8);
 		for (size_t j = 0; j < s->def->nscrape; j++) {
 			const char *needs = s->def->scrape[j].needs, *when = s->def->scrape[j].when;
-			const struct svc *o = needs ? attrs_svc(b->out, needs) : NULL;
 			const char *on = when ? svc_var(s, when) : NULL;
-			if ((needs == NULL || (o != NULL && o->enabled)) &&
+			if ((needs == NULL || needs_enabled(b->out, needs)) &&
 			    (when == NULL || (on != NULL && strcmp(on, "true") == 0)))
 				refs[n++] = (struct job_ref){&s->def->scrape[j], s};
 		}

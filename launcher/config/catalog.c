@@ -50,6 +50,7 @@ void catalog_service_free(struct cat_service *s)
 		free(s->settings[i].gitlab_key);
 		free_argv(s->settings[i].values, s->settings[i].nvalues);
 		free_argv(s->settings[i].required_by, s->settings[i].nrequired_by);
+		free(s->settings[i].gitlab_rails);
 	}
 	free(s->settings);
 	for (size_t i = 0; i < s->nenv; i++) {

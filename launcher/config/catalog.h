@@ -63,6 +63,7 @@ struct cat_setting {
 	char **values;        /* the only values a string may take (NULL: any), e.g. server names */
 	size_t nvalues;
 	char **required_by; /* roles that need a value (redis['master_ip'] on a replica) */
+	char *gitlab_rails; /* gitlab_rails[KEY] sets it too (GitLab's own client settings) */
 	size_t nrequired_by;
 	char *gitlab_key; /* the gitlab.rb key that sets it, when Omnibus names it otherwise */
 	int line;

@@ -2,6 +2,7 @@
  * Across the catalog's files: unique names, dependencies that exist and form
  * no cycle, and the dependency order.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,16 +110,28 @@ static bool dep_cycle(const struct catalog *c, size_t i, int *state, size_t *pat
 }
 
 /* Every `after` names a catalog service other than itself, and they form no cycle. */
-/* A scrape job's needs names a catalog service (a typo would drop the job silently). */
+/* A scrape job's needs ("a" or "a|b": any of them) names catalog services (a typo would
+ * drop the job silently). */
 static void check_scrape_needs(const struct catalog *c, struct diags *d)
 {
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t k = 0; k < c->v[i].nscrape; k++) {
 			const struct cat_scrape *j = &c->v[i].scrape[k];
-			if (j->needs != NULL && catalog_find(c, j->needs) == NULL)
-				diag_file(d, DIAG_ERR, c->v[i].file, j->line,
-				          "scrape job %s: needs unknown service '%s'", j->job,
-				          j->needs);
+			for (const char *p = j->needs; p != NULL;) {
+				const char *bar = strchr(p, '|');
+				size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+				char one[128];
+				bool fits = len < sizeof one;
+				if (fits) {
+					memcpy(one, p, len);
+					one[len] = '\0';
+				}
+				if (!fits || catalog_find(c, one) == NULL)
+					diag_file(d, DIAG_ERR, c->v[i].file, j->line,
+					          "scrape job %s: needs unknown service '%.*s'",
+					          j->job, (int)len, p);
+				p = bar != NULL ? bar + 1 : NULL;
+			}
 		}
 }
 

@@ -260,8 +260,15 @@ static int load_scrape_job(struct ld *l, const config_setting_t *g, struct cat_s
 		} else if (strcmp(key, "needs") == 0) {
 			if ((v = ld_string(l, m, key)) == NULL)
 				return -1;
-			if (!ld_name_ok(v, true)) {
-				ld_err(l, m, "needs: '%s' is not a service name", v);
+			/* "a|b": any of them */
+			char *names = xstrdup(v), *save = NULL;
+			bool ok = names[0] != '\0' && names[strlen(names) - 1] != '|';
+			for (char *t = strtok_r(names, "|", &save); ok && t != NULL;
+			     t = strtok_r(NULL, "|", &save))
+				ok = ld_name_ok(t, true);
+			free(names);
+			if (!ok || strstr(v, "||") != NULL || v[0] == '|') {
+				ld_err(l, m, "needs: '%s' is not a service name (or names a|b)", v);
 				return -1;
 			}
 			j->needs = xstrdup(v);

@@ -234,6 +234,11 @@ static int set_required_by(struct ld *l, const config_setting_t *m, struct sld *
 	return ld_argv(l, m, "required_by", &x->cs->required_by, &x->cs->nrequired_by);
 }
 
+static int set_gitlab_rails(struct ld *l, const config_setting_t *m, struct sld *x)
+{
+	return ld_text(l, m, &x->cs->gitlab_rails);
+}
+
 /* Every key a setting may have: the one list, the unknown-key message included. */
 static const struct {
 	const char *key;
@@ -250,6 +255,7 @@ static const struct {
     {"values", set_values},
     {"required_by", set_required_by},
     {"gitlab_key", set_gitlab_key},
+    {"gitlab_rails", set_gitlab_rails},
 };
 
 static int load_setting_key(struct ld *l, const config_setting_t *m, struct sld *x)

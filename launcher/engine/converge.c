@@ -507,6 +507,10 @@ static void record_passed(struct converge *cv, size_t k, const char *what, const
 		return;
 	e.start = ps.start;
 	strlcpy(e.path, digest, sizeof e.path);
+	struct step_entry was;
+	if (steprec_get(&cv->sr, name_of(cv, k), what, &was) == 0 && was.state == e.state &&
+	    was.pid == e.pid && was.start == e.start && strcmp(was.path, e.path) == 0)
+		return; /* a no-op proves what the record says already: no write, no fsync */
 	if (steprec_put(&cv->sr, name_of(cv, k), what, &e) == -1)
 		verbose(cv, "%s: cannot record %s: %s\n", name_of(cv, k), what, strerror(errno));
 }

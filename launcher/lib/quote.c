@@ -224,6 +224,19 @@ int quote_pg_token(struct buf *out, const char *v, const char **why)
 	return 0;
 }
 
+int quote_pg_md5(struct buf *out, const char *v, const char **why)
+{
+	if (strncmp(v, "md5", 3) == 0 && strlen(v) == 35)
+		v += 3;
+	if (strlen(v) != 32 || strspn(v, "0123456789abcdefABCDEF") != 32)
+		return refuse(why, "the md5 hash gitlab-ctl pg-password-md5 USER prints "
+		                   "(32 hex digits) is needed, not the password");
+	buf_adds(out, "md5");
+	for (; *v; v++)
+		buf_addc(out, ascii_upper(*v) ? (char)(*v - 'A' + 'a') : *v);
+	return 0;
+}
+
 void quote_conninfo(struct buf *out, const char *v)
 {
 	if (*v != '\0' && strcspn(v, " \t\n\r\f\v'\\") == strlen(v)) {

@@ -65,6 +65,13 @@ int quote_pg_token(struct buf *out, const char *v, const char **why);
 int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why);
 
 /*
+ * A role's stored md5 password (SQL and psql's \set alike): "md5" and the 32 lowercase hex
+ * digits of gitlab-ctl pg-password-md5 (Omnibus' postgresql['sql_user_password']), which the
+ * value may already start with. Anything else (a plain password) is refused.
+ */
+int quote_pg_md5(struct buf *out, const char *v, const char **why);
+
+/*
  * A libpq conninfo value: as is when it has no space, quote or backslash,
  * else single-quoted with \' and \\. Never refuses.
  */

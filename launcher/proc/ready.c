@@ -1,5 +1,9 @@
 /* Readiness checks of the catalog, in C (see ready.h). */
 #include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +73,80 @@ static void tcp_listeners(const char *file, bool v6, int port, struct inodes *in
 		in->v[in->n++] = ino;
 	}
 	fclose(fp);
+}
+
+#define TCP_LISTEN_STATE 10 /* the kernel's TCP_LISTEN (include/net/tcp_states.h) */
+
+/*
+ * Listening sockets of family on port, from the kernel's sock_diag: asked for listeners only,
+ * it walks its table of listeners, where reading /proc/net/tcp walks every bucket of the
+ * machine's connection hash (milliseconds a read on a large host, and the port pre-flight
+ * asks once per service). 0, or -1 when it does not answer (then /proc/net/tcp*).
+ */
+static int diag_listeners(int family, int port, struct inodes *in)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd == -1)
+		return -1;
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {.nlh = {.nlmsg_len = sizeof req,
+	                 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+	                 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	         .r = {.sdiag_family = (unsigned char)family,
+	               .sdiag_protocol = IPPROTO_TCP,
+	               .idiag_states = 1U << TCP_LISTEN_STATE}};
+	struct sockaddr_nl nl = {.nl_family = AF_NETLINK};
+	int rc = -1;
+	if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&nl, sizeof nl) !=
+	    (ssize_t)sizeof req) {
+		close(fd);
+		return -1;
+	}
+	_Alignas(struct nlmsghdr) char buf[16384];
+	for (;;) {
+		ssize_t got = recv(fd, buf, sizeof buf, 0);
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		int len = (int)got;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)(void *)buf; NLMSG_OK(h, len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE) {
+				rc = 0;
+				goto out;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				goto out;
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				continue;
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+			unsigned lport = ntohs(m->id.idiag_sport);
+			if ((int)lport != port || m->idiag_inode == 0 || in->n >= MAX_INODES)
+				continue;
+			char ip[INET6_ADDRSTRLEN] = "?";
+			inet_ntop(family, m->id.idiag_src, ip, sizeof ip);
+			snprintf(in->addr[in->n], sizeof in->addr[0],
+			         family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, lport);
+			in->v[in->n++] = m->idiag_inode;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Listening TCP sockets on port, IPv4 and IPv6. */
+static void listeners(int port, struct inodes *in)
+{
+	size_t n0 = in->n;
+	if (diag_listeners(AF_INET, port, in) == 0 && diag_listeners(AF_INET6, port, in) == 0)
+		return;
+	in->n = n0;
+	tcp_listeners("/proc/net/tcp", false, port, in);
+	tcp_listeners("/proc/net/tcp6", true, port, in);
 }
 
 /* Listening unix sockets bound to path (/proc/net/unix: flag 0x10000 is __SO_ACCEPTCON). */
@@ -192,8 +270,7 @@ int ready_port_holder(int port, pid_t *pid, char *cmd, size_t len)
 {
 	struct inodes in = {.n = 0};
 	bool ours;
-	tcp_listeners("/proc/net/tcp", false, port, &in);
-	tcp_listeners("/proc/net/tcp6", true, port, &in);
+	listeners(port, &in);
 	*pid = in.n ? holder(0, &in, &ours) : 0;
 	if (*pid > 0)
 		cmdline_of(*pid, cmd, len);
@@ -206,8 +283,7 @@ int ready_port_taken(int port, pid_t svpid, pid_t *pid, char *cmd, size_t len)
 	bool ours;
 	*pid = 0;
 	cmd[0] = '\0';
-	tcp_listeners("/proc/net/tcp", false, port, &in);
-	tcp_listeners("/proc/net/tcp6", true, port, &in);
+	listeners(port, &in);
 	if (in.n == 0)
 		return 0;
 	*pid = holder(svpid, &in, &ours);
@@ -374,8 +450,7 @@ static int check_socket(const struct attrs *a, const struct svc *s, pid_t pid, l
 			snprintf(why, len, "check \"%s\" needs a listen port", def->check);
 			return 0;
 		}
-		tcp_listeners("/proc/net/tcp", false, s->listen_port, &in);
-		tcp_listeners("/proc/net/tcp6", true, s->listen_port, &in);
+		listeners(s->listen_port, &in);
 		snprintf(what, sizeof what, "%s:%d", s->listen_host ? s->listen_host : "",
 		         s->listen_port);
 		if (owned(pid, &in, what, why, len) != 1)

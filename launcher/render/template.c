@@ -98,6 +98,7 @@ static const struct {
     {"pg_number", quote_pg_number, "postgresql.conf"},
     {"pg_hosts", quote_pg_hosts, "postgresql.conf"},
     {"pg_token", quote_pg_token, "pg_hba.conf/pg_ident.conf"},
+    {"pg_md5", quote_pg_md5, "a role's md5 password"},
     {"conninfo", filter_conninfo, "a libpq connection string"},
     {"redis", filter_redis, "redis.conf"},
     {"redis_memory", quote_redis_memory, "redis.conf"},
@@ -215,8 +216,15 @@ static int parse_tag(const char *s, size_t n, enum tag_kind *kind, int *filter, 
 	for (size_t i = 0; i < sizeof words / sizeof words[0] && *kind == TAG_RAW; i++)
 		if (take_word(&s, &n, words[i].word))
 			*kind = words[i].kind;
-	if (!valid_name(s, n) || n >= nmlen)
+	if (n >= nmlen)
 		return -1;
+	/* a block's condition may be several names, name|name: kept when any is not empty */
+	for (size_t i = 0, from = 0; i <= n; i++)
+		if (i == n || (s[i] == '|' && (*kind == TAG_IF || *kind == TAG_UNLESS))) {
+			if (!valid_name(s + from, i - from))
+				return -1;
+			from = i + 1;
+		}
 	memcpy(nm, s, n);
 	nm[n] = '\0';
 	return 0;
@@ -394,6 +402,28 @@ static void emit(struct render *r, enum tag_kind kind, int filter, const char *n
  * one however its blocks fall). Whatever a filter's quoting made of a secret
  * value, its output bytes are recorded as a span.
  */
+/* {{#if a|b}}: opens the block as if on "x" when any name's value is not empty; every name
+ * must be known (a typo is an error, as for one name). */
+static void any_of(struct render *r, enum tag_kind kind, const char *nm, bool on)
+{
+	bool set = false;
+	for (const char *p = nm; p != NULL;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+		char one[128];
+		memcpy(one, p, len); /* parse_tag kept nm under 128 bytes */
+		one[len] = '\0';
+		const char *v = r->vars->get(r->vars->arg, one);
+		if (v == NULL) {
+			rerr(r, "unknown placeholder '%s'", one);
+			return;
+		}
+		set = set || v[0] != '\0';
+		p = bar != NULL ? bar + 1 : NULL;
+	}
+	emit(r, kind, 0, nm, set ? "x" : "", on);
+}
+
 static void substitute(struct render *r, enum tag_kind kind, int filter, const char *nm)
 {
 	bool on = r->active[r->depth];
@@ -414,6 +444,10 @@ static void substitute(struct render *r, enum tag_kind kind, int filter, const c
 	if (kind == TAG_YAMLV || kind == TAG_YAMLITEMS) {
 		put_data(r, nm, kind == TAG_YAMLITEMS, on);
 		note_secret(r, nm, 0, from);
+		return;
+	}
+	if ((kind == TAG_IF || kind == TAG_UNLESS) && strchr(nm, '|') != NULL) {
+		any_of(r, kind, nm, on);
 		return;
 	}
 	const char *v = r->vars->get(r->vars->arg, nm);

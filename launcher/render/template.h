@@ -13,7 +13,8 @@
  *   {{FORMAT name}}  the value in that file format's syntax (lib/quote.h), or an
  *                    error: pg_string pg_part (inside quotes) pg_number
  *                    pg_hosts (postgresql.conf),
- *                    pg_token (pg_hba/pg_ident names), conninfo (libpq),
+ *                    pg_token (pg_hba/pg_ident names), pg_md5 (a role's md5
+ *                    password: quote.h), conninfo (libpq),
  *                    redis redis_memory redis_acl_pass redis_bind redis_bind_loopback
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
  *                    redis_name (a master name) (redis.conf), sentinel_bind_loopback
@@ -31,6 +32,7 @@
  *                    pg_hba_md5 (pg_hba.conf)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
+ *   {{#if a|b}}, {{#unless a|b}}  the same for "any of the values is not empty"
  *   {{! comment }}   dropped
  * A block tag alone on its line drops the whole line, so optional lines leave
  * no blank line behind. An unknown name is an error naming the template file

@@ -130,6 +130,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "redis_url", "unix:/s");
 	set(&v, "process_pattern", "gitlab-exporter web");
 	set(&v, "postgresql.enable", "1");
+	set(&v, "patroni.enable", "");
+	set(&v, "db_host", "");
+	set(&v, "db_connection_string", "dbname=y");
 	set(&v, "redis.enable", "1");
 	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");
@@ -329,6 +332,9 @@ static void fuzz_lines(char **f, size_t nf)
 		nset += i < 6 && v.val[i][0] != '\0';
 	}
 	set(&v, "postgresql.enable", "1"); /* every optional probe block present */
+	set(&v, "patroni.enable", "");
+	set(&v, "db_host", "");
+	set(&v, "db_connection_string", "dbname=y");
 	set(&v, "redis.enable", "1");
 	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");

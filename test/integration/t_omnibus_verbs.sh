@@ -29,8 +29,10 @@ note "pg-upgrade names what to do instead"
 expect_rc 1 ctl pg-upgrade
 has "$ERR" "pg_upgrade"
 has "$ERR" "gitlab-ctl stop postgresql"
+note "get-redis-master without a sentinel to ask: exit 1, saying what to set"
+mkdir -p "$T_ROOT/etc/gitlab"
 expect_rc 1 ctl get-redis-master
-has "$ERR" "gitlab-ctl show-config redis"
+has "$ERR" "gitlab_rails['redis_sentinels']"
 
 note "pg-password-md5: stdin not a terminal"
 printf 'secret\n' | ctl pg-password-md5 gitlab >"$OUT" 2>"$ERR" || fail "pg-password-md5 exited $?"

@@ -11,6 +11,9 @@
 # lists the three and check-leader / check-replica (over TLS) answer as Omnibus'; a planned
 # `patroni switchover` and a `patroni failover` each move the leader to the node named, writable
 # within seconds (printed), and the old leader streams from it again.
+# Each node's exporter probes the database through gitlab_rails['db_host'] (the three members,
+# libpq's target_session_attrs=read-write): its /database series come from the leader, before
+# the loss and, on the nodes left, from the new leader after it.
 . "$SRCDIR/test/integration/lib.sh"
 
 CL_NS=""
@@ -76,6 +79,7 @@ for _i in 1 2 3; do test_cert "$C" etcd$_i "IP:10.21.0.1$_i"; done
 test_cert "$C" patroni "DNS:patroni"
 test_cert "$C" scraper "DNS:scraper"
 chmod 755 "$T_ROOT"
+DBH=$(printf 'db-Secret-44\n' | "$GITLAB_CTL" pg-password-md5 gitlab) || fail "pg-password-md5"
 for _i in 1 2 3; do
 	mkdir -p "$T_ROOT/n$_i/etc/gitlab"
 	chmod 755 "$T_ROOT/n$_i"
@@ -105,6 +109,10 @@ patroni['loop_wait'] = 2
 patroni['retry_timeout'] = 4
 postgresql['sql_replication_password'] = 'repl-Secret-41'
 postgresql['sql_superuser_password'] = 'super-Secret-43'
+postgresql['sql_user_password'] = '$DBH'
+gitlab_exporter['enable'] = true
+gitlab_rails['db_host'] = '10.21.0.11,10.21.0.12,10.21.0.13'
+gitlab_rails['db_password'] = 'db-Secret-44'
 EOF2
 	chmod 600 "$T_ROOT/n$_i/etc/gitlab/gitlab.rb"
 done
@@ -134,7 +142,7 @@ for _i in 1 2 3; do
 	eval "_p=\$RC_PID$_i"
 	wait "$_p" || { cat "$T_ROOT/rc$_i.out" "$T_ROOT/n$_i/var/log/gitlab/patroni/current" >&2; fail "node $_i reconfigure"; }
 done
-for _i in 1 2 3; do ! grep -q "Secret-4" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password"; done
+for _i in 1 2 3; do ! grep -q "Secret-4\|$DBH" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password"; done
 
 rest() { # rest N PATH: HTTP status of node N's Patroni REST API
 	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 --cacert "$C/ca.pem" \
@@ -166,6 +174,24 @@ for _i in 1 2 3; do
 	[ "$_i" = "$L" ] && continue
 	until_true 300 is_replica "$_i" || fail "node $_i is no replica: /replica $(rest "$_i" /replica)"
 done
+
+# The exporter's /database answers with rows counted on the leader, over TCP as gitlab.
+db_series() { # db_series N: node N's exporter answers /database with row counts
+	ip netns exec "$(ns "$1")" curl -fsS --max-time 5 http://127.0.0.1:9168/database >"$T_ROOT/db$1.out" 2>&1 &&
+		grep -q '^gitlab_database_rows{' "$T_ROOT/db$1.out"
+}
+from_leader() { # from_leader N L: the exporter of node N holds a connection to the leader L
+	[ "$(sql "$2" "SELECT count(*) FROM pg_stat_activity WHERE usename = 'gitlab' AND client_addr = '10.21.0.1$1'")" -ge 1 ]
+}
+for _i in 1 2 3; do
+	until_true 300 db_series "$_i" || { cat "$T_ROOT/db$_i.out" >&2; fail "node $_i's exporter has no /database series"; }
+	until_true 100 from_leader "$_i" "$L" || fail "node $_i's exporter is not connected to the leader $L"
+done
+note "every exporter's /database series come from the leader $L"
+# The file the leader ran holds the hash only (and is root's, readable by gitlab-psql's group).
+SQLF=$T_ROOT/n$L/opt/gitlab/sv/patroni/setup.sql
+! grep -q "db-Secret-44" "$SQLF" && grep -q "md5$DBH" "$SQLF" || fail "setup.sql: no hash, or the password"
+[ "$(stat -c '%a %U %G' "$SQLF")" = "640 root gitlab-psql" ] || fail "setup.sql: $(stat -c '%a %U %G' "$SQLF")"
 sql "$L" "CREATE TABLE acked (n int); INSERT INTO acked SELECT generate_series(1, 100)" >/dev/null ||
 	fail "write on the leader"
 sql "$L" "CREATE TABLE moves (n int)" >/dev/null || fail "write on the leader"
@@ -245,6 +271,11 @@ sql "$N" "INSERT INTO acked VALUES (101)" >/dev/null || fail "the new leader $N 
 T1=$(date +%s.%N)
 note "node $N leads, writable $(echo "$T1 - $T0" | bc) s after the loss"
 [ "$(sql "$N" 'SELECT count(*) FROM acked')" = 101 ] || fail "rows were lost"
+for _i in $OTHERS; do
+	until_true 600 db_series "$_i" || { cat "$T_ROOT/db$_i.out" >&2; fail "node $_i's exporter lost /database"; }
+	note "node $_i's exporter answers /database again $(echo "$(date +%s.%N) - $T0" | bc) s after the loss"
+	until_true 100 from_leader "$_i" "$N" || fail "node $_i's exporter is not connected to the new leader $N"
+done
 
 note "node $L starts again and rejoins as a replica"
 SVWAIT=240 in_node "$L" reconfigure >"$OUT" 2>&1 || { cat "$OUT"; fail "node $L reconfigure after the loss"; }

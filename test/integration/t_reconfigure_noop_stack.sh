@@ -1,7 +1,8 @@
 #!/bin/sh
 # issue 31: a no-op reconfigure of the full single-node stack (an empty gitlab.rb: every
 # service Omnibus runs by default) probes nothing the recorded state proves. Under strace -f
-# it starts no process (one execve: gitlab-ctl's own; no clone or fork) and connects to no
+# it starts no process (one execve: gitlab-ctl's own; no clone or fork), replaces or syncs no
+# file (the readiness records already say what it proved), and connects to no
 # service (no psql, no pg_isready, no HTTP or Redis probe): each service is up with the pid
 # its readiness was proven for, PostgreSQL's after_ready steps passed for that pid. A change
 # probes only what it touched: postgresql['work_mem'] (a HUP) runs PostgreSQL's validation,
@@ -29,12 +30,14 @@ pid_of() { status_pid "$SV_DIR/$1/supervise/status"; }
 # the programs it ran in $T_ROOT/NAME.execs.
 traced() {
 	_rc=0
-	strace -f -qq -e trace=execve,clone,clone3,fork,vfork,connect -o "$T_ROOT/$1.st" \
+	strace -f -qq -e trace=execve,clone,clone3,fork,vfork,connect,rename,renameat,renameat2,fsync,fdatasync -o "$T_ROOT/$1.st" \
 		"$GITLAB_CTL" --root "$T_ROOT" -v reconfigure >"$OUT" 2>"$ERR" || _rc=$?
 	[ "$_rc" = 0 ] || { cat "$OUT" "$ERR" >&2; fail "$1: reconfigure exited $_rc"; }
 	grep 'connect(' "$T_ROOT/$1.st" | grep -v '/nscd/socket"' >"$T_ROOT/$1.probes" || true
 	sed -n 's/^[0-9]* *execve("\([^"]*\)".*) = 0$/\1/p' "$T_ROOT/$1.st" >"$T_ROOT/$1.execs"
 }
+# writes NAME: the files the traced run replaced or synced.
+writes() { grep -cE '^[0-9]+ +(rename|renameat|renameat2|fsync|fdatasync)\(' "$T_ROOT/$1.st" || true; }
 # procs NAME: the processes the traced run made (forks, and threads of what it ran).
 procs() { grep -cE '^[0-9]+ +(clone|clone3|fork|vfork)\(' "$T_ROOT/$1.st" || true; }
 # proven NAME SVC...: each SVC was found ready as proven, not probed.
@@ -60,6 +63,7 @@ traced noop
 grep -q '^0/[0-9]* resources updated' "$OUT" || { cat "$OUT" >&2; fail "the no-op updated something"; }
 [ "$(wc -l <"$T_ROOT/noop.execs")" -eq 1 ] || fail "the no-op ran programs: $(cat "$T_ROOT/noop.execs")"
 [ "$(procs noop)" -eq 0 ] || fail "the no-op made $(procs noop) processes"
+[ "$(writes noop)" -eq 0 ] || fail "the no-op wrote: $(grep -E 'rename|fsync' "$T_ROOT/noop.st")"
 empty "$T_ROOT/noop.probes"
 proven noop $ALL
 has "$ERR" "postgresql setup reachable: passed for pid $(pid_of postgresql) already"

@@ -13,6 +13,7 @@ command -v unshare >/dev/null || fail "unshare (util-linux) is needed"
 
 export SVWAIT=60
 PORT=$(free_port)
+EXPORTER_PORTS=$(exporter_ports) # once: new ports each run would change redis-exporter too
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 H=$T_ROOT/var/opt/gitlab/gitlab-exporter
 YML=$H/gitlab-exporter.yml
@@ -23,7 +24,7 @@ write_rb() {
 	cat >"$RB" <<EOF
 redis['enable'] = true
 redis['maxmemory'] = '$1'
-$(exporter_ports)
+$EXPORTER_PORTS
 gitlab_exporter['listen_address'] = '127.0.0.1'
 gitlab_exporter['listen_port'] = $PORT
 gitlab_exporter['memory_threshold'] = $2

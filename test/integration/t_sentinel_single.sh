@@ -4,7 +4,8 @@
 # directory, written by the account (sentinel-config) from root's rendered copy; Sentinel
 # answers the master's address; a changed quorum applies, and the master Sentinel follows
 # (as after a failover) is never reset from gitlab.rb (Omnibus #9989); the passwords never
-# show; a Sentinel beyond loopback without a password is refused at its bind line.
+# show; reconfigure renders the master the sentinel names (replicaof it) and get-redis-master
+# prints it; a Sentinel beyond loopback without a password is refused at its bind line.
 . "$SRCDIR/test/integration/lib.sh"
 
 command -v redis-cli >/dev/null || { echo "SKIP: no redis-cli"; exit 77; }
@@ -74,6 +75,7 @@ until_true 10 sh -c "grep -q '^sentinel monitor gitlab-redis 127.0.0.2 $RP' '$LI
 	fail "Sentinel did not rewrite its file: $(cat "$LIVE")"
 base_rb 2 | { cat; echo "sentinel['bind'] = '127.0.0.1'"; echo "sentinel['password'] = 'sentinel-Secret-52'"; } | write_rb
 SVWAIT=60 expect_rc 0 ctl reconfigure --diff
+cp "$OUT" "$T_ROOT/out.follow"
 has "$OUT" "sentinel"
 lacks "$OUT" "Secret-5"
 until_true 20 sh -c "[ \"\$(REDISCLI_AUTH=sentinel-Secret-52 redis-cli --no-auth-warning -h 127.0.0.1 -p $SP SENTINEL master gitlab-redis 2>/dev/null | sed -n '/^quorum$/{n;p}')\" = 2 ]" ||
@@ -81,5 +83,18 @@ until_true 20 sh -c "[ \"\$(REDISCLI_AUTH=sentinel-Secret-52 redis-cli --no-auth
 lacks "$OUT" "Secret-5"
 [ "$(master_addr)" = "127.0.0.2:$RP" ] || fail "gitlab.rb reset the monitored master: '$(master_addr)'"
 grep -q "^sentinel monitor gitlab-redis 127.0.0.2 $RP 2" "$LIVE" || fail "live file: $(cat "$LIVE")"
-grep -q "127.0.0.2" "$MINE" && fail "root's copy names the followed master"
+# reconfigure asked the sentinel: Redis follows its master (replicaof), root's copy names it
+has "$T_ROOT/out.follow" "redis: the sentinels' master is 127.0.0.2:$RP, not gitlab.rb's"
+grep -q "^replicaof \"127.0.0.2\" $RP\$" "$T_ROOT/opt/gitlab/sv/redis/redis.conf" ||
+	fail "redis.conf does not follow the sentinel: $(grep replicaof "$T_ROOT/opt/gitlab/sv/redis/redis.conf")"
+grep -q "^sentinel monitor gitlab-redis \"127.0.0.2\"" "$MINE" || fail "rendered: $(cat "$MINE")"
+
+note "get-redis-master: the sentinel's answer; exit 1 when no sentinel answers"
+expect_rc 0 ctl get-redis-master
+same "$OUT" "127.0.0.2:$RP"
+lacks "$ERR" "Secret-5"
+{ base_rb; echo "sentinel['bind'] = '127.0.0.1'"; echo "sentinel['password'] = 'wrong-Secret-53'"; } | write_rb
+expect_rc 1 ctl get-redis-master
+has "$ERR" "127.0.0.1:$SP"
+lacks "$ERR" "Secret-5"
 echo PASS

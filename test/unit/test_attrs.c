@@ -1109,6 +1109,20 @@ static void test_cross_service(void **state)
 	assert_string_equal(svc_var(svc(&a, "postgresql"), "data_dir"), "/srv/pg");
 	attrs_free(&a);
 	diags_free(&d);
+
+	/* Omnibus' gitlab_rails keys of a database elsewhere are the exporter's. */
+	assert_int_equal(build("gitlab_rails['db_host'] = '10.0.0.1,10.0.0.2'\n"
+	                       "gitlab_rails['db_port'] = 6432\n"
+	                       "gitlab_rails['db_password'] = \"it's\"\n",
+	                       &a, &d),
+	                 0);
+	ge = svc(&a, "gitlab-exporter");
+	assert_string_equal(
+	    svc_var(ge, "db_connection_string"),
+	    "dbname=gitlabhq_production user=gitlab host=10.0.0.1,10.0.0.2 port=6432 "
+	    "password='it\\'s' target_session_attrs=read-write");
+	attrs_free(&a);
+	diags_free(&d);
 }
 
 /* A catalog of two services x and y whose strings refer to each other. */

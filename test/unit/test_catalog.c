@@ -146,9 +146,10 @@ static void test_shipped_payload(void **state)
 	assert_true(cat_setting_find(pg, "data_dir")->data);
 	assert_true(cat_setting_find(rd, "dir")->data);
 	assert_false(cat_setting_find(pg, "home")->data);
-	assert_int_equal(ge->nafter, 2);
+	assert_int_equal(ge->nafter, 3);
 	assert_string_equal(ge->after[0], "postgresql");
-	assert_string_equal(ge->after[1], "redis");
+	assert_string_equal(ge->after[1], "patroni");
+	assert_string_equal(ge->after[2], "redis");
 	expect_setting(pg, "username", ST_STRING, "gitlab-psql");
 	expect_setting(rd, "username", ST_STRING, "gitlab-redis");
 	assert_null(cat_setting_find(ge, "username")); /* the exporter runs as user['username'] */
@@ -302,7 +303,7 @@ static void test_malformed(void **state)
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; colour = 1; }\n);\n" COMMAND,
 	    4,
 	    "unknown key 'colour' in a setting (name, type, default, secret, host, data, refuse, "
-	    "refuse_because, values, required_by, gitlab_key)");
+	    "refuse_because, values, required_by, gitlab_key, gitlab_rails)");
 	expect_error(
 	    HEAD
 	    "settings = (\n  { name = \"enable\"; type = \"bool\"; data = true; }\n);\n" COMMAND,

@@ -108,6 +108,23 @@ static void test_pg_token(void **state)
 		assert_null(run(quote_pg_token, bad[i]));
 }
 
+static void test_pg_md5(void **state)
+{
+	(void)state;
+	assert_string_equal(run(quote_pg_md5, "88D48E65C030F0C3048331B34F40CA36"),
+	                    "md588d48e65c030f0c3048331b34f40ca36");
+	assert_string_equal(run(quote_pg_md5, "md588d48e65c030f0c3048331b34f40ca36"),
+	                    "md588d48e65c030f0c3048331b34f40ca36");
+	const char *bad[] = {"",
+	                     "password",
+	                     "88d48e65c030f0c3048331b34f40ca3",
+	                     "88d48e65c030f0c3048331b34f40ca36'",
+	                     "md5x8d48e65c030f0c3048331b34f40ca36",
+	                     "88d48e65c030f0c3048331b34f40ca3g"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_null(run(quote_pg_md5, bad[i]));
+}
+
 static void test_conninfo(void **state)
 {
 	(void)state;
@@ -292,13 +309,14 @@ static void test_sh_and_yaml(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pg_string),          cmocka_unit_test(test_pg_number),
-	    cmocka_unit_test(test_pg_hosts),           cmocka_unit_test(test_pg_token),
-	    cmocka_unit_test(test_conninfo),           cmocka_unit_test(test_redis_arg),
-	    cmocka_unit_test(test_redis_memory),       cmocka_unit_test(test_redis_bind),
-	    cmocka_unit_test(test_redis_bool_and_obl), cmocka_unit_test(test_redis_save),
-	    cmocka_unit_test(test_redis_renames),      cmocka_unit_test(test_mode_private),
-	    cmocka_unit_test(test_url_auth_and_resp),  cmocka_unit_test(test_sh_and_yaml),
+	    cmocka_unit_test(test_pg_string),    cmocka_unit_test(test_pg_number),
+	    cmocka_unit_test(test_pg_hosts),     cmocka_unit_test(test_pg_token),
+	    cmocka_unit_test(test_pg_md5),       cmocka_unit_test(test_conninfo),
+	    cmocka_unit_test(test_redis_arg),    cmocka_unit_test(test_redis_memory),
+	    cmocka_unit_test(test_redis_bind),   cmocka_unit_test(test_redis_bool_and_obl),
+	    cmocka_unit_test(test_redis_save),   cmocka_unit_test(test_redis_renames),
+	    cmocka_unit_test(test_mode_private), cmocka_unit_test(test_url_auth_and_resp),
+	    cmocka_unit_test(test_sh_and_yaml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,21 @@ static void test_port_holder(void **state)
 	int held = bound_tcp(&port);
 	assert_int_equal(ready_port_holder(port, &pid, cmd, sizeof cmd), 0);
 	close(held);
+
+	/* an IPv6 listener (the kernel's sock_diag answers per family) */
+	int fd6 = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	socklen_t sl = sizeof sa6;
+	if (fd6 == -1 || bind(fd6, (struct sockaddr *)&sa6, sizeof sa6) == -1) {
+		if (fd6 != -1)
+			close(fd6);
+		return; /* no IPv6 loopback here */
+	}
+	assert_int_equal(getsockname(fd6, (struct sockaddr *)&sa6, &sl), 0);
+	assert_int_equal(listen(fd6, 8), 0);
+	assert_int_equal(ready_port_holder(ntohs(sa6.sin6_port), &pid, cmd, sizeof cmd), 1);
+	assert_int_equal(pid, getpid());
+	close(fd6);
 }
 
 /* A service definition with a TCP check on port, for ready_check. */

@@ -176,6 +176,11 @@ static void test_blocks(void **state)
 	                    "p{{/if}}{{#if empty}} q{{/if}}\n");
 	assert_string_equal(s, "a\nshello\nu\nz p\n");
 	free(s);
+	/* any of several names */
+	s = render_ok("{{#if empty|plain}}\na\n{{/if}}\n{{#if empty|empty}}\nb\n{{/if}}\n"
+	              "{{#unless empty|empty}}\nc\n{{/if}}\n{{#unless plain|empty}}\nd\n{{/if}}\n");
+	assert_string_equal(s, "a\nc\n");
+	free(s);
 }
 
 static void test_int(void **state)
@@ -196,6 +201,9 @@ static void test_errors(void **state)
 	(void)state;
 	render_err("a\nb {{nosuch}}\n", 2, "unknown placeholder 'nosuch'");
 	render_err("{{#if nosuch}}\n{{/if}}\n", 1, "unknown placeholder");
+	render_err("{{#if plain|nosuch}}\n{{/if}}\n", 1, "unknown placeholder 'nosuch'");
+	render_err("{{#if plain|}}\n{{/if}}\n", 1, "malformed");
+	render_err("{{yaml plain|empty}}\n", 1, "malformed");
 	render_err("x\n\n{{raw plain\n", 3, "unterminated");
 	render_err("{{#if plain}}\nx\n", 1, "not closed");
 	render_err("x\n{{/if}}\n", 2, "without an open block");
@@ -392,6 +400,9 @@ static void test_yaml_template(void **state)
 	                             {"listen_port", "9168"},
 	                             {"memory_threshold", "1024"},
 	                             {"postgresql.enable", "1"},
+	                             {"patroni.enable", ""},
+	                             {"db_host", ""},
+	                             {"db_connection_string", "dbname=remote"},
 	                             {"redis.enable", "1"},
 	                             {"connection_string", conn},
 	                             {"redis_url", url},
@@ -453,6 +464,9 @@ static void test_yaml_template(void **state)
 	                              {"listen_port", "9168"},
 	                              {"memory_threshold", "1024"},
 	                              {"postgresql.enable", ""},
+	                              {"patroni.enable", ""},
+	                              {"db_host", ""},
+	                              {"db_connection_string", "dbname=remote"},
 	                              {"redis.enable", "1"},
 	                              {"gitlab_exporter.probe_sidekiq", ""},
 	                              {"gitlab_exporter.tls_enabled", ""},
