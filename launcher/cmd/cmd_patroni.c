@@ -134,53 +134,149 @@ static int check(const struct ctl *ctl, const char *verb, const char *path)
 	return rc;
 }
 
-/* patronictl -c patroni.yml VERB [ARGS] as Patroni's account; {scope} and {name} become
- * the node's; exit: patronictl's, 1 when it could not run. */
+/* patronictl -c patroni.yml ARGS as s's account, its output (both streams) in out; {scope}
+ * and {name} become the node's. validate_run's result: the exit status, -1 (errno) when it
+ * could not run. */
+static int run_patronictl(const struct ctl *ctl, const struct attrs *a, const struct svc *s,
+                          const char *const *args, struct buf *out)
+{
+	char dir[PATH_MAX], yml[PATH_MAX];
+	if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 ||
+	    snprintf(yml, sizeof yml, "%s/patroni.yml", dir) >= (int)sizeof yml) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	char *argv[12];
+	size_t n = 0;
+	argv[n++] = PATRONICTL;
+	argv[n++] = "-c";
+	argv[n++] = yml;
+	for (; *args != NULL && n < sizeof argv / sizeof argv[0] - 1; args++) {
+		const char *v = *args;
+		if (strcmp(v, "{scope}") == 0)
+			v = attrs_var(a, s, "scope");
+		else if (strcmp(v, "{name}") == 0)
+			v = attrs_var(a, s, "name");
+		argv[n++] = (char *)(v != NULL ? v : "");
+	}
+	argv[n] = NULL;
+	return validate_run(argv, "", 0, s->user, s->group, mono_ms() + PATRONICTL_DEADLINE, out);
+}
+
+/* The enabled patroni service, or NULL after saying why (as `gitlab-ctl WHAT`). */
+static const struct svc *patroni_on(const struct attrs *a, const char *what)
+{
+	const struct svc *s = attrs_svc(a, "patroni");
+	if (s == NULL || !s->enabled) {
+		fprintf(stderr,
+		        "gitlab-ctl %s: patroni is not enabled: set "
+		        "patroni['enable'] = true and run gitlab-ctl reconfigure\n",
+		        what);
+		return NULL;
+	}
+	return s;
+}
+
+/* patronictl -c patroni.yml VERB [ARGS] as Patroni's account, its output on stdout; exit:
+ * patronictl's, 1 when it could not run. */
 static int patronictl(const struct ctl *ctl, const char *verb, const char *const *args)
 {
 	struct loaded l;
-	char dir[PATH_MAX], yml[PATH_MAX];
+	char what[64];
 	int rc = 1;
 
 	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "patroni", stderr) == -1) {
 		cmd_unload(&l);
 		return 1;
 	}
-	const struct svc *s = attrs_svc(&l.a, "patroni");
-	if (s == NULL || !s->enabled)
-		fprintf(stderr,
-		        "gitlab-ctl patroni %s: patroni is not enabled: set "
-		        "patroni['enable'] = true and run gitlab-ctl reconfigure\n",
-		        verb);
-	else if (ctl_sv_dir(ctl, dir, sizeof dir, s->def->name) == -1 ||
-	         snprintf(yml, sizeof yml, "%s/patroni.yml", dir) >= (int)sizeof yml)
-		fprintf(stderr, "gitlab-ctl patroni %s: path too long\n", verb);
-	else {
-		char *argv[12];
-		size_t n = 0;
-		argv[n++] = PATRONICTL;
-		argv[n++] = "-c";
-		argv[n++] = yml;
-		for (; *args != NULL && n < sizeof argv / sizeof argv[0] - 1; args++) {
-			const char *v = *args;
-			if (strcmp(v, "{scope}") == 0)
-				v = attrs_var(&l.a, s, "scope");
-			else if (strcmp(v, "{name}") == 0)
-				v = attrs_var(&l.a, s, "name");
-			argv[n++] = (char *)(v != NULL ? v : "");
-		}
-		argv[n] = NULL;
+	snprintf(what, sizeof what, "patroni %s", verb);
+	const struct svc *s = patroni_on(&l.a, what);
+	if (s != NULL) {
 		struct buf out;
 		buf_init(&out);
-		int st = validate_run(argv, "", 0, s->user, s->group,
-		                      mono_ms() + PATRONICTL_DEADLINE, &out);
-		if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
-			st = 1;
-		buf_free(&out);
+		int st = run_patronictl(ctl, &l.a, s, args, &out);
 		if (st < 0)
 			fprintf(stderr, "gitlab-ctl patroni %s: patronictl: %s\n", verb,
 			        strerror(errno));
+		else if (out.len > 0 && fwrite(out.p, 1, out.len, stdout) != out.len)
+			st = 1;
+		buf_free(&out);
 		rc = st < 0 ? 1 : st;
+	}
+	cmd_unload(&l);
+	return rc;
+}
+
+/*
+ * In patronictl list's tsv (Cluster, Member, Host, Role, State, ...), the running member
+ * whose Role is role: its Host, "host" or "host:port" (patronictl adds the port only when
+ * some member is not on 5432), as host:port in hp. 0, or -1 when none.
+ */
+static int member_of_role(const char *tsv, const char *role, char *hp, size_t len)
+{
+	for (const char *line = tsv; *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
+		const char *col[5];
+		size_t cl[5], k = 0;
+		for (const char *p = line; k < 5 && p <= line + n;) {
+			const char *tab = memchr(p, '\t', (size_t)(line + n - p));
+			col[k] = p;
+			cl[k++] = tab != NULL ? (size_t)(tab - p) : (size_t)(line + n - p);
+			if (tab == NULL)
+				break;
+			p = tab + 1;
+		}
+		if (k == 5 && cl[3] == strlen(role) && memcmp(col[3], role, cl[3]) == 0 &&
+		    cl[4] == 7 && memcmp(col[4], "running", 7) == 0 && cl[2] > 0) {
+			bool port = memchr(col[2], ':', cl[2]) != NULL;
+			int w =
+			    snprintf(hp, len, "%.*s%s", (int)cl[2], col[2], port ? "" : ":5432");
+			return w > 0 && (size_t)w < len ? 0 : -1;
+		}
+		line += n + (end != NULL);
+	}
+	return -1;
+}
+
+/*
+ * get-postgresql-primary: the current primary as host:port, from `patronictl list` as
+ * Patroni's account (the DCS's view, as Omnibus' Consul lookup of master.<scope>); a standby
+ * cluster's leader when there is no primary, as Omnibus. Exit: 0 printed; 1 none, or
+ * patronictl failed; 2 usage.
+ */
+int cmd_get_postgresql_primary(const struct ctl *ctl, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "usage: gitlab-ctl get-postgresql-primary\n");
+		return 2;
+	}
+	struct loaded l;
+	int rc = 1;
+	if (cmd_load(ctl, &l, CMD_REPORT_FAILED, "get-postgresql-primary", stderr) == -1) {
+		cmd_unload(&l);
+		return 1;
+	}
+	const struct svc *s = patroni_on(&l.a, "get-postgresql-primary");
+	if (s != NULL) {
+		struct buf out;
+		buf_init(&out);
+		char hp[300];
+		int st = run_patronictl(ctl, &l.a, s,
+		                        (const char *const[]){"list", "-f", "tsv", "{scope}", NULL},
+		                        &out);
+		if (st != 0)
+			fprintf(stderr, "gitlab-ctl get-postgresql-primary: patronictl list: %s\n",
+			        st < 0 ? strerror(errno) : "failed");
+		else if (member_of_role(buf_str(&out), "Leader", hp, sizeof hp) == 0 ||
+		         member_of_role(buf_str(&out), "Standby Leader", hp, sizeof hp) == 0)
+			rc = printf("%s\n", hp) < 0;
+		else
+			fprintf(stderr,
+			        "gitlab-ctl get-postgresql-primary: no running leader in %s\n",
+			        attrs_var(&l.a, s, "scope"));
+		buf_free(&out);
 	}
 	cmd_unload(&l);
 	return rc;

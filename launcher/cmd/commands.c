@@ -188,6 +188,14 @@ const struct command commands[] = {
                 "exit (as Omnibus): 0 the answer was 200; 1 another answer; 3 no answer or\n"
                 "  not enabled; 2 usage\n"
                 "example: gitlab-ctl patroni check-leader && echo leader"},
+    {.name = "get-postgresql-primary",
+     .fn = cmd_get_postgresql_primary,
+     .usage = "",
+     .summary = "print the PostgreSQL primary Patroni names, as HOST:PORT",
+     .details = "patronictl list, as Patroni's account on this node: the running Leader\n"
+                "  (else a standby cluster's Standby Leader), as Omnibus asks Consul\n"
+                "exit: 0 printed; 1 none (or patronictl failed, or no Patroni here); 2 usage\n"
+                "example: gitlab-ctl get-postgresql-primary"},
     {.name = "get-redis-master",
      .fn = cmd_get_redis_master,
      .usage = "",
@@ -237,9 +245,6 @@ static const struct {
     {"geo", "GitLab Geo is not run by gitlab-ctl"},
     {"geo-replication-pause", "GitLab Geo is not run by gitlab-ctl"},
     {"geo-replication-resume", "GitLab Geo is not run by gitlab-ctl"},
-    {"get-postgresql-primary",
-     "no Patroni or Consul here: the one PostgreSQL is postgresql['listen_address'] and "
-     "['port'] (gitlab-ctl show-config postgresql)"},
     {"pg-decomposition-migration", "gitlab-ctl runs no GitLab Rails to migrate"},
     {"pg-upgrade",
      "stop it (gitlab-ctl stop postgresql), run the new PostgreSQL's pg_upgrade on "

@@ -110,6 +110,8 @@ int cmd_inspect(const struct ctl *ctl, int argc, char **argv);
  * the exit code: 0 for 200, 1 another, 3 none */
 int cmd_patroni(const struct ctl *ctl, int argc, char **argv);
 int patroni_check_exit(int status);
+/* cmd_patroni.c: the primary as host:port, from patronictl list */
+int cmd_get_postgresql_primary(const struct ctl *ctl, int argc, char **argv);
 /* cmd_probe.c: what a service's check script runs */
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
 /* cmd_redismaster.c */

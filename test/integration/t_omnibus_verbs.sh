@@ -34,6 +34,11 @@ mkdir -p "$T_ROOT/etc/gitlab"
 expect_rc 1 ctl get-redis-master
 has "$ERR" "gitlab_rails['redis_sentinels']"
 
+note "get-postgresql-primary without Patroni: exit 1, saying what to set"
+expect_rc 1 ctl get-postgresql-primary
+has "$ERR" "patroni['enable'] = true"
+expect_rc 2 ctl get-postgresql-primary extra
+
 note "pg-password-md5: stdin not a terminal"
 printf 'secret\n' | ctl pg-password-md5 gitlab >"$OUT" 2>"$ERR" || fail "pg-password-md5 exited $?"
 same "$OUT" "$(printf 'secretgitlab' | md5sum | cut -d' ' -f1)"

@@ -8,7 +8,8 @@
 # password). A second reconfigure on every node changes nothing. Before the loss: node 1's
 # Prometheus scrapes its own Patroni (job patroni, TLS with a client certificate) and the two
 # others (a scrape_configs job) and sees one primary; on a replica `gitlab-ctl patroni members`
-# lists the three and check-leader / check-replica (over TLS) answer as Omnibus'; a planned
+# lists the three, get-postgresql-primary names the leader, check-leader / check-replica (over
+# TLS) answer as Omnibus'; a planned
 # `patroni switchover` and a `patroni failover` each move the leader to the node named, writable
 # within seconds (printed), and the old leader streams from it again.
 # Each node's exporter probes the database through gitlab_rails['db_host'] (the three members,
@@ -220,6 +221,8 @@ grep -q '"scrapeUrl":"https://10.21.0.11:8008/metrics"' "$OUT" || fail "job patr
 R=$(for _i in 1 2 3; do [ "$_i" = "$L" ] || echo "$_i"; done | head -1)
 F=$(for _i in 1 2 3; do [ "$_i" = "$L" ] || [ "$_i" = "$R" ] || echo "$_i"; done)
 note "on replica node $R: patroni members, check-leader, check-replica"
+in_node "$R" get-postgresql-primary >"$OUT" 2>&1 || { cat "$OUT"; fail "get-postgresql-primary on node $R"; }
+[ "$(cat "$OUT")" = "10.21.0.1$L:5432" ] || fail "get-postgresql-primary on node $R: $(cat "$OUT"), not node $L"
 in_node "$R" patroni members >"$OUT" 2>&1 || { cat "$OUT"; fail "patroni members on node $R"; }
 for _i in 1 2 3; do grep -q "| db$_i " "$OUT" || { cat "$OUT"; fail "members lacks db$_i"; }; done
 [ "$(grep -c '| Leader ' "$OUT")" = 1 ] && grep -q "| db$L .*| Leader " "$OUT" ||
@@ -270,6 +273,9 @@ N=$(leader_of $OTHERS)
 sql "$N" "INSERT INTO acked VALUES (101)" >/dev/null || fail "the new leader $N is not writable"
 T1=$(date +%s.%N)
 note "node $N leads, writable $(echo "$T1 - $T0" | bc) s after the loss"
+_o=$(echo "$OTHERS" | tr ' ' '\n' | grep -vx "$N" | head -1)
+in_node "$_o" get-postgresql-primary >"$OUT" 2>&1 && [ "$(cat "$OUT")" = "10.21.0.1$N:5432" ] ||
+	fail "get-postgresql-primary on node $_o after the loss: $(cat "$OUT"), not node $N"
 [ "$(sql "$N" 'SELECT count(*) FROM acked')" = 101 ] || fail "rows were lost"
 for _i in $OTHERS; do
 	until_true 600 db_series "$_i" || { cat "$T_ROOT/db$_i.out" >&2; fail "node $_i's exporter lost /database"; }
