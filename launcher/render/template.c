@@ -128,6 +128,7 @@ static const struct {
     {"redis_save", quote_redis_save, "redis.conf"},
     {"redis_renames", quote_redis_renames, "redis.conf"},
     {"pg_hba_md5", quote_pg_hba_md5, "pg_hba.conf"},
+    {"patroni_hba_md5", quote_patroni_hba_md5, "patroni.yml's pg_hba"},
 };
 
 struct render {

@@ -64,6 +64,14 @@ expect_rc 0 ctl reconfigure --dry-run
 lacks "$OUT" "rest-Secret-42"
 lacks "$OUT" "repl-Secret-41"
 
+note "md5_auth_cidr_addresses reach patroni.yml's pg_hba through its quoting, or are refused at their line"
+{ base_rb; echo "postgresql['md5_auth_cidr_addresses'] = ['10.9.0.0/24']"; } | write_rb
+expect_rc 0 ctl reconfigure --dry-run --diff
+has "$OUT" "- host    replication   all   10.9.0.0/24  md5"
+{ base_rb; echo "postgresql['md5_auth_cidr_addresses'] = ['0.0.0.0/0 trust']"; } | write_rb
+expect_rc 1 ctl reconfigure --dry-run
+has "$ERR" "gitlab.rb:10:41: error: postgresql['md5_auth_cidr_addresses']: not an array of IP addresses"
+
 base_rb | write_rb
 note "patroni_role: Patroni runs PostgreSQL, the plain postgresql service is off"
 expect_rc 0 ctl reconfigure --dry-run
