@@ -80,6 +80,10 @@ for p in $(pgrep -u gitlab-redis || true); do tr '\0' ' ' <"/proc/$p/cmdline" 2>
 lacks "$OUT" "Secret-5"
 lacks "$OUT" "$MPW"
 
+note "inspect: Sentinel and its exporter run as configured (env, user, memory)"
+expect_rc 0 ctl inspect sentinel
+expect_rc 0 ctl inspect sentinel-exporter
+
 note "a second reconfigure changes nothing"
 SVWAIT=60 expect_rc 0 ctl reconfigure --dry-run
 has "$OUT" "0/"
