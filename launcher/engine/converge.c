@@ -977,20 +977,40 @@ static void pending_done(struct converge *cv, size_t k)
 
 /* ---- waves ----------------------------------------------------------------------------- */
 
+/* The links of the first wave's services that have no one-time step, before the steps run. */
+#define WAVE_EARLY (-2)
+
+static bool has_steps_before(const struct plan *p)
+{
+	for (size_t i = 0; i < p->nsteps; i++)
+		if (p->steps[i].def->when == STEP_BEFORE_START)
+			return true;
+	return false;
+}
+
+/* Started before the one-time steps run (converge_all): needs nothing, waits for no step. */
+static bool early(const struct converge *cv, int svc)
+{
+	return cv->early && svc >= 0 && cv->ps->p[svc].wave == 0 &&
+	       !has_steps_before(&cv->ps->p[svc]);
+}
+
 /* Is change c one apply_changes writes for wave (-1: everything but enable links)? */
 static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
 {
 	bool enable = n->role == TR_ENABLE;
-	if (enable != (wave >= 0))
+	if (enable != (wave >= 0 || wave == WAVE_EARLY))
 		return false;
 	if (!enable)
 		return true;
+	if (wave == WAVE_EARLY ? !early(cv, n->svc) : early(cv, n->svc))
+		return false; /* linked early, or not early */
 	/*
 	 * A link whose dependency failed is reported by its wave, one whose setup failed by
 	 * all_steps_before; the next run links it.
 	 */
-	return n->svc >= 0 && cv->ps->p[n->svc].wave == wave && !cv->s[n->svc].failed &&
-	       tree_failed(&cv->ps->t, n->svc) == NULL &&
+	return n->svc >= 0 && cv->ps->p[n->svc].wave == (wave == WAVE_EARLY ? 0 : wave) &&
+	       !cv->s[n->svc].failed && tree_failed(&cv->ps->t, n->svc) == NULL &&
 	       failed_dep(cv, (size_t)n->svc) == SIZE_MAX;
 }
 
@@ -1108,28 +1128,56 @@ static int converge_one(struct converge *cv, size_t k, bool nudge)
  * ones, start runsvdir the first time, then each service is brought up and
  * ready, and its after_ready steps run.
  */
-static int converge_wave(struct converge *cv, int wave, int *running)
+/* Link a wave's new services and have runsvdir up; *nudge: runsvdir ran before. 0, 1, -1. */
+static int link_wave(struct converge *cv, int wave, int *running, bool *nudge)
 {
 	time_t mtime_before = 0;
 	bool linked = false;
-	int rc = 0;
 	svdir_mtime(cv->ps->service_dir, &mtime_before);
 	int applied = apply_changes(cv, wave, &linked);
 	if (applied == -1)
 		return -1;
-	if (applied == 1)
-		rc = -1;
 	if (linked) {
 		int b = svdir_settle(cv->ps->service_dir, mtime_before, *running == 1);
 		verbose(cv, "service dir mtime %s\n", b == 1 ? "backdated by 1 s" : "left as is");
 	}
-	bool nudge = *running == 1;
+	*nudge = *running == 1;
 	if (ensure_runsvdir(cv, running) == -1)
 		return -1;
+	return applied;
+}
+
+static int converge_wave(struct converge *cv, int wave, int *running)
+{
+	bool nudge;
+	int rc = link_wave(cv, wave, running, &nudge);
+	if (rc == -1)
+		return -1;
+	rc = rc == 1 ? -1 : 0;
 	for (size_t k = 0; k < cv->ps->np; k++)
 		if (cv->ps->p[k].wave == wave && converge_one(cv, k, nudge) == -1)
 			rc = -1;
 	return rc;
+}
+
+/*
+ * A one-time step will run (not recorded done): worth starting what needs nothing from it
+ * first, so that initdb's second or so overlaps their start instead of preceding it.
+ */
+static bool steps_will_run(struct converge *cv)
+{
+	for (size_t k = 0; k < cv->ps->np; k++) {
+		const struct plan *p = &cv->ps->p[k];
+		for (size_t i = 0; i < p->nsteps; i++) {
+			struct step_entry e;
+			if (p->steps[i].def->when == STEP_BEFORE_START &&
+			    (!records_open(cv) ||
+			     steprec_get(&cv->sr, name_of(cv, k), p->steps[i].def->name, &e) != 0 ||
+			     e.state != STEP_DONE))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* One-time steps (initdb) before anything starts: their service must not run yet. */
@@ -1175,6 +1223,15 @@ static int converge_all(struct converge *cv)
 		return -1;
 	if (applied == 1)
 		rc = -1; /* the other services go on */
+	cv->early = steps_will_run(cv);
+	bool nudge;
+	if (cv->early) {
+		int linked_early = link_wave(cv, WAVE_EARLY, &running, &nudge);
+		if (linked_early == -1)
+			return -1;
+		if (linked_early == 1)
+			rc = -1;
+	}
 	if (all_steps_before(cv) == -1)
 		rc = -1;
 	for (int w = 0; w <= maxwave; w++)

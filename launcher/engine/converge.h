@@ -60,6 +60,7 @@ struct converge {
 	struct pending pd; /* restarts owed, on disk */
 	struct steprec sr; /* one-time setup steps done or running, on disk */
 	int updated;       /* resources changed (files when written, steps, disables) */
+	bool early;        /* the first wave's services without one-time steps linked before them */
 	struct diags *d;   /* the command's: its streams, and what is left for it to print */
 	struct diags late; /* what failed to be written, controlled or recorded: moved to d */
 };

@@ -456,7 +456,8 @@ static int cidr_parse(const char *v, unsigned char bin[16], long long *prefix)
 	return errstr == NULL ? fam : 0;
 }
 
-int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why)
+/* The lines of quote_pg_hba_md5, each after prefix (a YAML list's "    - " in patroni.yml). */
+static int hba_md5_lines(struct buf *out, const struct yval *v, const char *pre, const char **why)
 {
 	static const char msg[] = "not an array of IP addresses with an optional /prefix "
 	                          "(['10.0.0.0/24', '192.0.2.7'])";
@@ -476,11 +477,22 @@ int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why)
 		int n = (int)strcspn(e->text, "/");
 		/* replication too, as Omnibus: only a role with REPLICATION may use it */
 		buf_addf(out,
-		         "%shost    all           all   %.*s/%lld  md5\n"
-		         "host    replication   all   %.*s/%lld  md5",
-		         i ? "\n" : "", n, e->text, prefix, n, e->text, prefix);
+		         "%s%shost    all           all   %.*s/%lld  md5\n"
+		         "%shost    replication   all   %.*s/%lld  md5",
+		         i ? "\n" : "", pre, n, e->text, prefix, pre, n, e->text, prefix);
 	}
 	return 0;
+}
+
+int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why)
+{
+	return hba_md5_lines(out, v, "", why);
+}
+
+/* The address and prefix are digits, dots, colons and hex: a plain YAML scalar as they are. */
+int quote_patroni_hba_md5(struct buf *out, const struct yval *v, const char **why)
+{
+	return hba_md5_lines(out, v, "    - ", why);
 }
 
 /* One bind address (n bytes at s, '-' prefix stripped): is it loopback? */

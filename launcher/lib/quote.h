@@ -63,6 +63,8 @@ int quote_pg_token(struct buf *out, const char *v, const char **why);
  * keywords are refused.
  */
 int quote_pg_hba_md5(struct buf *out, const struct yval *v, const char **why);
+/* The same lines as items of patroni.yml's postgresql.pg_hba list ("    - host ..."). */
+int quote_patroni_hba_md5(struct buf *out, const struct yval *v, const char **why);
 
 /*
  * A role's stored md5 password (SQL and psql's \set alike): "md5" and the 32 lowercase hex

@@ -163,14 +163,26 @@ static int rdata(void *arg, const char *name, bool items, struct buf *out, int i
 	return 0;
 }
 
-/* A data filter's value: a yaml setting, NULL while unset. */
+/* A data filter's value: a yaml setting (svc.setting: another service's), NULL while unset. */
 static int rget_data(void *arg, const char *name, const struct yval **v)
 {
 	const struct svvars *c = arg;
-	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
+	const struct svc *s = c->svc;
+	const char *dot = strchr(name, '.');
+	if (dot != NULL) {
+		char svc_name[64];
+		if ((size_t)(dot - name) >= sizeof svc_name)
+			return -1;
+		memcpy(svc_name, name, (size_t)(dot - name));
+		svc_name[dot - name] = '\0';
+		if ((s = attrs_svc(c->a, svc_name)) == NULL)
+			return -1;
+		name = dot + 1;
+	}
+	const struct cat_setting *cs = cat_setting_find(s->def, name);
 	if (cs == NULL || cs->type != ST_YAML)
 		return -1;
-	*v = svc_data(c->svc, name);
+	*v = svc_data(s, name);
 	return 0;
 }
 

@@ -133,6 +133,7 @@ static const struct {
     {"pgb_databases", quote_pgb_databases, "pgbouncer's databases.ini"},
     {"pgb_users", quote_pgb_users, "pgbouncer's userlist.txt"},
     {"pgb_names", quote_pgb_names, "pgbouncer.ini"},
+    {"patroni_hba_md5", quote_patroni_hba_md5, "patroni.yml's pg_hba"},
 };
 
 struct render {

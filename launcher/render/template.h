@@ -30,8 +30,8 @@
  *                    list, the tag indented like the list's other items
  *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,
  *                    or an error: redis_save redis_renames (redis.conf),
- *                    pg_hba_md5 (pg_hba.conf), pgb_databases pgb_users pgb_names
- *                    (PgBouncer: lib/pgbquote.h)
+ *                    pg_hba_md5 (pg_hba.conf), patroni_hba_md5 (patroni.yml's pg_hba list),
+ *                    pgb_databases pgb_users pgb_names (PgBouncer: lib/pgbquote.h)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{#if a|b}}, {{#unless a|b}}  the same for "any of the values is not empty"

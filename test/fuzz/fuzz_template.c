@@ -86,10 +86,21 @@ static bool has_control(const char *s)
 	return false;
 }
 
+/* The exporter YAML's one data value, redis_sentinels: unset (null). */
+static int put_data(void *arg, const char *name, bool items, struct buf *out, int indent,
+                    struct tpl_spans *secrets)
+{
+	(void)arg, (void)items, (void)indent, (void)secrets;
+	if (strcmp(name, "redis_sentinels") != 0)
+		return -1;
+	buf_adds(out, " null");
+	return 0;
+}
+
 /* Render template t; returns rc, and checks the rc/diagnostics contract. */
 static int render(int t, struct vals *v, struct buf *out)
 {
-	struct tpl_vars vars = {.get = get, .get_list = get_list, .arg = v};
+	struct tpl_vars vars = {.get = get, .get_list = get_list, .put_data = put_data, .arg = v};
 	struct diags d;
 	diags_init(&d);
 	buf_init(out);
@@ -134,6 +145,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	set(&v, "db_host", "");
 	set(&v, "db_connection_string", "dbname=y");
 	set(&v, "redis.enable", "1");
+	set(&v, "redis_sentinels", "");
+	set(&v, "redis_sentinel_url", "redis://x");
+	set(&v, "redis_sentinel_password", "");
 	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");
 	set(&v, "gitlab_exporter.probe_sidekiq", "1");
@@ -336,6 +350,9 @@ static void fuzz_lines(char **f, size_t nf)
 	set(&v, "db_host", "");
 	set(&v, "db_connection_string", "dbname=y");
 	set(&v, "redis.enable", "1");
+	set(&v, "redis_sentinels", "");
+	set(&v, "redis_sentinel_url", "redis://x");
+	set(&v, "redis_sentinel_password", "");
 	set(&v, "gitlab_exporter.tuple_stats_all_columns", "");
 	set(&v, "gitlab_exporter.probe_elasticsearch", "");
 	set(&v, "elasticsearch_url", "");

@@ -8,8 +8,9 @@
 # probes only what it touched: postgresql['work_mem'] (a HUP) runs PostgreSQL's validation,
 # readiness and steps and nothing of the others; prometheus['scrape_interval'] probes
 # Prometheus over HTTP and nothing else; Redis restarted outside reconfigure (a new pid) is
-# probed again, and the next no-op is back to none. The defaults' fixed ports: a network
-# namespace of its own.
+# probed again, and the next no-op is back to none. The first run starts the services that
+# need nothing from PostgreSQL before its initdb, not after. The defaults' fixed ports: a
+# network namespace of its own.
 . "$SRCDIR/test/integration/netns.sh"
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -50,12 +51,22 @@ proven() {
 	done
 }
 
-note "first run of the full stack"
-expect_rc 0 ctl reconfigure
+note "first run of the full stack: what needs nothing from PostgreSQL starts before initdb"
+expect_rc 0 ctl -v reconfigure
 has "$OUT" "gitlab Reconfigured!"
+cat "$OUT" "$ERR" >"$T_ROOT/first"
+_rsv=$(grep -n '^start runsvdir' "$T_ROOT/first" | cut -d: -f1)
+_init=$(grep -n '^run postgresql setup initdb' "$T_ROOT/first" | cut -d: -f1)
+[ -n "$_rsv" ] && [ -n "$_init" ] && [ "$_rsv" -lt "$_init" ] ||
+	{ cat "$T_ROOT/first" >&2; fail "runsvdir was not started before initdb"; }
 expect_rc 0 ctl status
 for s in $ALL; do
 	grep -q "^run: $s: (pid [0-9]*)" "$OUT" || { cat "$OUT" >&2; fail "$s is not running"; }
+done
+started() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat"; } # clock ticks after boot
+for s in alertmanager node-exporter prometheus redis; do
+	[ "$(started "$(pid_of "$s")")" -lt "$(started "$(pid_of postgresql)")" ] ||
+		fail "$s started after PostgreSQL, not while initdb ran"
 done
 
 note "a no-op: no process, no probe"

@@ -57,4 +57,22 @@ has "$OUT" '+masterauth [REDACTED]'
 rb "roles(['redis_master_role'])" "redis['port'] = 6379" "redis['bind'] = '10.0.0.11'"
 expect_rc 1 ctl check-config
 has "$ERR" "$RB:3:"
+# the exporter's Sidekiq probe through the sentinels: gitlab_rails' keys, both secrets redacted
+rb "roles(['redis_replica_role'])" "redis['port'] = 6379" "redis['password'] = 'PW1'" \
+	"redis['bind'] = '10.0.0.12'" "redis['master_ip'] = '10.0.0.11'" \
+	"gitlab_exporter['enable'] = true" \
+	"gitlab_rails['redis_sentinels'] = [ { 'host' => '10.0.0.11', 'port' => 26379 }, { 'host' => '10.0.0.13' } ]" \
+	"gitlab_rails['redis_sentinels_password'] = 'SENT2'"
+expect_rc 0 ctl check-config
+lacks "$ERR" "gitlab_rails"
+expect_rc 0 ctl reconfigure --dry-run --diff
+has "$OUT" '+    redis_sentinels:'
+has "$OUT" '+      - host: "10.0.0.11"'
+has "$OUT" '+      - host: "10.0.0.13"'
+has "$OUT" '+    redis_url: [REDACTED]'
+has "$OUT" '+    redis_sentinel_password: [REDACTED]'
+lacks "$OUT" 'SENT2'
+lacks "$OUT" 'PW1'
+expect_rc 0 ctl show-config gitlab-exporter
+lacks "$OUT" 'SENT2'
 echo "PASS"

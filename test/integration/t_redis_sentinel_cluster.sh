@@ -7,7 +7,8 @@
 # writable again after the seconds printed. A reconfigure on every node then follows the
 # sentinels (the old master comes back as a replica of the new one, never as a second master;
 # a restart of it keeps that), get-redis-master on every node prints the new master, and a
-# second reconfigure on every node changes nothing.
+# second reconfigure on every node changes nothing. Node 1's exporter reads Sidekiq's data
+# through the sentinels (redis-rb's sentinels), from the new master after the loss (printed).
 . "$SRCDIR/test/integration/lib.sh"
 CL_TAG=rs CL_NET=10.22.0
 . "$SRCDIR/test/integration/patroni_cluster.sh"
@@ -44,6 +45,14 @@ gitlab_rails['redis_sentinels'] = [ { 'host' => '$CL_NET.11', 'port' => 26379 },
 EOF2
 	chmod 600 "$T_ROOT/n$_i/etc/gitlab/gitlab.rb"
 done
+# Node 1 also runs the exporter: its Sidekiq probe finds the master through the sentinels.
+printf "gitlab_exporter['enable'] = true\ngitlab_exporter['listen_address'] = '127.0.0.1'\n" \
+	>>"$T_ROOT/n1/etc/gitlab/gitlab.rb"
+# processed N: node 1's exporter reports Sidekiq's processed count N
+processed() {
+	ip netns exec "$(ns 1)" curl -s --max-time 5 http://127.0.0.1:9168/sidekiq |
+		grep -qE "^sidekiq_jobs_processed_total(\{[^}]*\})? $1(\.0)?\$"
+}
 
 # rcli N PORT ARGS... (its variables not until_true's _n): redis-cli to node N's Redis (6379) or Sentinel (26379), password from env
 rcli() {
@@ -85,6 +94,11 @@ done
 [ "$(role 1)" = master ] || fail "node 1: $(role 1)"
 [ "$(role 2)" = slave ] && [ "$(role 3)" = slave ] || fail "nodes 2, 3: $(role 2) $(role 3)"
 rcli 1 6379 SET before-loss 1 >/dev/null
+rcli 1 6379 SET stat:processed 17 >/dev/null
+grep -q "redis_sentinels" "$T_ROOT/n1/var/opt/gitlab/gitlab-exporter/gitlab-exporter.yml" ||
+	fail "the exporter's YAML has no sentinels"
+until_true 300 processed 17 ||
+	fail "the exporter does not read Sidekiq's data: $(ip netns exec "$(ns 1)" curl -s http://127.0.0.1:9168/sidekiq | head -5)"
 for _i in 1 2 3; do
 	expect_rc 0 in_node "$_i" get-redis-master
 	same "$OUT" "$CL_NET.11:6379"
@@ -111,6 +125,10 @@ NEW=$(writable)
 echo "# a replica (node $NEW) writable $(( (T1 - T0) / 1000000 )) ms after the master's loss"
 [ "$(rcli "$NEW" 6379 GET before-loss)" = 1 ] || fail "the new master lost the write"
 OTHER=$((5 - NEW))
+rcli "$NEW" 6379 SET stat:processed 4242 >/dev/null
+until_true 600 processed 4242 || fail "the exporter does not follow the failover"
+T2=$(date +%s%N)
+echo "# the exporter's Sidekiq series from the new master $(( (T2 - T0) / 1000000 )) ms after the master's loss"
 until_true 300 sh -c "[ \"\$(REDISCLI_AUTH=$RPW ip netns exec $(ns $OTHER) redis-cli --no-auth-warning -h $CL_NET.1$OTHER INFO replication | tr -d '\r' | sed -n 's/^master_host://p')\" = $CL_NET.1$NEW ]" ||
 	fail "node $OTHER does not follow node $NEW"
 

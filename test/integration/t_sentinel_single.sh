@@ -11,7 +11,7 @@
 command -v redis-cli >/dev/null || { echo "SKIP: no redis-cli"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "# needs root (service accounts)"; exit 77; }
 OUT=$T_ROOT/out ERR=$T_ROOT/err
-RP=$(free_port) SP=$(free_port)
+RP=$(free_port) SP=$(free_port) XP=$(free_port)
 mkdir -p "$T_ROOT/etc/gitlab"
 write_rb() {
 	cat >"$T_ROOT/etc/gitlab/gitlab.rb"
@@ -21,6 +21,7 @@ base_rb() {
 	cat <<EOF2
 roles(['redis_master_role', 'redis_sentinel_role'])
 redis_exporter['enable'] = false
+sentinel_exporter['listen_address'] = 'localhost:$XP'
 redis['port'] = $RP
 redis['password'] = 'redis-Secret-51'
 redis['master_ip'] = '127.0.0.1'
@@ -33,7 +34,7 @@ EOF2
 note "a Sentinel beyond loopback without a password is refused at its bind line"
 { base_rb; echo "sentinel['bind'] = '10.1.2.3'"; } | write_rb
 expect_rc 1 ctl check-config
-has "$ERR" "gitlab.rb:9:"
+has "$ERR" "gitlab.rb:10:"
 has "$ERR" "set sentinel['password']"
 
 { base_rb; echo "sentinel['bind'] = '127.0.0.1'"; echo "sentinel['password'] = 'sentinel-Secret-52'"; } | write_rb
@@ -53,15 +54,35 @@ REDISCLI_AUTH=x redis-cli --no-auth-warning -h 127.0.0.1 -p "$SP" PING >"$OUT" 2
 has "$OUT" "WRONGPASS"
 has "$LIVE" "sentinel myid"
 
+note "sentinel-exporter: what the Sentinel sees, as its read-only ACL user"
+metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$XP/metrics" >"$OUT" 2>"$ERR"; }
+until_true 100 sh -c "curl -fsS --max-time 5 http://127.0.0.1:$XP/metrics | grep -q '^redis_sentinel_master_status{.*} 1'" ||
+	{ metrics || true; fail "no redis_sentinel_master_status 1: $(grep -i sentinel "$OUT" | head -5)"; }
+MPW=$(cat "$T_ROOT/opt/gitlab/var/secrets/sentinel-monitor_password")
+mcli() { REDISCLI_AUTH=$MPW redis-cli --no-auth-warning --user gitlab-sentinel-exporter -h 127.0.0.1 -p "$SP" "$@" 2>&1; }
+mcli SENTINEL masters >"$OUT"
+has "$OUT" "gitlab-redis"
+mcli SENTINEL REMOVE gitlab-redis >"$OUT"
+has "$OUT" "NOPERM"
+mcli SENTINEL FAILOVER gitlab-redis >"$OUT"
+has "$OUT" "NOPERM"
+[ "$(master_addr)" = "127.0.0.1:$RP" ] || fail "the exporter's user changed the master: '$(master_addr)'"
+
 note "the passwords are redacted: show-config, --diff, command lines"
 for f in "" --json; do
-	expect_rc 0 ctl show-config $f sentinel redis
+	expect_rc 0 ctl show-config $f sentinel redis sentinel-exporter
 	lacks "$OUT" "Secret-5"
+	lacks "$OUT" "$MPW"
 done
 expect_rc 0 ctl show-config --show-secrets sentinel
 has "$OUT" "sentinel-Secret-52"
 for p in $(pgrep -u gitlab-redis || true); do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done >"$OUT"
 lacks "$OUT" "Secret-5"
+lacks "$OUT" "$MPW"
+
+note "inspect: Sentinel and its exporter run as configured (env, user, memory)"
+expect_rc 0 ctl inspect sentinel
+expect_rc 0 ctl inspect sentinel-exporter
 
 note "a second reconfigure changes nothing"
 SVWAIT=60 expect_rc 0 ctl reconfigure --dry-run

@@ -44,7 +44,7 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 13);
+	assert_int_equal(c.n, 14);
 	assert_string_equal(c.v[0].name, "alertmanager"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "etcd");
 	assert_string_equal(c.v[2].name, "gitlab-exporter");
@@ -58,6 +58,7 @@ static void test_shipped_catalog(void **state)
 	assert_string_equal(c.v[10].name, "redis");
 	assert_string_equal(c.v[11].name, "redis-exporter");
 	assert_string_equal(c.v[12].name, "sentinel");
+	assert_string_equal(c.v[13].name, "sentinel-exporter");
 	/* An exporter is on by default exactly where its backend is. */
 	expect_setting(catalog_find(&c, "redis_exporter"), "enable", ST_BOOL, "{{redis.enable}}");
 
@@ -176,8 +177,8 @@ static void test_shipped_payload(void **state)
 	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
-	size_t order[13], pos[13];
-	assert_true(c.n <= 13);
+	size_t order[14], pos[14];
+	assert_true(c.n <= 14);
 	catalog_order(&c, order);
 	for (size_t i = 0; i < c.n; i++)
 		pos[order[i]] = i;

@@ -238,11 +238,23 @@ static char *const *kv_list(void *arg, const char *name)
 	return strcmp(name, "argv") == 0 ? k->argv : NULL;
 }
 
+/* The exporter YAML's one data value, redis_sentinels: unset (null). */
+static int kv_data(void *arg, const char *name, bool items, struct buf *out, int indent,
+                   struct tpl_spans *secrets)
+{
+	(void)arg, (void)items, (void)indent, (void)secrets;
+	if (strcmp(name, "redis_sentinels") != 0)
+		return -1;
+	buf_adds(out, " null");
+	return 0;
+}
+
 static char *render_template(const char *file, const struct kvs *k)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/templates/%s", SRCDIR, file);
-	struct tpl_vars v = {.get = kv_lookup, .get_list = kv_list, .arg = (void *)k};
+	struct tpl_vars v = {
+	    .get = kv_lookup, .get_list = kv_list, .put_data = kv_data, .arg = (void *)k};
 	struct buf out;
 	struct diags d;
 	buf_init(&out);
@@ -404,6 +416,9 @@ static void test_yaml_template(void **state)
 	                             {"db_host", ""},
 	                             {"db_connection_string", "dbname=remote"},
 	                             {"redis.enable", "1"},
+	                             {"redis_sentinels", ""},
+	                             {"redis_sentinel_url", "redis://x"},
+	                             {"redis_sentinel_password", ""},
 	                             {"connection_string", conn},
 	                             {"redis_url", url},
 	                             {"process_pattern", pat},
@@ -468,6 +483,12 @@ static void test_yaml_template(void **state)
 	                              {"db_host", ""},
 	                              {"db_connection_string", "dbname=remote"},
 	                              {"redis.enable", "1"},
+	                              {"redis_sentinels", ""},
+	                              {"redis_sentinel_url", "redis://x"},
+	                              {"redis_sentinel_password", ""},
+	                              {"redis_sentinels", ""},
+	                              {"redis_sentinel_url", "redis://x"},
+	                              {"redis_sentinel_password", ""},
 	                              {"gitlab_exporter.probe_sidekiq", ""},
 	                              {"gitlab_exporter.tls_enabled", ""},
 	                              {"tls_cert_path", ""},
