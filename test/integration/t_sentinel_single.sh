@@ -36,6 +36,10 @@ note "a Sentinel beyond loopback without a password is refused at its bind line"
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:10:"
 has "$ERR" "set sentinel['password']"
+# Omnibus' default bind 0.0.0.0 without a password: at the role that enabled Sentinel
+base_rb | write_rb
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:1:29: error: sentinel['bind'] (its default; the role enables sentinel): not a loopback address"
 
 { base_rb; echo "sentinel['bind'] = '127.0.0.1'"; echo "sentinel['password'] = 'sentinel-Secret-52'"; } | write_rb
 SVWAIT=${T_SVWAIT:-60} expect_rc 0 ctl reconfigure
