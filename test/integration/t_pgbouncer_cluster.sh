@@ -5,8 +5,9 @@
 # leader; a write through a replica node's PgBouncer reaches the leader. The leader's node is
 # lost (every process of its namespace SIGKILLed): the same PgBouncer takes writes again once
 # its watcher has re-pointed it (printed: the seconds until the first write through PgBouncer
-# succeeded). gitlab-ctl pgb-notify re-points it by hand (RESUME of a paused database, RELOAD),
-# and the passwords never show in reconfigure's output.
+# succeeded); a reconfigure then changes nothing and leaves it there. gitlab-ctl pgb-notify
+# re-points it by hand (RESUME of a paused database, RELOAD), and the passwords never show in
+# reconfigure's output.
 . "$SRCDIR/test/integration/lib.sh"
 CL_TAG=pb CL_NET=10.25.0
 . "$SRCDIR/test/integration/patroni_cluster.sh"
@@ -65,6 +66,11 @@ note "first write through node $P's PgBouncer $(printf %.1f "$(echo "$T1 - $T0" 
 [ "$(pgb "$P" 'SELECT count(*) FROM pgb')" = 2 ] || fail "the writes are not both on the new leader $N"
 grep -q "now on $CL_NET.1$N" "$CL_DIR/n$P/var/log/gitlab/pgbouncer-watcher/current" ||
 	fail "the watcher's log does not name the move"
+
+note "a reconfigure on node $P after the failover changes nothing and keeps PgBouncer on node $N"
+SVWAIT=240 in_node "$P" reconfigure >"$OUT" 2>&1 || { cat "$OUT"; fail "node $P reconfigure after the loss"; }
+! grep -qE "restart|create" "$OUT" || { cat "$OUT"; fail "node $P: the reconfigure after the loss changed something"; }
+[ "$(pgb "$P" 'SELECT inet_server_addr()')" = "$CL_NET.1$N" ] || fail "node $P's PgBouncer left node $N"
 
 note "gitlab-ctl pgb-notify: a paused database resumed, re-pointed by hand"
 adm() { ip netns exec "$(ns "$P")" setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \

@@ -122,4 +122,16 @@ lacks "$ERR" "Secret-5"
 expect_rc 1 ctl get-redis-master
 has "$ERR" "127.0.0.1:$SP"
 lacks "$ERR" "Secret-5"
+note "get-redis-master on a node without a sentinel: gitlab_rails['redis_sentinels'] in turn"
+DEAD=$(free_port)
+cat <<EOF2 | write_rb
+roles(['redis_master_role'])
+redis_exporter['enable'] = false
+redis['port'] = $RP
+redis['password'] = 'redis-Secret-51'
+gitlab_rails['redis_sentinels'] = [ { 'host' => '127.0.0.1', 'port' => $DEAD }, { 'host' => '127.0.0.1', 'port' => $SP } ]
+gitlab_rails['redis_sentinels_password'] = 'sentinel-Secret-52'
+EOF2
+expect_rc 0 ctl get-redis-master
+same "$OUT" "127.0.0.2:$RP"
 echo PASS
