@@ -239,6 +239,20 @@ static int member_of_role(const char *tsv, const char *role, char *hp, size_t le
 	return -1;
 }
 
+int patroni_leader(const char *yml, const char *user, const char *group, char *hp, size_t len)
+{
+	char *argv[] = {PATRONICTL, "-c", (char *)yml, "list", "-f", "tsv", NULL};
+	struct buf out;
+	buf_init(&out);
+	int st = validate_run(argv, "", 0, user, group, mono_ms() + PATRONICTL_DEADLINE, &out);
+	int rc = st == 0 && (member_of_role(buf_str(&out), "Leader", hp, len) == 0 ||
+	                     member_of_role(buf_str(&out), "Standby Leader", hp, len) == 0)
+	             ? 0
+	             : -1;
+	buf_free(&out);
+	return rc;
+}
+
 /*
  * get-postgresql-primary: the current primary as host:port, from `patronictl list` as
  * Patroni's account (the DCS's view, as Omnibus' Consul lookup of master.<scope>); a standby

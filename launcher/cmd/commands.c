@@ -196,6 +196,20 @@ const struct command commands[] = {
                 "  (else a standby cluster's Standby Leader), as Omnibus asks Consul\n"
                 "exit: 0 printed; 1 none (or patronictl failed, or no Patroni here); 2 usage\n"
                 "example: gitlab-ctl get-postgresql-primary"},
+    {.name = "pgb-notify",
+     .fn = cmd_pgb_notify,
+     .usage = "--pg-database DB --newhost HOST [--user U] [--hostuser X]",
+     .summary = "re-point a PgBouncer database at HOST, RESUME it if paused, RELOAD",
+     .details =
+         "writes PgBouncer's databases.ini (the account's copy, with\n"
+         "  pgbouncer_watcher['enable']) from the rendered one with DB's host set to\n"
+         "  HOST, then on the admin console as PgBouncer's account: RESUME DB if\n"
+         "  paused, RELOAD; --user: the console's user (pgbouncer); --hostuser: taken\n"
+         "exit: 0 done; 1 failed (why on stderr); 2 usage\n"
+         "example: gitlab-ctl pgb-notify --pg-database gitlabhq_production --newhost 10.0.0.12"},
+    {.name = "pgb-watch",
+     .fn = cmd_pgb_watch,
+     .usage = "--pg-database DB --patroni-config YML ..."}, /* pgbouncer-watcher's command */
     {.name = "get-redis-master",
      .fn = cmd_get_redis_master,
      .usage = "",
@@ -249,11 +263,12 @@ static const struct {
     {"pg-upgrade",
      "stop it (gitlab-ctl stop postgresql), run the new PostgreSQL's pg_upgrade on "
      "postgresql['data_dir'], set postgresql['bin_dir'] to it, then gitlab-ctl reconfigure"},
-    {"pgb-console", "no PgBouncer here: psql -h postgresql['unix_socket_directory'] instead"},
-    {"pgb-kill", "no PgBouncer here"},
-    {"pgb-notify", "no PgBouncer here"},
-    {"pgb-resume", "no PgBouncer here"},
-    {"pgb-suspend", "no PgBouncer here"},
+    {"pgb-console", "psql -h pgbouncer['home'] -p pgbouncer['listen_port'] -U pgbouncer -d "
+                    "pgbouncer as PgBouncer's account instead"},
+    {"pgb-kill",
+     "gitlab-ctl runs no split-brain watcher: stop pgbouncer (gitlab-ctl stop pgbouncer)"},
+    {"pgb-resume", "gitlab-ctl pgb-notify RESUMEs a paused database"},
+    {"pgb-suspend", "PAUSE on PgBouncer's admin console (see pgb-console)"},
     {"praefect", "gitlab-ctl runs no Gitaly Cluster"},
     {"promotion-preflight-checks", "GitLab Geo is not run by gitlab-ctl"},
     {"registry-database", "gitlab-ctl runs no Container Registry"},

@@ -112,6 +112,12 @@ int cmd_patroni(const struct ctl *ctl, int argc, char **argv);
 int patroni_check_exit(int status);
 /* cmd_patroni.c: the primary as host:port, from patronictl list */
 int cmd_get_postgresql_primary(const struct ctl *ctl, int argc, char **argv);
+/* cmd_patroni.c: the leader of patronictl list on yml (as user/group when root) as host:port
+ * in hp; 0, or -1 when there is none or patronictl failed. */
+int patroni_leader(const char *yml, const char *user, const char *group, char *hp, size_t len);
+/* cmd_pgbouncer.c: pgb-notify (Omnibus') and pgb-watch (the watcher service's command) */
+int cmd_pgb_notify(const struct ctl *ctl, int argc, char **argv);
+int cmd_pgb_watch(const struct ctl *ctl, int argc, char **argv);
 /* cmd_probe.c: what a service's check script runs */
 int cmd_probe(const struct ctl *ctl, int argc, char **argv);
 /* cmd_redismaster.c */

@@ -352,6 +352,7 @@ static void compute_svc(struct build *b, const struct assign_svc *w, struct svc 
 		compute_argv(&c, out);
 		compute_origin(w, out);
 		compute_where(w, out);
+		out->role_where = compute_role_where(b->as, w);
 		compute_data(w, out);
 		if (mail != NULL)
 			data_set(out, "global", mail, (struct loc){0});
@@ -488,6 +489,7 @@ void attrs_free(struct attrs *a)
 		kvlist_free(&s->base_env);
 		kvlist_free(&s->origin);
 		kvlist_free(&s->where);
+		free(s->role_where);
 		free(s->secret_vars.v);
 		kvlist_free(&s->secret_env);
 		free(s->argv_secret);

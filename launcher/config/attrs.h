@@ -79,7 +79,8 @@ struct svc {
 	struct svlog log;
 	/* Where gitlab.rb set things, "file:line": by setting name, and "env:NAME" for env. */
 	struct kvlist origin;
-	struct kvlist where;        /* settings gitlab.rb set -> "file:line:col" */
+	struct kvlist where; /* settings gitlab.rb set -> "file:line:col" */
+	char *role_where;    /* the role in roles([...]) that enabled it, "file:line:col"; NULL */
 	struct kvlist secret_vars;  /* vars built from a secret -> "may" or "holds" */
 	struct kvlist secret_env;   /* env values built from a secret (by value, not name) */
 	unsigned char *argv_secret; /* per argv element: an enum secrecy */

@@ -114,6 +114,7 @@ struct yval *rails_global(struct comp *c);
 /* attrs_origin.c */
 void compute_origin(const struct assign_svc *w, struct svc *out);
 void compute_where(const struct assign_svc *w, struct svc *out);
+char *compute_role_where(const struct assigns *as, const struct assign_svc *w);
 
 /* attrs_check.c */
 void check_refused(struct build *b, const struct assign_svc *w, const struct svc *s);

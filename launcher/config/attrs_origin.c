@@ -68,3 +68,21 @@ void compute_where(const struct assign_svc *w, struct svc *out)
 	out->where.v = v;
 	out->where.n = n;
 }
+
+/*
+ * Where roles([...]) names the role that enabled the service, when that is what enabled it
+ * (not its enable): a default refused by a format (sentinel['bind']'s 0.0.0.0 without a
+ * password) is reported there, the line the operator wrote.
+ */
+char *compute_role_where(const struct assigns *as, const struct assign_svc *w)
+{
+	const struct cat_service *def = w->def;
+	const struct cat_setting *en = cat_setting_find(def, "enable");
+	if (!as->roles_set || en == NULL || w->val[en - def->settings] != NULL)
+		return NULL;
+	for (size_t j = 0; j < as->nroles; j++)
+		for (size_t i = 0; i < def->nroles; i++)
+			if (strcmp(def->roles[i], as->roles[j]) == 0)
+				return loc_text(as->role_locs[j], true);
+	return NULL;
+}

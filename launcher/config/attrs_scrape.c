@@ -8,6 +8,7 @@
 #include "config/attrs.h"
 #include "config/attrs_int.h"
 #include "lib/alloc.h"
+#include "lib/connhost.h"
 #include "lib/grow.h"
 
 /*
@@ -40,11 +41,11 @@ void cap_scrape_timeout(struct comp *c)
 /*
  * How Prometheus reaches s, by Omnibus' names (monitoring/libraries/prometheus.rb):
  * prometheus_scrape_scheme, unset: https exactly when tls_enabled; with https a
- * tls_config naming prometheus_scrape_tls_server_name (else the listen address) and
- * prometheus_scrape_tls_skip_verification, trusting the certificate the service serves
- * (tls_cert_path, Patroni's tls_certificate_file; Omnibus leaves that to the system's CAs),
- * and presenting prometheus_scrape_tls_cert_path/_key_path where the service asks for a
- * client certificate (redis_exporter, Patroni).
+ * tls_config naming prometheus_scrape_tls_server_name (else the listen address unless a
+ * wildcard) and prometheus_scrape_tls_skip_verification, trusting the certificate the
+ * service serves (tls_cert_path, Patroni's tls_certificate_file; Omnibus leaves that to the
+ * system's CAs), and presenting prometheus_scrape_tls_cert_path/_key_path where the service
+ * asks for a client certificate (redis_exporter, Patroni).
  */
 static void scrape_tls(struct yval *job, const struct svc *s)
 {
@@ -56,7 +57,9 @@ static void scrape_tls(struct yval *job, const struct svc *s)
 	yval_put(job, "scheme", yval_scalar(YV_STR, "https"));
 	struct yval *tls = yval_map();
 	const char *name = svc_var(s, "prometheus_scrape_tls_server_name");
-	if (name == NULL || name[0] == '\0')
+	/* A wildcard listen address names no host: the target's own (localhost) is checked. */
+	if ((name == NULL || name[0] == '\0') && s->listen_host != NULL &&
+	    strcmp(connect_host(s->listen_host), s->listen_host) == 0)
 		name = s->listen_host;
 	if (name != NULL && name[0] != '\0')
 		yval_put(tls, "server_name", yval_scalar(YV_STR, name));

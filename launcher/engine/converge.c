@@ -34,6 +34,7 @@
 #include "engine/restartparams.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/keptout.h"
 #include "lib/proctree.h"
 #include "lib/safetext.h"
 #include "proc/ready.h"
@@ -717,9 +718,21 @@ static void restart_owed(struct converge *cv, size_t k)
 		                                NULL, NULL, &bad);
 		struct buf out;
 		buf_init(&out);
-		int st = argv != NULL ? validate_run(argv, "", 0, p->svc->user, p->svc->group,
-		                                     mono_ms() + CONTEXTS_WAIT_MS, &out)
-		                      : -1;
+		/* The listing is the program's own: kept under its identity, asked once. */
+		char key[256], var[PATH_MAX], kept[NAME_MAX + 1];
+		bool keep =
+		    argv != NULL && keptout_key(argv, key, sizeof key) == 0 &&
+		    ctl_var_dir(cv->ctl, var, sizeof var) == 0 &&
+		    snprintf(kept, sizeof kept, "contexts-%s", name_of(cv, k)) < (int)sizeof kept;
+		int st = -1;
+		if (keep && keptout_get(var, kept, key, &out) == 1) {
+			st = 0;
+		} else if (argv != NULL) {
+			st = validate_run(argv, "", 0, p->svc->user, p->svc->group,
+			                  mono_ms() + CONTEXTS_WAIT_MS, &out);
+			if (st == 0 && keep)
+				keptout_put(var, kept, key, out.p, out.len);
+		}
 		buf_addc(&out, '\0');
 		if (st == 0)
 			restartparams_changed(out.p, c->old, c->old_len, n->data, n->len, &names);

@@ -10,24 +10,23 @@
 #include <stddef.h>
 
 /*
- * The hash of pw into out (at least 64 bytes). The salt is derived from the password
- * (libcrypt's sha256-crypt of it), so the same password renders the same file and a
- * reconfigure changes nothing; a random password gives a random salt. A hash made or kept in
- * this run (bcrypt_keep_open) is not made again. 0, or -1 with a reason in *why.
+ * The hash of pw into out (at least 64 bytes), with a random salt. A password hashed or kept
+ * already in this run (bcrypt_keep_open) gets the same hash again, so an unchanged password
+ * renders the same file and a reconfigure changes nothing. 0, or -1 with a reason in *why.
  */
 int bcrypt_hash(const char *pw, char *out, size_t len, const char **why);
 
 /*
- * One run's hashes, kept across runs as root in <vardir>/secrets/bcrypt (privdir.h; a regular
- * file of root's, exactly 0600, opened without following a link, else ignored), so that a
- * password unchanged costs no bcrypt (cost 10, tens of ms each). A kept hash is found by the
- * salt the password derives, which identifies the password (96 bits of its digest): the
- * record holds nothing the rendered files do not already show. With write, the hashes made
- * in the run are saved by bcrypt_keep_close (a dry run passes false). Failures only cost
- * the keeping.
+ * One run's hashes, kept across runs in <vardir>/secrets/bcrypt (privdir.h; a regular file
+ * of the effective user, exactly 0600, opened without following a link, else ignored): a
+ * random key, then each hash beside its password's digest under that key (sha256-crypt, the
+ * key as its salt), so that a password unchanged costs no bcrypt (cost 10, tens of ms each)
+ * and the hash in the service's file keeps its random salt. With write, hashes made in the
+ * run are saved by bcrypt_keep_close (a dry run passes false). Failures only cost the
+ * keeping: without a record each run hashes anew, to another salt.
  */
 void bcrypt_keep_open(const char *vardir, bool write);
-/* Save (with write, when a hash was made) and forget the run's hashes. */
+/* Save (with write, when a hash was made) and forget the run's hashes and key. */
 void bcrypt_keep_close(void);
 
 #endif

@@ -139,9 +139,16 @@ static bool rorigin(void *arg, const char *name, struct tpl_origin *o)
 		name = dot + 1;
 	}
 	const char *w = s ? kv_get(&s->where, name) : NULL;
-	if (w == NULL || !parse_where(w, o))
+	if (w != NULL && parse_where(w, o)) {
+		snprintf(o->label, sizeof o->label, "%s['%s']", s->def->config_name, name);
+		return true;
+	}
+	/* a default of a service a role enabled: at that role */
+	if (s == NULL || s->role_where == NULL || cat_setting_find(s->def, name) == NULL ||
+	    !parse_where(s->role_where, o))
 		return false;
-	snprintf(o->label, sizeof o->label, "%s['%s']", s->def->config_name, name);
+	snprintf(o->label, sizeof o->label, "%s['%s'] (its default; the role enables %s)",
+	         s->def->config_name, name, s->def->name);
 	return true;
 }
 

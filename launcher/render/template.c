@@ -16,6 +16,7 @@
 #include "lib/bcrypt.h"
 #include "lib/grow.h"
 #include "lib/names.h"
+#include "lib/pgbquote.h"
 #include "lib/quote.h"
 #include "lib/readfile.h"
 
@@ -99,6 +100,7 @@ static const struct {
     {"pg_hosts", quote_pg_hosts, "postgresql.conf"},
     {"pg_token", quote_pg_token, "pg_hba.conf/pg_ident.conf"},
     {"pg_md5", quote_pg_md5, "a role's md5 password"},
+    {"pgb_value", quote_pgb_value, "pgbouncer.ini"},
     {"conninfo", filter_conninfo, "a libpq connection string"},
     {"redis", filter_redis, "redis.conf"},
     {"redis_memory", quote_redis_memory, "redis.conf"},
@@ -128,6 +130,9 @@ static const struct {
     {"redis_save", quote_redis_save, "redis.conf"},
     {"redis_renames", quote_redis_renames, "redis.conf"},
     {"pg_hba_md5", quote_pg_hba_md5, "pg_hba.conf"},
+    {"pgb_databases", quote_pgb_databases, "pgbouncer's databases.ini"},
+    {"pgb_users", quote_pgb_users, "pgbouncer's userlist.txt"},
+    {"pgb_names", quote_pgb_names, "pgbouncer.ini"},
     {"patroni_hba_md5", quote_patroni_hba_md5, "patroni.yml's pg_hba"},
 };
 

@@ -13,7 +13,8 @@
  *   {{FORMAT name}}  the value in that file format's syntax (lib/quote.h), or an
  *                    error: pg_string pg_part (inside quotes) pg_number
  *                    pg_hosts (postgresql.conf),
- *                    pg_token (pg_hba/pg_ident names), pg_md5 (a role's md5
+ *                    pg_token (pg_hba/pg_ident names), pgb_value (pgbouncer.ini),
+ *                    pg_md5 (a role's md5
  *                    password: quote.h), conninfo (libpq),
  *                    redis redis_memory redis_acl_pass redis_bind redis_bind_loopback
  *                    redis_bool (yes/no) redis_obl (client-output-buffer-limit)
@@ -29,7 +30,8 @@
  *                    list, the tag indented like the list's other items
  *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,
  *                    or an error: redis_save redis_renames (redis.conf),
- *                    pg_hba_md5 (pg_hba.conf), patroni_hba_md5 (patroni.yml's pg_hba list)
+ *                    pg_hba_md5 (pg_hba.conf), patroni_hba_md5 (patroni.yml's pg_hba list),
+ *                    pgb_databases pgb_users pgb_names (PgBouncer: lib/pgbquote.h)
  *   {{#if name}}...{{/if}}      kept when the value is not empty
  *   {{#unless name}}...{{/if}}  kept when the value is empty
  *   {{#if a|b}}, {{#unless a|b}}  the same for "any of the values is not empty"

@@ -77,12 +77,13 @@ preload=$(sed -n 's/^[[:space:]]*"LD_PRELOAD=\(.*\)",*$/\1/p' "$OUT")
 [ -f "$preload" ] || fail "LD_PRELOAD=$preload does not exist"
 has "$OUT" "gitlab-exporter = {"
 # Omnibus' defaults: with no gitlab.rb every single-node service of the catalog is enabled;
-# only the HA ones (etcd, patroni, sentinel and its exporter) wait for their roles, as in Omnibus
+# only the HA ones (etcd, patroni, pgbouncer and its watcher, sentinel and its exporter) wait
+# for their roles, as in Omnibus
 for s in alertmanager node-exporter postgres-exporter postgresql prometheus redis redis-exporter; do
 	has "$OUT" "$s = {"
 done
 same_disabled=$(sed -n 's/^[[:space:]]*# \([a-z-]*\): disabled .*/\1/p' "$OUT" | tr '\n' ' ')
-[ "$same_disabled" = "etcd patroni sentinel sentinel-exporter " ] || { cat "$OUT" >&2; fail "disabled by default: $same_disabled"; }
+[ "$same_disabled" = "etcd patroni pgbouncer pgbouncer-watcher sentinel sentinel-exporter " ] || { cat "$OUT" >&2; fail "disabled by default: $same_disabled"; }
 has "$OUT" "\"MALLOC_CONF=narenas:1,dirty_decay_ms:1000,muzzy_decay_ms:0,background_thread:true,tcache:false\""
 has "$OUT" "home = \"$T_ROOT/var/opt/gitlab/gitlab-exporter\"" # defaults are root-prefixed
 

@@ -124,7 +124,7 @@ note "item 7: unknown services are named with the known ones; non-root mistakes 
 { printf "gitlab_exporter['enable'] = true\n"; only_services gitlab_exporter; } >"$CONF"
 run ctl inspect nosuch
 [ "$rc" = 1 ] || fail "inspect nosuch: exit $rc"
-has "unknown service 'nosuch' (known: alertmanager, etcd, gitlab-exporter, node-exporter, patroni, postgres-exporter, postgresql, prometheus, redis, redis-exporter, sentinel, sentinel-exporter)"
+has "unknown service 'nosuch' (known: alertmanager, etcd, gitlab-exporter, node-exporter, patroni, pgbouncer, pgbouncer-watcher, postgres-exporter, postgresql, prometheus, redis, redis-exporter, sentinel, sentinel-exporter)"
 run ctl inspect node-exportr
 has "did you mean 'node-exporter'?"
 # no tree yet: inspect says what status says (it used to call gitlab-exporter, enabled here, "not enabled")
@@ -139,7 +139,7 @@ fi
 note "item 6: tail of an unknown service fails at once"
 run timeout 30 "$GITLAB_CTL" --root "$T_ROOT" tail nosuch
 [ "$rc" = 1 ] || { cat "$OUT"; fail "tail nosuch: exit $rc (124: it waited)"; }
-has "unknown service 'nosuch' (known: alertmanager, etcd, gitlab-exporter, node-exporter, patroni, postgres-exporter, postgresql, prometheus, redis, redis-exporter, sentinel, sentinel-exporter)"
+has "unknown service 'nosuch' (known: alertmanager, etcd, gitlab-exporter, node-exporter, patroni, pgbouncer, pgbouncer-watcher, postgres-exporter, postgresql, prometheus, redis, redis-exporter, sentinel, sentinel-exporter)"
 
 note "item 8: show-config --json and inspect --json always print one JSON document"
 {

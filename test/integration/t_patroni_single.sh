@@ -3,8 +3,10 @@
 # bring up etcd and Patroni (the plain postgresql service stays off), Patroni
 # bootstraps the cluster and leads it, a second reconfigure changes nothing,
 # the replication password never shows, a DCS change is applied with patronictl
-# edit-config while Patroni is only reloaded, and a Patroni REST API or etcd
-# listener beyond loopback without authentication is refused at its line.
+# edit-config while Patroni is only reloaded, a Patroni REST API or etcd
+# listener beyond loopback without authentication is refused at its line, and
+# a Prometheus on the node gets the job patroni (https with a client
+# certificate when the REST API serves TLS).
 . "$SRCDIR/test/integration/lib.sh"
 
 for _b in /usr/bin/patroni /usr/bin/etcd curl openssl; do
@@ -63,6 +65,36 @@ test_cert "$T_ROOT/etc/gitlab/tls" patroni "IP:127.0.0.1"
 expect_rc 0 ctl reconfigure --dry-run
 lacks "$OUT" "rest-Secret-42"
 lacks "$OUT" "repl-Secret-41"
+
+note "Prometheus here: its job patroni, over https with prometheus_scrape_tls_* beyond loopback"
+test_cert "$T_ROOT/etc/gitlab/tls" scraper "DNS:scraper"
+PROM=$(free_port)
+{ base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"
+	echo "patroni['tls_certificate_file'] = '/etc/gitlab/tls/patroni.pem'"
+	echo "patroni['tls_key_file'] = '/etc/gitlab/tls/patroni.key'"
+	echo "patroni['tls_ca_file'] = '/etc/gitlab/tls/ca.pem'"
+	echo "patroni['prometheus_scrape_tls_cert_path'] = '/etc/gitlab/tls/scraper.pem'"
+	echo "patroni['prometheus_scrape_tls_key_path'] = '/etc/gitlab/tls/scraper.key'"
+	echo "prometheus['enable'] = true"; echo "prometheus['listen_address'] = '127.0.0.1:$PROM'"; } | write_rb
+expect_rc 0 ctl reconfigure --dry-run --diff
+JOB=$T_ROOT/job
+sed -n '/job_name: "patroni"/,/- "localhost:/p' "$OUT" >"$JOB"
+has "$JOB" 'scheme: "https"'
+has "$JOB" "ca_file: \"$T_ROOT/etc/gitlab/tls/patroni.pem\""
+has "$JOB" "cert_file: \"$T_ROOT/etc/gitlab/tls/scraper.pem\""
+has "$JOB" "key_file: [REDACTED]"
+has "$JOB" "- \"localhost:$REST\""
+lacks "$JOB" "server_name" # 0.0.0.0 names no host: the target's, localhost, is checked
+# A key gitlab-prometheus cannot read is refused at its line, not left to a job that stays down.
+chmod 600 "$T_ROOT/etc/gitlab/tls/scraper.key"
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$(grep -n prometheus_scrape_tls_key_path "$T_ROOT/etc/gitlab/gitlab.rb" | cut -d: -f1): error: patroni: patroni['prometheus_scrape_tls_key_path'] cannot be read by gitlab-prometheus"
+chmod 644 "$T_ROOT/etc/gitlab/tls/scraper.key"
+{ base_rb; echo "prometheus['enable'] = true"; echo "prometheus['listen_address'] = '127.0.0.1:$PROM'"; } | write_rb
+expect_rc 0 ctl reconfigure --dry-run --diff
+sed -n '/job_name: "patroni"/,/- "127.0.0.1:/p' "$OUT" >"$JOB"
+has "$JOB" "- \"127.0.0.1:$REST\""
+lacks "$JOB" "scheme"
 
 note "md5_auth_cidr_addresses reach patroni.yml's pg_hba through its quoting, or are refused at their line"
 { base_rb; echo "postgresql['md5_auth_cidr_addresses'] = ['10.9.0.0/24']"; } | write_rb

@@ -6,7 +6,8 @@
 # service (no psql, no pg_isready, no HTTP or Redis probe): each service is up with the pid
 # its readiness was proven for, PostgreSQL's after_ready steps passed for that pid. A change
 # probes only what it touched: postgresql['work_mem'] (a HUP) runs PostgreSQL's validation,
-# readiness and steps and nothing of the others; prometheus['scrape_interval'] probes
+# readiness and steps and nothing of the others (the parameters' contexts asked once, then
+# kept under the binary's identity); prometheus['scrape_interval'] probes
 # Prometheus over HTTP and nothing else; Redis restarted outside reconfigure (a new pid) is
 # probed again, and the next no-op is back to none. The first run starts the services that
 # need nothing from PostgreSQL before its initdb, not after. The defaults' fixed ports: a
@@ -92,6 +93,20 @@ empty "$T_ROOT/hup.others"
 grep -v '\.s\.PGSQL\.' "$T_ROOT/hup.probes" >"$T_ROOT/hup.others" || true
 empty "$T_ROOT/hup.others"
 proven hup alertmanager gitlab-exporter node-exporter postgres-exporter prometheus redis redis-exporter
+
+grep -q '"--describe-config"' "$T_ROOT/hup.st" || fail "the first HUP did not ask PostgreSQL its parameters' contexts"
+
+note "another HUP: the contexts are the binary's, kept from the first (no --describe-config)"
+printf "%s\n" "postgresql['work_mem'] = '18MB'" "postgresql['shared_buffers'] = '200MB'" >"$RB"
+traced hup2
+has "$OUT" "reload postgresql"
+has "$ERR" "postgresql: shared_buffers changed; it takes effect only at a restart"
+grep -qx '/usr/lib/postgresql/15/bin/pg_isready' "$T_ROOT/hup2.execs" || fail "PostgreSQL's readiness was not checked"
+! grep -q '"--describe-config"' "$T_ROOT/hup2.st" || fail "the contexts were asked again"
+[ "$(stat -c '%U %a' "$T_ROOT/opt/gitlab/var/cache/contexts-postgresql")" = "root 600" ] ||
+	fail "contexts-postgresql: $(stat -c '%U %a' "$T_ROOT/opt/gitlab/var/cache/contexts-postgresql")"
+echo "postgresql['work_mem'] = '17MB'" >"$RB"
+expect_rc 0 ctl reconfigure
 
 note "the HUP's readiness is recorded: the next no-op probes nothing"
 traced noop2

@@ -79,13 +79,16 @@ done
 expect_rc 0 ctl reconfigure --dry-run
 lacks "$OUT" "web.yml"
 
-# The hashes are kept across runs (root's record, 0600): a no-op takes them from it and makes
-# no bcrypt (a checksum forged into the record is what it writes), a changed password is hashed.
+# The hashes are kept across runs (root's record, 0600: a random key, each hash beside its
+# password's digest under it): a no-op takes them from it and makes no bcrypt (a checksum
+# forged into the record is what it would write), a changed password is hashed; each hash has
+# a random salt, so a lost record means new hashes, which still work.
 K=$T_ROOT/opt/gitlab/var/secrets/bcrypt
 WP=$T_ROOT/opt/gitlab/etc/prometheus/web.yml
 WA=$T_ROOT/opt/gitlab/etc/alertmanager/web.yml
 [ "$(stat -c '%U %a' "$K")" = "root 600" ] || fail "$K: $(stat -c '%U %a' "$K")"
-[ "$(wc -l <"$K")" -eq 2 ] || fail "$K holds not the two hashes: $(cat "$K")"
+[ "$(wc -l <"$K")" -eq 3 ] || fail "$K holds not its key and the two hashes: $(cat "$K")"
+! grep -q 'PW-s3cret' "$K" || fail "$K holds a password"
 cp "$WP" "$T_ROOT/wp.before"
 cp "$WA" "$T_ROOT/wa.before"
 expect_rc 0 ctl reconfigure
@@ -96,15 +99,19 @@ sed "s|$real|$forged|" "$K" >"$T_ROOT/forged"
 install -m 600 "$T_ROOT/forged" "$K"
 expect_rc 0 ctl reconfigure --dry-run
 has "$OUT" "web.yml" # the record's hash, not a bcrypt of the password
-rm -f "$K" # a lost record: hashed again, to the same hash
+rm -f "$K" # a lost record: hashed anew
 expect_rc 0 ctl reconfigure
-cmp -s "$WP" "$T_ROOT/wp.before" || fail "without the record the hash changed"
-[ "$(wc -l <"$K")" -eq 2 ] || fail "$K was not made again: $(cat "$K")"
+! cmp -s "$WP" "$T_ROOT/wp.before" || fail "without the record the same salt came back"
+[ "$(wc -l <"$K")" -eq 3 ] || fail "$K was not made again: $(cat "$K")"
+cp "$WP" "$T_ROOT/wp.before"
+cp "$WA" "$T_ROOT/wa.before"
+code=$(curl -s -o /dev/null -w '%{http_code}' -u 'gitlab-prometheus:promPW-s3cret' "http://127.0.0.1:$P/api/v1/status/config")
+[ "$code" = 200 ] || fail "with the new hash Prometheus answered $code"
 sed -i 's/promPW-s3cret/promPW-changed/' "$RB"
 expect_rc 0 ctl reconfigure
 ! cmp -s "$WP" "$T_ROOT/wp.before" || fail "a changed password kept the old hash"
 cmp -s "$WA" "$T_ROOT/wa.before" || fail "Alertmanager's web.yml changed with Prometheus' password"
-[ "$(wc -l <"$K")" -eq 3 ] || fail "$K lacks the new hash: $(cat "$K")"
+[ "$(wc -l <"$K")" -eq 4 ] || fail "$K lacks the new hash: $(cat "$K")"
 code=$(curl -s -o /dev/null -w '%{http_code}' -u 'gitlab-prometheus:promPW-changed' "http://127.0.0.1:$P/api/v1/status/config")
 [ "$code" = 200 ] || fail "with the changed password Prometheus answered $code"
 exit 0

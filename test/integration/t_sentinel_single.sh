@@ -36,6 +36,10 @@ note "a Sentinel beyond loopback without a password is refused at its bind line"
 expect_rc 1 ctl check-config
 has "$ERR" "gitlab.rb:10:"
 has "$ERR" "set sentinel['password']"
+# Omnibus' default bind 0.0.0.0 without a password: at the role that enabled Sentinel
+base_rb | write_rb
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:1:29: error: sentinel['bind'] (its default; the role enables sentinel): not a loopback address"
 
 { base_rb; echo "sentinel['bind'] = '127.0.0.1'"; echo "sentinel['password'] = 'sentinel-Secret-52'"; } | write_rb
 SVWAIT=${T_SVWAIT:-60} expect_rc 0 ctl reconfigure
@@ -80,6 +84,10 @@ for p in $(pgrep -u gitlab-redis || true); do tr '\0' ' ' <"/proc/$p/cmdline" 2>
 lacks "$OUT" "Secret-5"
 lacks "$OUT" "$MPW"
 
+note "inspect: Sentinel and its exporter run as configured (env, user, memory)"
+expect_rc 0 ctl inspect sentinel
+expect_rc 0 ctl inspect sentinel-exporter
+
 note "a second reconfigure changes nothing"
 SVWAIT=60 expect_rc 0 ctl reconfigure --dry-run
 has "$OUT" "0/"
@@ -114,4 +122,16 @@ lacks "$ERR" "Secret-5"
 expect_rc 1 ctl get-redis-master
 has "$ERR" "127.0.0.1:$SP"
 lacks "$ERR" "Secret-5"
+note "get-redis-master on a node without a sentinel: gitlab_rails['redis_sentinels'] in turn"
+DEAD=$(free_port)
+cat <<EOF2 | write_rb
+roles(['redis_master_role'])
+redis_exporter['enable'] = false
+redis['port'] = $RP
+redis['password'] = 'redis-Secret-51'
+gitlab_rails['redis_sentinels'] = [ { 'host' => '127.0.0.1', 'port' => $DEAD }, { 'host' => '127.0.0.1', 'port' => $SP } ]
+gitlab_rails['redis_sentinels_password'] = 'sentinel-Secret-52'
+EOF2
+expect_rc 0 ctl get-redis-master
+same "$OUT" "127.0.0.2:$RP"
 echo PASS

@@ -113,7 +113,7 @@ static void test_defaults(void **state)
 	struct diags d;
 	assert_int_equal(build("", &a, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(a.nsvcs, 12);
+	assert_int_equal(a.nsvcs, 14);
 	const struct svc *s = svc(&a, "gitlab-exporter");
 	assert_ptr_equal(s, svc(&a, "gitlab_exporter"));
 	assert_true(s->enabled);

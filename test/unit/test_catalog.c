@@ -44,19 +44,21 @@ static void test_shipped_catalog(void **state)
 	diags_init(&d);
 	assert_int_equal(catalog_load(SRCDIR "/sv", &c, &d), 0);
 	assert_int_equal(d.n, 0);
-	assert_int_equal(c.n, 12);
+	assert_int_equal(c.n, 14);
 	assert_string_equal(c.v[0].name, "alertmanager"); /* sorted by name */
 	assert_string_equal(c.v[1].name, "etcd");
 	assert_string_equal(c.v[2].name, "gitlab-exporter");
 	assert_string_equal(c.v[3].name, "node-exporter");
 	assert_string_equal(c.v[4].name, "patroni");
-	assert_string_equal(c.v[5].name, "postgres-exporter");
-	assert_string_equal(c.v[6].name, "postgresql");
-	assert_string_equal(c.v[7].name, "prometheus");
-	assert_string_equal(c.v[8].name, "redis");
-	assert_string_equal(c.v[9].name, "redis-exporter");
-	assert_string_equal(c.v[10].name, "sentinel");
-	assert_string_equal(c.v[11].name, "sentinel-exporter");
+	assert_string_equal(c.v[5].name, "pgbouncer");
+	assert_string_equal(c.v[6].name, "pgbouncer-watcher");
+	assert_string_equal(c.v[7].name, "postgres-exporter");
+	assert_string_equal(c.v[8].name, "postgresql");
+	assert_string_equal(c.v[9].name, "prometheus");
+	assert_string_equal(c.v[10].name, "redis");
+	assert_string_equal(c.v[11].name, "redis-exporter");
+	assert_string_equal(c.v[12].name, "sentinel");
+	assert_string_equal(c.v[13].name, "sentinel-exporter");
 	/* An exporter is on by default exactly where its backend is. */
 	expect_setting(catalog_find(&c, "redis_exporter"), "enable", ST_BOOL, "{{redis.enable}}");
 
@@ -175,8 +177,8 @@ static void test_shipped_payload(void **state)
 	                    "*2\r\n$4\r\nAUTH\r\n{{resp password}}*1\r\n$4\r\nPING\r\n");
 	assert_string_equal(rd->check_expect, "+PONG");
 
-	size_t order[12], pos[12];
-	assert_true(c.n <= 12);
+	size_t order[14], pos[14];
+	assert_true(c.n <= 14);
 	catalog_order(&c, order);
 	for (size_t i = 0; i < c.n; i++)
 		pos[order[i]] = i;

@@ -44,7 +44,8 @@ static void test_entries_complete(void **state)
 		    NULL) /* internal: only what generated scripts and the catalog run */
 			assert_true(strcmp(c->name, "probe") == 0 ||
 			            strcmp(c->name, "subreaper") == 0 ||
-			            strcmp(c->name, "sentinel-config") == 0);
+			            strcmp(c->name, "sentinel-config") == 0 ||
+			            strcmp(c->name, "pgb-watch") == 0);
 	}
 	assert_true(n > 20);
 	assert_null(command_find("statsu"));
