@@ -1,7 +1,7 @@
 # Three database nodes in network namespaces, each its own --root and runsvdir, running etcd
 # (TLS with client certificates, the three as one cluster) and Patroni from the same roles.
-# t_patroni_cluster's setup as functions (the test still has its own copy: two branches were
-# changing it when this was written). Sourced after lib.sh by bench/failover, which sets first:
+# Sourced after lib.sh by t_patroni_cluster, t_patroni_sync, t_pgbouncer_cluster and
+# bench/failover, which set first:
 #   CL_TAG  a short word in the namespaces' names: node N is gl${CL_TAG}N$$, the hub gl${CL_TAG}hub$$
 #   CL_NET  the /24's first three octets, one no other test uses: node N is $CL_NET.1N
 # and before each cluster CL_DIR (its nodes' roots are $CL_DIR/nN; default $T_ROOT) and

@@ -17,106 +17,18 @@
 # the loss and, on the nodes left, from the new leader after it.
 . "$SRCDIR/test/integration/lib.sh"
 
-CL_NS=""
-CL_ROOTS="$T_ROOT/n1 $T_ROOT/n2 $T_ROOT/n3"
-cl_kill_ns() { # every process of a namespace this test made, by pid
-	for _p in $(ip netns pids "$1" 2>/dev/null); do kill -KILL "$_p" 2>/dev/null || true; done
-}
-cl_cleanup() {
-	_rc=$?
-	set +e
-	for _r in $CL_ROOTS; do
-		PIDFILE=$_r/opt/gitlab/var/runsvdir.pid SV_DIR=$_r/opt/gitlab/sv stop_root
-	done
-	for _ns in $CL_NS; do
-		cl_kill_ns "$_ns"
-		ip netns del "$_ns" 2>/dev/null
-	done
-	if [ "$_rc" -ne 0 ] && [ -n "${KEEP_ROOT:-}" ]; then
-		echo "# kept $T_ROOT" >&2
-	else
-		rm -rf "$T_ROOT"
-	fi
-	exit "$_rc"
-}
-trap cl_cleanup EXIT
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-[ "$(id -u)" = 0 ] || skip "network namespaces need root"
-command -v ip >/dev/null 2>&1 || skip "no ip(8) (iproute2)"
-for _b in /usr/bin/patroni /usr/bin/etcd etcdctl openssl curl; do
-	[ -x "$_b" ] || command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
-done
-
-# Names unique per run: a parallel or killed run never collides with this one.
-HUB=glhub$$
-ip netns add "$HUB" 2>"$T_ROOT/netns.err" || { cat "$T_ROOT/netns.err"; skip "cannot make a network namespace here"; }
-CL_NS=$HUB
-ip -n "$HUB" link add br0 type bridge || skip "cannot make a bridge here"
-ip -n "$HUB" link set br0 up
-for _i in 1 2 3; do
-	_ns=gldb$_i$$
-	ip netns add "$_ns" || fail "netns $_ns"
-	CL_NS="$CL_NS $_ns"
-	ip -n "$_ns" link set lo up
-	ip link add name e$_i netns "$_ns" type veth peer name p$_i netns "$HUB" || skip "cannot make a veth pair here"
-	ip -n "$HUB" link set p$_i master br0 up
-	ip -n "$_ns" addr add 10.21.0.1$_i/24 dev e$_i
-	ip -n "$_ns" link set e$_i up
-done
-ns() { echo "gldb$1$$"; }
-in_node() { # in_node N ARGS...: gitlab-ctl for node N, inside its namespace
-	_n=$1
-	shift
-	ip netns exec "$(ns "$_n")" "$GITLAB_CTL" --root "$T_ROOT/n$_n" "$@"
-}
-
+CL_TAG=db CL_NET=10.21.0
+. "$SRCDIR/test/integration/patroni_cluster.sh"
+cl_require
+cl_net_up 1 2 3
 OUT=$T_ROOT/out
-C=$T_ROOT/tls
-test_ca "$C"
-for _i in 1 2 3; do test_cert "$C" etcd$_i "IP:10.21.0.1$_i"; done
-test_cert "$C" patroni "DNS:patroni"
+cl_tls
 test_cert "$C" scraper "DNS:scraper"
-chmod 755 "$T_ROOT"
 DBH=$(printf 'db-Secret-44\n' | "$GITLAB_CTL" pg-password-md5 gitlab) || fail "pg-password-md5"
-for _i in 1 2 3; do
-	mkdir -p "$T_ROOT/n$_i/etc/gitlab"
-	chmod 755 "$T_ROOT/n$_i"
-	# Paths in a gitlab.rb are under its --root: each node has its copy.
-	cp -a "$C" "$T_ROOT/n$_i/etc/gitlab/tls"
-	NC=$T_ROOT/n$_i/etc/gitlab/tls
-	cat >"$T_ROOT/n$_i/etc/gitlab/gitlab.rb" <<EOF2
-roles(['patroni_role', 'etcd_role'])
-etcd['name'] = 'db$_i'
-etcd['listen_address'] = '10.21.0.1$_i'
-etcd['tls_cert_path'] = '$NC/etcd$_i.pem'
-etcd['tls_key_path'] = '$NC/etcd$_i.key'
-etcd['tls_client_ca_path'] = '$NC/ca.pem'
-etcd['initial_cluster'] = 'db1=https://10.21.0.11:2380,db2=https://10.21.0.12:2380,db3=https://10.21.0.13:2380'
-patroni['etcd'] = { 'hosts' => ['10.21.0.11:2379', '10.21.0.12:2379', '10.21.0.13:2379'],
-                    'protocol' => 'https', 'cacert' => '$NC/ca.pem',
-                    'cert' => '$NC/patroni.pem', 'key' => '$NC/patroni.key' }
-patroni['name'] = 'db$_i'
-patroni['listen_address'] = '10.21.0.1$_i'
-patroni['connect_address'] = '10.21.0.1$_i'
-patroni['password'] = 'rest-Secret-42'
-patroni['tls_certificate_file'] = '$NC/etcd$_i.pem'
-patroni['tls_key_file'] = '$NC/etcd$_i.key'
-patroni['tls_ca_file'] = '$NC/ca.pem'
-patroni['ttl'] = 10
-patroni['loop_wait'] = 2
-patroni['retry_timeout'] = 4
-postgresql['sql_replication_password'] = 'repl-Secret-41'
-postgresql['sql_superuser_password'] = 'super-Secret-43'
-postgresql['sql_user_password'] = '$DBH'
+cl_roots "postgresql['sql_user_password'] = '$DBH'
 gitlab_exporter['enable'] = true
 gitlab_rails['db_host'] = '10.21.0.11,10.21.0.12,10.21.0.13'
-gitlab_rails['db_password'] = 'db-Secret-44'
-EOF2
-	chmod 600 "$T_ROOT/n$_i/etc/gitlab/gitlab.rb"
-done
+gitlab_rails['db_password'] = 'db-Secret-44'"
 # Node 1 also monitors: its own Patroni through gitlab-ctl's job, the others listed.
 cat >>"$T_ROOT/n1/etc/gitlab/gitlab.rb" <<EOF2
 prometheus['enable'] = true
@@ -133,47 +45,17 @@ prometheus['scrape_configs'] = [
 ]
 EOF2
 
-# All three at once: etcd has no quorum, and so Patroni no leader, until two members run.
 note "three nodes reconfigure side by side"
-for _i in 1 2 3; do
-	SVWAIT=240 in_node $_i reconfigure >"$T_ROOT/rc$_i.out" 2>&1 &
-	eval "RC_PID$_i=\$!"
-done
-for _i in 1 2 3; do
-	eval "_p=\$RC_PID$_i"
-	wait "$_p" || { cat "$T_ROOT/rc$_i.out" "$T_ROOT/n$_i/var/log/gitlab/patroni/current" >&2; fail "node $_i reconfigure"; }
-done
-for _i in 1 2 3; do ! grep -q "Secret-4\|$DBH" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password"; done
-
-rest() { # rest N PATH: HTTP status of node N's Patroni REST API
-	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 --cacert "$C/ca.pem" \
-		--cert "$C/patroni.pem" --key "$C/patroni.key" "https://10.21.0.1$1:8008$2"
-}
-leader_of() { # the node whose /primary answers 200, among $*
-	for _i in "$@"; do [ "$(rest "$_i" /primary)" = 200 ] && { echo "$_i"; return 0; }; done
-	return 1
-}
-sql() { # sql N SQL: as the database account, on node N's socket
-	ip netns exec "$(ns "$1")" setpriv --reuid=gitlab-psql --regid=gitlab-psql --init-groups \
-		/usr/lib/postgresql/15/bin/psql -X -At -h "$T_ROOT/n$1/var/opt/gitlab/postgresql" -p 5432 -d postgres -c "$2"
-}
+cl_reconfigure_all
+for _i in 1 2 3; do ! grep -q "$DBH" "$T_ROOT/rc$_i.out" || fail "node $_i printed a password hash"; done
 rows_are() { [ "$(sql "$1" 'SELECT count(*) FROM acked' 2>/dev/null)" = "$2" ]; }
-is_replica() { [ "$(rest "$1" /replica)" = 200 ]; }
-streaming() { [ "$(sql "$1" "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")" = "$2" ]; }
-until_true 1200 leader_of 1 2 3 >/dev/null || fail "no leader"
-L=$(leader_of 1 2 3)
+L=$(cl_converged)
 note "node $L leads"
 # The REST API beyond loopback: no client certificate, no answer, not even to a GET.
 for _u in "https://10.21.0.1$L:8008/cluster" "http://10.21.0.1$L:8008/cluster"; do
 	if ip netns exec "$(ns "$L")" curl -sk --max-time 3 -o "$OUT" "$_u" && grep -q members "$OUT"; then
 		fail "$_u answered without a client certificate"
 	fi
-done
-logs() { for _i in 1 2 3; do echo "== node $_i" && tail -n 15 "$T_ROOT/n$_i/var/log/gitlab/patroni/current"; done >&2; }
-until_true 1200 streaming "$L" 2 || { logs; fail "the replicas do not stream: $(sql "$L" 'SELECT * FROM pg_stat_replication')"; }
-for _i in 1 2 3; do
-	[ "$_i" = "$L" ] && continue
-	until_true 300 is_replica "$_i" || fail "node $_i is no replica: /replica $(rest "$_i" /replica)"
 done
 
 # The exporter's /database answers with rows counted on the leader, over TCP as gitlab.
@@ -236,11 +118,11 @@ _rc=0; in_node "$L" patroni check-leader >"$OUT" 2>&1 || _rc=$?
 
 writable() { sql "$1" "INSERT INTO moves VALUES (1)" >/dev/null 2>&1; }
 moved() { # moved HOW NODE: after `patroni HOW` made NODE lead: writable, the others stream from it
-	until_true 300 writable "$2" || { logs; fail "node $2 is not writable after the $1"; }
+	until_true 300 writable "$2" || { cl_logs; fail "node $2 is not writable after the $1"; }
 	_t=$(printf %.1f "$(echo "$(date +%s.%N) - $T0" | bc)")
 	[ "$(leader_of 1 2 3)" = "$2" ] || fail "after the $1 node $(leader_of 1 2 3) leads, not $2"
 	note "$1: node $2 leads, writable $_t s after the command started"
-	until_true 600 streaming "$2" 2 || { logs; fail "after the $1 the others do not stream from node $2"; }
+	until_true 600 streaming "$2" 2 || { cl_logs; fail "after the $1 the others do not stream from node $2"; }
 }
 note "planned switchover from node $L to node $R"
 T0=$(date +%s.%N)
