@@ -231,10 +231,34 @@ static void tls_files(const struct svc *s, const struct reach_who *w, struct dia
 	}
 }
 
+/*
+ * The client certificate and key Prometheus presents to s's scrape job (redis_exporter,
+ * patroni: prometheus_scrape_tls_cert_path/_key_path), readable by Prometheus' account w:
+ * else the job stays down with nothing at reconfigure saying why.
+ */
+static void scrape_tls_files(const struct svc *s, const struct reach_who *w, struct diags *d)
+{
+	static const char *const keys[] = {"prometheus_scrape_tls_cert_path",
+	                                   "prometheus_scrape_tls_key_path"};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		const char *path = svc_var(s, keys[k]);
+		char why[PATH_MAX + 128], file[PATH_MAX];
+		int line;
+		if (path == NULL || path[0] == '\0' || reach_read(w, path, why, sizeof why) == 0)
+			continue;
+		blame(s, keys[k], s->def->line, file, sizeof file, &line);
+		diag_file(d, DIAG_ERR, file, line,
+		          "%s: %s['%s'] cannot be read by %s, who presents it when Prometheus "
+		          "scrapes %s: %s",
+		          s->def->name, s->def->config_name, keys[k], w->name, s->def->name, why);
+	}
+}
+
 void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
 {
 	struct who_seen *seen = xcalloc(a->nsvcs + 1, sizeof *seen);
 	size_t nseen = 0;
+	const struct svc *prom = attrs_svc(a, "prometheus");
 	for (size_t i = 0; i < a->nsvcs; i++) {
 		const struct svc *s = &a->svcs[i];
 		char path[PATH_MAX], why[PATH_MAX + 128], file[PATH_MAX];
@@ -252,6 +276,8 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 			          s->def->name, path, why);
 		if (svc_tls(s))
 			tls_files(s, who_runs(s, seen, &nseen), d);
+		if (prom != NULL && prom->enabled && s->def->nscrape > 0)
+			scrape_tls_files(s, who_runs(prom, seen, &nseen), d);
 	}
 	free(seen);
 }

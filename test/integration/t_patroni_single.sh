@@ -85,6 +85,11 @@ has "$JOB" "cert_file: \"$T_ROOT/etc/gitlab/tls/scraper.pem\""
 has "$JOB" "key_file: [REDACTED]"
 has "$JOB" "- \"localhost:$REST\""
 lacks "$JOB" "server_name" # 0.0.0.0 names no host: the target's, localhost, is checked
+# A key gitlab-prometheus cannot read is refused at its line, not left to a job that stays down.
+chmod 600 "$T_ROOT/etc/gitlab/tls/scraper.key"
+expect_rc 1 ctl check-config
+has "$ERR" "gitlab.rb:$(grep -n prometheus_scrape_tls_key_path "$T_ROOT/etc/gitlab/gitlab.rb" | cut -d: -f1): error: patroni: patroni['prometheus_scrape_tls_key_path'] cannot be read by gitlab-prometheus"
+chmod 644 "$T_ROOT/etc/gitlab/tls/scraper.key"
 { base_rb; echo "prometheus['enable'] = true"; echo "prometheus['listen_address'] = '127.0.0.1:$PROM'"; } | write_rb
 expect_rc 0 ctl reconfigure --dry-run --diff
 sed -n '/job_name: "patroni"/,/- "127.0.0.1:/p' "$OUT" >"$JOB"
