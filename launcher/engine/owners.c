@@ -8,17 +8,31 @@
 #include "lib/clock.h"
 #include "render/accounts.h"
 
-/* useradd fails while a parallel one holds /etc/passwd's lock: try again a few times. */
+/*
+ * useradd fails while a parallel one holds /etc/passwd's lock, and groupadd or useradd when
+ * a parallel reconfigure (another root, a node beside this one) made the same account first:
+ * try again a few times. An attempt's problems count only when it is the last or the
+ * account then exists, so one that another process made is no failure.
+ */
 static int ensure_account(struct plans *ps, const struct svc *s, const char *home, bool manage,
                           bool dry_run, struct diags *d)
 {
 	for (int attempt = 0;; attempt++) {
 		uid_t u;
 		gid_t g;
-		int rc =
-		    accounts_ensure(s->user, s->group, home, manage, dry_run, &ps->accounts, d);
-		if (rc == 0 || attempt == 4 || accounts_lookup(s->user, s->group, &u, &g) == 0)
-			return rc == 0 || accounts_lookup(s->user, s->group, &u, &g) == 0 ? 0 : -1;
+		struct diags tries;
+		diags_init(&tries);
+		tries.live = d->live;
+		int rc = accounts_ensure(s->user, s->group, home, manage, dry_run, &ps->accounts,
+		                         &tries);
+		bool made_by_another = rc != 0 && accounts_lookup(s->user, s->group, &u, &g) == 0;
+		if (rc == 0 || (!made_by_another && attempt == 4)) {
+			diags_move(d, &tries);
+			return rc;
+		}
+		diags_free(&tries);
+		if (made_by_another)
+			return 0;
 		sleep_ms(200L << attempt);
 	}
 }

@@ -152,16 +152,23 @@ static bool rorigin(void *arg, const char *name, struct tpl_origin *o)
 	return true;
 }
 
-/* {{yamlv name}}: a yaml setting or scrape_jobs; an unset setting writes null. */
+static int rget_data(void *arg, const char *name, const struct yval **v);
+
+/* {{yamlv name}}: a yaml setting (svc.name: another service's) or scrape_jobs; an unset
+ * setting writes null. */
 static int rdata(void *arg, const char *name, bool items, struct buf *out, int indent,
                  struct tpl_spans *secrets)
 {
 	const struct svvars *c = arg;
 	const struct cat_setting *cs = cat_setting_find(c->svc->def, name);
-	const struct yval *v = svc_data(c->svc, name);
-	if (v == NULL && (cs == NULL || cs->type != ST_YAML) &&
-	    !(strcmp(name, "scrape_jobs") == 0 && c->svc->def->scrape_collect))
+	const struct yval *v = NULL;
+	if (strchr(name, '.') != NULL) {
+		if (rget_data(arg, name, &v) == -1)
+			return -1;
+	} else if ((v = svc_data(c->svc, name)) == NULL && (cs == NULL || cs->type != ST_YAML) &&
+	           !(strcmp(name, "scrape_jobs") == 0 && c->svc->def->scrape_collect)) {
 		return -1;
+	}
 	struct yval null = {.kind = YV_NULL};
 	if (items)
 		yaml_emit_items(out, v ? v : &null, indent, c->map, secrets);

@@ -24,8 +24,8 @@
  *                    hash as a YAML string: lib/bcrypt.h), loopback
  *                    listen_loopback listen_loopback_tls (a listener without
  *                    credentials stays on loopback, else refused), url_host
- *   {{yamlv name}}   a data value (hash, array, scalar) as block YAML, placed
- *                    after "key: " and indented under that line
+ *   {{yamlv name}}   a data value (hash, array, scalar; svc.name another service's) as block YAML,
+ * placed after "key: " and indented under that line
  *   {{yamlitems name}} an array's elements as "- item" lines continuing a
  *                    list, the tag indented like the list's other items
  *   {{DATA name}}    a data setting (array, hash) as whole lines of its format,

@@ -1,13 +1,13 @@
 #!/bin/sh
 # HA, clients through PgBouncer: three database nodes (test/integration/patroni_cluster.sh,
-# 10.25.0.0/24), each also with pgbouncer_role and the pgbouncer-watcher (Omnibus' layout of
-# patroni_role + pgbouncer_role). The watcher points each PgBouncer's database at Patroni's
-# leader; a write through a replica node's PgBouncer reaches the leader. The leader's node is
-# lost (every process of its namespace SIGKILLed): the same PgBouncer takes writes again once
-# its watcher has re-pointed it (printed: the seconds until the first write through PgBouncer
-# succeeded); a reconfigure then changes nothing and leaves it there. gitlab-ctl pgb-notify
-# re-points it by hand (RESUME of a paused database, RELOAD), and the passwords never show in
-# reconfigure's output.
+# 10.25.0.0/24) and a fourth with pgbouncer_role and the pgbouncer-watcher only, which reads
+# the leader from etcd (patronictl on patroni['scope'] and patroni['etcd'] of its gitlab.rb,
+# no Patroni there). The watcher points PgBouncer's database at Patroni's leader; a write
+# through it reaches the leader. The leader's node is lost (every process of its namespace
+# SIGKILLed): PgBouncer takes writes again once its watcher has re-pointed it (printed: the
+# seconds until the first write through PgBouncer succeeded); a reconfigure then changes
+# nothing and leaves it there. gitlab-ctl pgb-notify re-points it by hand (RESUME of a paused
+# database, RELOAD), and the passwords never show in reconfigure's output.
 . "$SRCDIR/test/integration/lib.sh"
 CL_TAG=pb CL_NET=10.25.0
 . "$SRCDIR/test/integration/patroni_cluster.sh"
@@ -15,24 +15,36 @@ cl_require
 [ -x /usr/sbin/pgbouncer ] || fail "pgbouncer is not installed (scripts/setup installs it)"
 OUT=$T_ROOT/out
 
-cl_net_up 1 2 3
+cl_net_up 1 2 3 4
 cl_tls
 DBH=$(printf 'db-Secret-44\n' | "$GITLAB_CTL" pg-password-md5 gitlab) || fail "pg-password-md5"
-cl_roots "roles(['patroni_role', 'etcd_role', 'pgbouncer_role'])
-postgresql['sql_user_password'] = '$DBH'
+cl_roots "postgresql['sql_user_password'] = '$DBH'"
+P=4
+N4=$CL_DIR/n4
+CL_ROOTS="$CL_ROOTS $N4"
+mkdir -p "$N4/etc/gitlab"
+chmod 755 "$N4"
+cp -a "$C" "$N4/etc/gitlab/tls"
+cat >"$N4/etc/gitlab/gitlab.rb" <<EOF2
+roles(['pgbouncer_role'])
 pgbouncer_watcher['enable'] = true
 pgbouncer['listen_addr'] = '127.0.0.1'
 pgbouncer['server_login_retry'] = 2
 pgbouncer['databases'] = { 'gitlabhq_production' => { 'host' => '$CL_NET.11', 'port' => 5432,
                              'user' => 'gitlab', 'password' => 'db-Secret-44' } }
 pgbouncer['users'] = { 'gitlab' => { 'password' => '$DBH' } }
-pgbouncer['admin_users'] = ['pgbouncer']"
-note "three nodes with Patroni, PgBouncer and its watcher reconfigure side by side"
+pgbouncer['admin_users'] = ['pgbouncer']
+patroni['etcd'] = { 'hosts' => ['$CL_NET.11:2379', '$CL_NET.12:2379', '$CL_NET.13:2379'],
+                    'protocol' => 'https', 'cacert' => '$N4/etc/gitlab/tls/ca.pem',
+                    'cert' => '$N4/etc/gitlab/tls/patroni.pem', 'key' => '$N4/etc/gitlab/tls/patroni.key' }
+EOF2
+chmod 600 "$N4/etc/gitlab/gitlab.rb"
+note "three database nodes reconfigure side by side"
 cl_reconfigure_all
-for _i in 1 2 3; do ! grep -q "$DBH" "$CL_DIR/rc$_i.out" || fail "node $_i printed the hash"; done
 L=$(cl_converged)
-note "node $L leads"
-P=$(for _i in 1 2 3; do [ "$_i" = "$L" ] || echo "$_i"; done | head -1)
+note "node $L leads; node 4 (PgBouncer and its watcher) reconfigures"
+SVWAIT=240 in_node 4 reconfigure >"$OUT" 2>&1 || { cat "$OUT"; fail "node 4 reconfigure"; }
+! grep -q "Secret-4\|$DBH" "$OUT" || fail "node 4 printed a password"
 # Root's rendered files hold the passwords: 0640, gitlab-psql's group.
 for _f in pgbouncer.ini databases.ini userlist.txt; do
 	[ "$(stat -c '%a %U %G' "$CL_DIR/n$P/opt/gitlab/sv/pgbouncer/$_f")" = "640 root gitlab-psql" ] ||
