@@ -218,13 +218,19 @@ static int read_status(struct converge *cv, size_t k, struct sv_status *st)
 	return v->seen ? 0 : -1;
 }
 
+/* The run script exited since st0 (st: now, NULL when unreadable). */
+static bool gone(const struct sv_status *st0, const struct sv_status *st)
+{
+	return st != NULL && !(st->pid == st0->pid && st->state == SV_RUN);
+}
+
 /* The run script exited since st0 (st: now, NULL when unreadable): say so with its log. */
 static bool exited(const struct converge *cv, size_t k, const struct sv_status *st0,
                    const struct sv_status *st)
 {
 	const struct plan *p = &cv->ps->p[k];
 	struct cv_svc *v = &cv->s[k];
-	if (st == NULL || (st->pid == st0->pid && st->state == SV_RUN))
+	if (!gone(st0, st))
 		return false;
 	char buf[256], note[256];
 	svwait_status_text(p->sv_dir, name_of(cv, k), buf, sizeof buf);
@@ -281,7 +287,28 @@ static int wait_ready(struct converge *cv, size_t k, const struct sv_status *kno
 		return 0;
 	now = st0; /* just read: the first round looks at it */
 	const struct sv_status *cur = &now;
+	bool again = true;
 	for (long ms = 10;; ms = ms < 200 ? ms * 2 : 250) {
+		if (again && gone(&st0, cur)) {
+			/*
+			 * A restart queued behind ours (the control bytes of a run killed before
+			 * runsv read them) ends the process runsv just started, and runsv starts
+			 * the next within its one-second rule: only a second exit is the run
+			 * script's own.
+			 */
+			again = false;
+			pid_t pid;
+			if (svwait_run(p->sv_dir, name, p->svc->log_dir, st0.pid, cv->deadline,
+			               "did not come back up", &pid, cv->d) == -1) {
+				log_tail(cv, k);
+				diags_report(cv->d);
+				return -1;
+			}
+			if (read_status(cv, k, &st0) == -1)
+				return 0;
+			now = st0;
+			continue;
+		}
 		if (exited(cv, k, &st0, cur))
 			return -1;
 		if (!p->files[PF_CHECK].on) {
