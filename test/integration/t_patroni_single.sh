@@ -14,7 +14,7 @@ for _b in /usr/bin/patroni /usr/bin/etcd curl openssl; do
 done
 [ "$(id -u)" = 0 ] || { echo "# needs root (service accounts)"; exit 77; }
 OUT=$T_ROOT/out ERR=$T_ROOT/err
-ETCD=$(free_port) PEER=$(free_port) REST=$(free_port) PG=$(free_port)
+ETCD=$(free_port) PEER=$(free_port) REST=$(free_port) PG=$(free_port) PGX=$(free_port)
 mkdir -p "$T_ROOT/etc/gitlab"
 write_rb() {
 	cat >"$T_ROOT/etc/gitlab/gitlab.rb"
@@ -31,31 +31,32 @@ patroni['ttl'] = 10
 patroni['loop_wait'] = 2
 patroni['retry_timeout'] = 4
 postgresql['sql_replication_password'] = 'repl-Secret-41'
+postgres_exporter['listen_address'] = 'localhost:$PGX'
 EOF2
 }
 
 note "no authentication: a REST API or etcd beyond loopback is refused at its line"
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
-has "$ERR" "gitlab.rb:10:"
+has "$ERR" "gitlab.rb:11:"
 has "$ERR" "not a loopback address"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
-has "$ERR" "gitlab.rb:10:"
+has "$ERR" "gitlab.rb:11:"
 # The password guards only the REST API's changes: beyond loopback its GETs need client
 # certificates too.
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
-has "$ERR" "gitlab.rb:10:"
+has "$ERR" "gitlab.rb:11:"
 has "$ERR" "Patroni's tls_certificate_file, tls_key_file, tls_ca_file"
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"
 	echo "patroni['tls_ca_file'] = '/etc/gitlab/ca.pem'"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
-has "$ERR" "gitlab.rb:12:"
+has "$ERR" "gitlab.rb:13:"
 has "$ERR" "patroni['tls_ca_file'] needs patroni['tls_certificate_file']"
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['tls_client_mode'] = 'optional'"; } | write_rb
 expect_rc 1 ctl check-config
-has "$ERR" "gitlab.rb:11:"
+has "$ERR" "gitlab.rb:12:"
 test_ca "$T_ROOT/etc/gitlab/tls"
 test_cert "$T_ROOT/etc/gitlab/tls" patroni "IP:127.0.0.1"
 { base_rb; echo "patroni['listen_address'] = '0.0.0.0'"; echo "patroni['password'] = 'rest-Secret-42'"
@@ -102,7 +103,7 @@ expect_rc 0 ctl reconfigure --dry-run --diff
 has "$OUT" "- host    replication   all   10.9.0.0/24  md5"
 { base_rb; echo "postgresql['md5_auth_cidr_addresses'] = ['0.0.0.0/0 trust']"; } | write_rb
 expect_rc 1 ctl reconfigure --dry-run
-has "$ERR" "gitlab.rb:10:41: error: postgresql['md5_auth_cidr_addresses']: not an array of IP addresses"
+has "$ERR" "gitlab.rb:11:41: error: postgresql['md5_auth_cidr_addresses']: not an array of IP addresses"
 
 base_rb | write_rb
 note "patroni_role: Patroni runs PostgreSQL, the plain postgresql service is off"
@@ -122,6 +123,9 @@ leader() { curl -fsS --max-time 2 "http://127.0.0.1:$REST/leader" >"$OUT" 2>"$ER
 until_true 600 leader || { cat "$T_ROOT/var/log/gitlab/patroni/current" >&2; fail "no leader on $REST"; }
 curl -fsS --max-time 2 "http://127.0.0.1:$REST/patroni" >"$OUT"
 has "$OUT" '"role": "master"'
+note "patroni_role runs postgres-exporter on this member's PostgreSQL, as Omnibus"
+pg_up() { curl -fsS --max-time 5 "http://localhost:$PGX/metrics" >"$OUT" 2>"$ERR" && grep -q '^pg_up 1$' "$OUT"; }
+until_true 300 pg_up || { cat "$T_ROOT/var/log/gitlab/postgres-exporter/current" >&2; fail "postgres-exporter: no pg_up 1"; }
 note "gitlab-ctl patroni check-leader / check-replica: Omnibus' exit codes"
 expect_rc 0 ctl patroni check-leader
 expect_rc 1 ctl patroni check-replica

@@ -12,7 +12,7 @@ for _b in /usr/bin/patroni /usr/bin/etcd etcdctl curl openssl; do
 	[ -x "$_b" ] || command -v "$_b" >/dev/null 2>&1 || fail "$_b is not installed (scripts/setup installs it)"
 done
 OUT=$T_ROOT/out ERR=$T_ROOT/err
-ETCD=$(free_port) PEER=$(free_port) REST=$(free_port) PG=$(free_port)
+ETCD=$(free_port) PEER=$(free_port) REST=$(free_port) PG=$(free_port) PGX=$(free_port)
 C=$T_ROOT/tls
 test_ca "$C"
 test_cert "$C" etcd "IP:127.0.0.1"
@@ -35,6 +35,7 @@ patroni['ttl'] = 10
 patroni['loop_wait'] = 2
 patroni['retry_timeout'] = 4
 postgresql['sql_replication_password'] = 'repl-Secret-41'
+postgres_exporter['listen_address'] = 'localhost:$PGX'
 EOF2
 }
 tls_rb() {
@@ -50,11 +51,11 @@ EOF2
 note "beyond loopback without client certificates: refused at the line"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; } | write_rb
 expect_rc 1 ctl check-config
-has "$ERR" "gitlab.rb:10:"
+has "$ERR" "gitlab.rb:11:"
 has "$ERR" "not a loopback address: set its TLS certificate, key and client CA (tls_cert_path, tls_key_path, tls_client_ca_path"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; echo "etcd['tls_client_ca_path'] = '$C/ca.pem'"; } | write_rb
 expect_rc 1 ctl check-config
-has "$ERR" "gitlab.rb:11:"
+has "$ERR" "gitlab.rb:12:"
 has "$ERR" "etcd['tls_client_ca_path'] needs etcd['tls_cert_path']"
 { base_rb; echo "etcd['listen_address'] = '10.1.2.3'"; tls_rb; } | write_rb
 expect_rc 0 ctl check-config
