@@ -230,6 +230,9 @@ free_port() {
 		_fp_try=$((_fp_try + 1))
 		_fp_p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 12000))
 		_fp_ok=$T_ROOT/.port.$_fp_p
+		# A port this test reserved before left its mark: that holder has the lock, this
+		# one must not take the old mark for its own.
+		rm -f "$_fp_ok"
 		python3 -c "$T_PORT_HOLDER" "$_fp_p" "$T_PORTS/$_fp_p" "$_fp_ok" $$ </dev/null >/dev/null 2>&1 &
 		_fp_pid=$!
 		while [ ! -e "$_fp_ok" ] && alive "$_fp_pid"; do sleep 0.01; done
