@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "config/rbconf_parse.h"
+#include "lib/ascii.h"
 
 static bool base_digit(int c, int base)
 {
-	int v = rbp_hexval(c);
+	int v = ascii_hexval(c);
 	return v >= 0 && v < base;
 }
 
@@ -116,7 +117,7 @@ static struct rb_value *make_int(struct parser *p, size_t start, size_t ds, int 
 	for (size_t i = ds; i < p->pos; i++) {
 		if (p->s[i] == '_')
 			continue;
-		unsigned d = (unsigned)rbp_hexval(p->s[i]);
+		unsigned d = (unsigned)ascii_hexval(p->s[i]);
 		if (mag > (limit - d) / (unsigned)base) {
 			rbl_fail_at(p, start, "integer literal out of range");
 			return NULL;

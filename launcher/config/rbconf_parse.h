@@ -21,8 +21,6 @@ struct rb_value *rbp_scan_opaque(struct parser *p, int ctx);
 /* A value inside ctx: 0 for a statement, else the closer of the container opened at open. */
 struct rb_value *rbp_parse_value(struct parser *p, int ctx, size_t open);
 
-/* The value of hex digit c, -1 if it is not one. */
-int rbp_hexval(int c);
 /* A string or symbol value of the n decoded bytes at buf (NUL-terminated), starting at start. */
 struct rb_value *rbp_make_str(struct parser *p, enum rb_kind kind, size_t start, char *buf,
                               size_t n);

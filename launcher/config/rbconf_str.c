@@ -10,17 +10,7 @@
 #include <string.h>
 
 #include "config/rbconf_parse.h"
-
-int rbp_hexval(int c)
-{
-	if (ascii_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "lib/ascii.h"
 
 static size_t utf8_put(char *out, unsigned long cp)
 {
@@ -51,8 +41,8 @@ static long read_hex(const struct parser *p, size_t *i, size_t end, int max)
 {
 	long cp = 0;
 	int n = 0;
-	while (*i < end && n < max && rbp_hexval(at(p, *i)) >= 0) {
-		cp = cp * 16 + rbp_hexval(at(p, *i));
+	while (*i < end && n < max && ascii_hexval(at(p, *i)) >= 0) {
+		cp = cp * 16 + ascii_hexval(at(p, *i));
 		(*i)++;
 		n++;
 	}
@@ -80,7 +70,7 @@ static bool decode_ubrace(struct parser *p, size_t esc, size_t *i, size_t end, c
 			return true;
 		}
 		long cp = read_hex(p, i, end, 6);
-		if (cp < 0 || rbp_hexval(at(p, *i)) >= 0) {
+		if (cp < 0 || ascii_hexval(at(p, *i)) >= 0) {
 			rbl_fail_at(p, esc, "invalid Unicode escape");
 			return false;
 		}

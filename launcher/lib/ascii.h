@@ -45,4 +45,16 @@ static inline bool ascii_space(int c)
 	return ascii_blank(c) || (c >= '\n' && c <= '\r');
 }
 
+/* The value of a hex digit, either case; -1 for any other character. */
+static inline int ascii_hexval(int c)
+{
+	if (ascii_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

@@ -15,17 +15,6 @@ struct toks {
 	int n;
 };
 
-static int hexval(char c)
-{
-	if (ascii_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One double-quoted token from *p (after its quote) into t. False when it does not close. */
 static bool quoted(const char **p, const char *end, char *t, size_t *k)
 {
@@ -34,8 +23,9 @@ static bool quoted(const char **p, const char *end, char *t, size_t *k)
 		char c = *s++;
 		if (c == '\\' && s < end) {
 			c = *s++;
-			if (c == 'x' && end - s >= 2 && hexval(s[0]) >= 0 && hexval(s[1]) >= 0) {
-				c = (char)(hexval(s[0]) * 16 + hexval(s[1]));
+			if (c == 'x' && end - s >= 2 && ascii_hexval(s[0]) >= 0 &&
+			    ascii_hexval(s[1]) >= 0) {
+				c = (char)(ascii_hexval(s[0]) * 16 + ascii_hexval(s[1]));
 				s += 2;
 			} else if (c == 'n') {
 				c = '\n';
