@@ -73,6 +73,18 @@ static void hash_set(struct assign_hash *h, const char *key, char *val, const st
 	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, v->loc, is_bool};
 }
 
+enum hash_merge assign_hash_merge(const struct assign_ent *e, const void *list, size_t n,
+                                  const char *(*key)(const void *list, size_t i), size_t *at)
+{
+	size_t j = 0;
+	while (j < n && strcmp(key(list, j), e->key) != 0)
+		j++;
+	*at = j;
+	if (j == n)
+		return e->val == NULL ? HASH_NOOP : HASH_ADD;
+	return e->val == NULL ? HASH_REMOVE : HASH_REPLACE;
+}
+
 /* ---- values -------------------------------------------------------------- */
 
 /* Name as the user wrote it: gitlab_exporter['env']['X'] (nkeys subscripts). */

@@ -50,8 +50,9 @@ int connect_tcp(const char *host, int port, long deadline, char *err, size_t err
 	snprintf(ps, sizeof ps, "%d", port);
 	int gai = getaddrinfo(host, ps, &hints, &res);
 	if (gai != 0) {
-		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
-		return -2;
+		snprintf(err, errlen, "resolve: %s", gai_strerror(gai));
+		errno = EHOSTUNREACH;
+		return -1;
 	}
 	int fd = -1;
 	errno = EADDRNOTAVAIL;
@@ -59,6 +60,8 @@ int connect_tcp(const char *host, int port, long deadline, char *err, size_t err
 		fd = connect_by(ai->ai_addr, ai->ai_addrlen, deadline);
 	int e = errno;
 	freeaddrinfo(res);
+	if (fd == -1)
+		snprintf(err, errlen, "connect: %s", strerror(e));
 	errno = e;
 	return fd;
 }

@@ -21,8 +21,10 @@ int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline);
 
 /*
  * connect_by to host:port (host as connect_host gives it), trying each address getaddrinfo
- * gives in order until one connects. The fd; -1 with errno of the last address tried; or
- * -2 when the name does not resolve, with "HOST: REASON" in err.
+ * gives in order until one connects. The fd, or -1 with the one wording of why in err:
+ * "connect: REASON" (errno that of the last address tried) or "resolve: REASON" (errno
+ * EHOSTUNREACH). Callers add only their own context (what they were reaching), so the
+ * address is not in err.
  */
 int connect_tcp(const char *host, int port, long deadline, char *err, size_t errlen);
 

@@ -100,11 +100,8 @@ int http_probe(const char *host, int port, const char *path, const char *userpas
 	host = connect_host(host);
 	long deadline = mono_ms() + timeout_ms;
 	int fd = connect_tcp(host, port, deadline, err, errlen);
-	if (fd < 0) {
-		if (fd == -1)
-			snprintf(err, errlen, "connect: %s", strerror(errno));
+	if (fd == -1)
 		return -1;
-	}
 	int code = exchange(fd, host, path, userpass, deadline, err, errlen);
 	close(fd);
 	return code;

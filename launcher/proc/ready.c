@@ -315,14 +315,16 @@ static int owned(pid_t pid, const struct inodes *in, const char *what, char *why
 	return 0;
 }
 
-/* connect_tcp, with "connect to HOST:PORT: REASON" in why when no address connects. */
+/* connect_tcp, with "HOST:PORT: " before its reason in why. */
 static int connect_service(const char *host, int port, long deadline, char *why, size_t len)
 {
 	host = connect_host(host);
-	int fd = connect_tcp(host, port, deadline, why, len);
+	char err[200];
+	int fd = connect_tcp(host, port, deadline, err, sizeof err);
+	bool v6 = strchr(host, ':') != NULL;
 	if (fd == -1)
-		snprintf(why, len, "connect to %s:%d: %s", host, port, strerror(errno));
-	return fd < 0 ? -1 : fd;
+		snprintf(why, len, "%s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port, err);
+	return fd;
 }
 
 static int connect_unix(const char *path, long deadline, char *why, size_t len)
@@ -334,7 +336,7 @@ static int connect_unix(const char *path, long deadline, char *why, size_t len)
 	}
 	int fd = connect_by((const struct sockaddr *)&sun, sizeof sun, deadline);
 	if (fd == -1)
-		snprintf(why, len, "connect to %s: %s", path, strerror(errno));
+		snprintf(why, len, "%s: connect: %s", path, strerror(errno)); /* as connect_tcp's */
 	return fd;
 }
 

@@ -122,11 +122,8 @@ int sentinel_ask(const char *host, int port, const char *password, const char *n
 	host = connect_host(host);
 	long deadline = mono_ms() + timeout_ms;
 	int fd = connect_tcp(host, port, deadline, err, errlen);
-	if (fd < 0) {
-		if (fd == -1)
-			snprintf(err, errlen, "connect: %s", strerror(errno));
+	if (fd == -1)
 		return -1;
-	}
 	bool authed = password != NULL && password[0] != '\0';
 	struct buf req, resp;
 	buf_init(&req);
