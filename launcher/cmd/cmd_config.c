@@ -141,6 +141,7 @@ static void check_json(FILE *fp, const char *config, bool ok, bool strict, struc
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
+	c.read_only = true; /* it promises to change nothing on disk, caches included */
 	struct loaded l;
 	bool strict = false, json = false;
 	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
