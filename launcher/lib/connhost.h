@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* listen may be NULL (no address configured): loopback. */
 const char *connect_host(const char *listen);
@@ -27,5 +28,12 @@ int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline);
  * address is not in err.
  */
 int connect_tcp(const char *host, int port, long deadline, char *err, size_t errlen);
+
+/*
+ * One read of at most n bytes of a peer's answer on a non-blocking fd, waiting until deadline:
+ * the bytes read; 0 at EOF, with "connection closed without an answer" in err; -1 with "no
+ * answer in time" or the error in err. The one wording of every probe's reads.
+ */
+ssize_t read_by(int fd, void *p, size_t n, long deadline, char *err, size_t errlen);
 
 #endif

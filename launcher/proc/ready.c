@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,15 +379,11 @@ static int converse_with(int fd, const char *send_s, const char *expect, long de
 	if (expect == NULL)
 		return 1;
 	while (got < sizeof buf - 1) {
-		if (poll_until(fd, POLLIN, deadline) != 1) {
-			snprintf(why, len, "no answer in time");
+		ssize_t n = read_by(fd, buf + got, sizeof buf - 1 - got, deadline, why, len);
+		if (n == -1)
 			return 0;
-		}
-		ssize_t n = fdio_read(fd, buf + got, sizeof buf - 1 - got);
-		if (n == -1 && errno == EAGAIN)
-			continue;
-		if (n <= 0)
-			break;
+		if (n == 0)
+			break; /* what it said before it closed is the answer below */
 		got += (size_t)n;
 		buf[got] = '\0';
 		if (strstr(buf, expect) != NULL)

@@ -1,6 +1,5 @@
 /* Ask a sentinel for the current master (see sentinelask.h). */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/connhost.h"
-#include "lib/fdio.h"
 #include "lib/quote.h"
 #include "proc/sentinelask.h"
 
@@ -144,21 +142,8 @@ int sentinel_ask(const char *host, int port, const char *password, const char *n
 	else
 		r = 2;
 	while (r == 2) {
-		int pr = poll_until(fd, POLLIN, deadline);
-		if (pr <= 0) {
-			snprintf(err, errlen, "%s",
-			         pr == 0 ? "no answer in time" : strerror(errno));
-			r = -1;
-			break;
-		}
-		char *room = buf_room(&resp, 512);
-		ssize_t got = fdio_read(fd, room, 512);
-		if (got == -1 && errno == EAGAIN)
-			continue;
+		ssize_t got = read_by(fd, buf_room(&resp, 512), 512, deadline, err, errlen);
 		if (got <= 0) {
-			snprintf(err, errlen, "%s",
-			         got == 0 ? "connection closed without an answer"
-			                  : strerror(errno));
 			r = -1;
 			break;
 		}

@@ -56,12 +56,32 @@ static void connects_and_refuses(void **state)
 	assert_true(strncmp(err, "resolve: ", 9) == 0);
 }
 
+/* read_by: what there is, the deadline, then the peer's close, each worded once. */
+static void reads_by_deadline(void **state)
+{
+	(void)state;
+	int sv[2];
+	char buf[16], err[128] = "";
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(write(sv[1], "hi", 2), 2);
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, mono_ms() + 2000, err, sizeof err), 2);
+	long t0 = mono_ms();
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, t0 + 100, err, sizeof err), -1);
+	assert_string_equal(err, "no answer in time");
+	assert_true(mono_ms() >= t0 + 100);
+	close(sv[1]);
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, mono_ms() + 2000, err, sizeof err), 0);
+	assert_string_equal(err, "connection closed without an answer");
+	close(sv[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(wildcards_are_loopback),
 	    cmocka_unit_test(hosts_stay),
 	    cmocka_unit_test(connects_and_refuses),
+	    cmocka_unit_test(reads_by_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
