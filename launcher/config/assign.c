@@ -824,9 +824,7 @@ static void set_roles(struct walk *b, const struct rb_stmt *st)
 		        "roles(['monitoring_role'])");
 		return;
 	}
-	for (size_t i = 0; i < b->as->nroles; i++)
-		free(b->as->roles[i]);
-	free(b->as->roles);
+	strv_free(b->as->roles, b->as->nroles);
 	free(b->as->role_locs);
 	b->as->roles = xcalloc(v->u.a.n + 1, sizeof *b->as->roles);
 	b->as->role_locs = xcalloc(v->u.a.n + 1, sizeof *b->as->role_locs);
@@ -1103,9 +1101,7 @@ void assigns_walk(const struct ctl *ctl, const struct catalog *cat, const struct
 	walk(&b, f);
 	report_unknown(&b, f);
 	free(b.unknown_locs);
-	for (size_t i = 0; i < b.nokeys; i++)
-		free(b.okeys[i]);
-	free(b.okeys);
+	strv_free(b.okeys, b.nokeys);
 	free(b.okey_locs);
 }
 
@@ -1130,9 +1126,7 @@ void assigns_free(struct assigns *as)
 	free(as->group);
 	svlog_free(&as->logging);
 	kvlist_free(&as->unknown);
-	for (size_t i = 0; i < as->nroles; i++)
-		free(as->roles[i]);
-	free(as->roles);
+	strv_free(as->roles, as->nroles);
 	free(as->role_locs);
 	for (size_t i = 0; i < as->nswitches; i++)
 		free(as->switches[i].name);
