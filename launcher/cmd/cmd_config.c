@@ -141,6 +141,7 @@ static void check_json(FILE *fp, const char *config, bool ok, bool strict, struc
 int cmd_check_config(const struct ctl *ctl, int argc, char **argv)
 {
 	struct ctl c = *ctl;
+	c.read_only = true; /* it promises to change nothing on disk, caches included */
 	struct loaded l;
 	bool strict = false, json = false;
 	for (int i = 1; i < argc; i++) /* before getopt: the shared option parser lacks it */
@@ -439,16 +440,20 @@ static void json_error(FILE *fp, const char *what, const char *error)
 	json_error_diags(fp, what, error, NULL);
 }
 
+/* , "name": value (a JSON string) after an earlier member. */
+static void jfield(FILE *fp, const char *name, const char *v)
+{
+	fprintf(fp, ", \"%s\": ", name);
+	json_str_put(fp, v);
+}
+
 static void jlog(FILE *fp, const struct svlog *lg)
 {
 	fprintf(fp, "{\"svlogd_size\": %lld, \"svlogd_num\": %lld, \"svlogd_timeout\": %lld",
 	        lg->size, lg->num, lg->timeout);
-	fputs(", \"svlogd_filter\": ", fp);
-	json_str_put(fp, lg->filter);
-	fputs(", \"svlogd_udp\": ", fp);
-	json_str_put(fp, lg->udp);
-	fputs(", \"svlogd_prefix\": ", fp);
-	json_str_put(fp, lg->prefix);
+	jfield(fp, "svlogd_filter", lg->filter);
+	jfield(fp, "svlogd_udp", lg->udp);
+	jfield(fp, "svlogd_prefix", lg->prefix);
 	fputc('}', fp);
 }
 
@@ -498,12 +503,9 @@ static void jservice(FILE *fp, const struct svc *s, bool secrets)
 	json_str_put(fp, def->config_name);
 	fprintf(fp, ", \"enabled\": %s, \"description\": ", s->enabled ? "true" : "false");
 	json_str_put(fp, def->description);
-	fputs(", \"user\": ", fp);
-	json_str_put(fp, s->user);
-	fputs(", \"group\": ", fp);
-	json_str_put(fp, s->group);
-	fputs(", \"listen_host\": ", fp);
-	json_str_put(fp, s->listen_host);
+	jfield(fp, "user", s->user);
+	jfield(fp, "group", s->group);
+	jfield(fp, "listen_host", s->listen_host);
 	fprintf(fp, ", \"listen_port\": %d, \"settings\": {", s->listen_port);
 	bool first = true;
 	for (size_t i = 0; i < def->nsettings; i++) {
@@ -535,8 +537,7 @@ static void show_json(FILE *fp, const struct ctl *ctl, const struct attrs *a, in
 	fprintf(fp, ", \"secrets_redacted\": %s, \"user\": {\"username\": ",
 	        secrets ? "false" : "true");
 	json_str_put(fp, a->user);
-	fputs(", \"group\": ", fp);
-	json_str_put(fp, a->group);
+	jfield(fp, "group", a->group);
 	fprintf(fp, "}, \"manage_accounts\": {\"enable\": %s}, \"logging\": ",
 	        a->manage_accounts ? "true" : "false");
 	jlog(fp, &a->logging);

@@ -21,6 +21,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 #include "cmd/commands.h"
 #include "cmd/load.h"
 #include "lib/alloc.h"
+#include "lib/bcrypt.h"
 #include "lib/diag.h"
 #include "lib/envdir.h"
 #include "proc/svexec.h"
@@ -183,7 +185,16 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 		env_add_list(&t->x.env, &s->env);
 		struct diags d;
 		diags_init(&d);
+		/*
+		 * reconfigure's record of bcrypt hashes (its policy: the effective user's own 0600
+		 * file, else ignored): an unchanged web password costs a container's start no
+		 * bcrypt, and its web.yml is not rewritten to a new salt.
+		 */
+		char var[PATH_MAX];
+		if (ctl_var_dir(ctl, var, sizeof var) == 0)
+			bcrypt_keep_open(var, true);
 		int rc = svfiles_write(ctl, a, s, stderr, &d);
+		bcrypt_keep_close();
 		diags_flush(&d, stderr);
 		if (rc == -1)
 			return -1; /* a container's config files come from gitlab.rb alone */

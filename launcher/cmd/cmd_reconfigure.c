@@ -223,8 +223,10 @@ int command_reconfigure(const struct ctl *ctl, bool dry_run, bool show_diff, lon
 {
 	struct recon r;
 	memset(&r, 0, sizeof r);
+	struct ctl dry = *ctl;
+	dry.read_only = true; /* a dry run writes nothing, caches included */
 	r.t0 = t0;
-	r.ctl = ctl;
+	r.ctl = dry_run ? &dry : ctl;
 	r.dry_run = dry_run;
 	r.show_diff = show_diff;
 	long wait_s;

@@ -73,6 +73,18 @@ static void hash_set(struct assign_hash *h, const char *key, char *val, const st
 	h->v[h->n++] = (struct assign_ent){xstrdup(key), val, v->loc, is_bool};
 }
 
+enum hash_merge assign_hash_merge(const struct assign_ent *e, const void *list, size_t n,
+                                  const char *(*key)(const void *list, size_t i), size_t *at)
+{
+	size_t j = 0;
+	while (j < n && strcmp(key(list, j), e->key) != 0)
+		j++;
+	*at = j;
+	if (j == n)
+		return e->val == NULL ? HASH_NOOP : HASH_ADD;
+	return e->val == NULL ? HASH_REMOVE : HASH_REPLACE;
+}
+
 /* ---- values -------------------------------------------------------------- */
 
 /* Name as the user wrote it: gitlab_exporter['env']['X'] (nkeys subscripts). */
@@ -812,9 +824,7 @@ static void set_roles(struct walk *b, const struct rb_stmt *st)
 		        "roles(['monitoring_role'])");
 		return;
 	}
-	for (size_t i = 0; i < b->as->nroles; i++)
-		free(b->as->roles[i]);
-	free(b->as->roles);
+	strv_free(b->as->roles, b->as->nroles);
 	free(b->as->role_locs);
 	b->as->roles = xcalloc(v->u.a.n + 1, sizeof *b->as->roles);
 	b->as->role_locs = xcalloc(v->u.a.n + 1, sizeof *b->as->role_locs);
@@ -1091,9 +1101,7 @@ void assigns_walk(const struct ctl *ctl, const struct catalog *cat, const struct
 	walk(&b, f);
 	report_unknown(&b, f);
 	free(b.unknown_locs);
-	for (size_t i = 0; i < b.nokeys; i++)
-		free(b.okeys[i]);
-	free(b.okeys);
+	strv_free(b.okeys, b.nokeys);
 	free(b.okey_locs);
 }
 
@@ -1118,9 +1126,7 @@ void assigns_free(struct assigns *as)
 	free(as->group);
 	svlog_free(&as->logging);
 	kvlist_free(&as->unknown);
-	for (size_t i = 0; i < as->nroles; i++)
-		free(as->roles[i]);
-	free(as->roles);
+	strv_free(as->roles, as->nroles);
 	free(as->role_locs);
 	for (size_t i = 0; i < as->nswitches; i++)
 		free(as->switches[i].name);

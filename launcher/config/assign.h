@@ -33,6 +33,16 @@ struct assign_hash {
 	size_t n, cap;
 };
 
+/*
+ * What one gitlab.rb hash entry does to n entries merged so far over the
+ * catalog defaults (key(list, i) names entry i): a key not there is added at
+ * *at == n (nil over it: nothing); a key there is replaced at *at, or with
+ * nil removed: the caller frees *at's entry and moves entry n - 1 into it.
+ */
+enum hash_merge { HASH_NOOP, HASH_ADD, HASH_REPLACE, HASH_REMOVE };
+enum hash_merge assign_hash_merge(const struct assign_ent *e, const void *list, size_t n,
+                                  const char *(*key)(const void *list, size_t i), size_t *at);
+
 /* A top-level switch (a catalog off_switch): NAME['enable'] = false turns its services off. */
 struct assign_switch {
 	char *name;

@@ -422,7 +422,7 @@ int attrs_build(const struct ctl *ctl, const struct catalog *cat, const struct r
 	envcheck_init(&b.ec, NULL);
 	char var_dir[PATH_MAX];
 	if (b.root && ctl_var_dir(ctl, var_dir, sizeof var_dir) == 0)
-		envcheck_cache(&b.ec, var_dir);
+		envcheck_cache(&b.ec, var_dir, !ctl->read_only);
 	for (size_t i = 0; i < 3; i++)
 		if (ctl_path(ctl, b.root_dirs[i], PATH_MAX, builtin_dirs[i], (char *)NULL) == -1)
 			b.root_dirs[i][0] = '\0';

@@ -115,7 +115,8 @@ static void add_generated_password(struct comp *c)
 	char var[PATH_MAX];
 	if (c->b->genpw[0] == '\0' &&
 	    (ctl_var_dir(c->b->ctl, var, sizeof var) == -1 ||
-	     genpass_get(var, "monitoring-web-password", c->b->genpw, sizeof c->b->genpw) == -1)) {
+	     genpass_get(var, "monitoring-web-password", !c->b->ctl->read_only, c->b->genpw,
+	                 sizeof c->b->genpw) == -1)) {
 		diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
 		        "cannot keep a generated %s['web_password'] in %s/secrets: %s",
 		        c->def->config_name, var, strerror(errno));
@@ -139,7 +140,7 @@ static void add_generated_secret(struct comp *c)
 			continue;
 		snprintf(name, sizeof name, "%s-%s", c->def->name, cs->name);
 		if (ctl_var_dir(c->b->ctl, var, sizeof var) == -1 ||
-		    genpass_get(var, name, pw, sizeof pw) == -1) {
+		    genpass_get(var, name, !c->b->ctl->read_only, pw, sizeof pw) == -1) {
 			diag_at(c->b->d, DIAG_ERR, cat_loc(c->def, cs->line),
 			        "cannot keep a generated %s['%s'] in %s/secrets: %s",
 			        c->def->config_name, cs->name, var, strerror(errno));

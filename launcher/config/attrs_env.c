@@ -30,26 +30,31 @@ struct envb {
 	size_t n;
 };
 
-/* One gitlab.rb env entry over what is there: set, replace, or (nil) remove. */
+static const char *env_key(const void *list, size_t i)
+{
+	return ((const struct kv *)list)[i].name;
+}
+
+/* One gitlab.rb env entry over what is there (assign_hash_merge). */
 static void env_merge(struct envb *e, const struct assign_ent *ent)
 {
-	size_t j = 0;
-	while (j < e->n && strcmp(e->v[j].name, ent->key) != 0)
-		j++;
-	if (j == e->n && ent->val == NULL)
+	size_t j;
+	switch (assign_hash_merge(ent, e->v, e->n, env_key, &j)) {
+	case HASH_NOOP:
 		return;
-	if (j == e->n) {
-		e->v[j].name = xstrdup(ent->key);
-		e->n++;
-	} else {
+	case HASH_ADD:
+		e->v[e->n++].name = xstrdup(ent->key);
+		break;
+	case HASH_REPLACE:
 		free(e->v[j].value);
-	}
-	if (ent->val == NULL) { /* nil removes a default */
+		break;
+	case HASH_REMOVE:
 		free(e->v[j].name);
-		e->v[j] = e->v[e->n - 1];
-		e->locs[j] = e->locs[e->n - 1];
-		e->sec[j] = e->sec[e->n - 1];
+		free(e->v[j].value);
 		e->n--;
+		e->v[j] = e->v[e->n];
+		e->locs[j] = e->locs[e->n];
+		e->sec[j] = e->sec[e->n];
 		return;
 	}
 	e->v[j].value = xstrdup(ent->val);

@@ -23,6 +23,11 @@ void flags_free(struct flags *l)
 	free(l->v);
 }
 
+static const char *flag_key(const void *list, size_t i)
+{
+	return ((const struct flag *)list)[i].name;
+}
+
 /* Defaults of flags settings, expanded, with the user's entries merged over them. */
 struct flags merged_hash(struct comp *c, size_t si)
 {
@@ -38,24 +43,27 @@ struct flags merged_hash(struct comp *c, size_t si)
 	}
 	for (size_t i = 0; i < h->n; i++) {
 		const struct assign_ent *e = &h->v[i];
-		size_t j = 0;
-		while (j < l.n && strcmp(l.v[j].name, e->key) != 0)
-			j++;
-		if (j < l.n) {
+		size_t j;
+		switch (assign_hash_merge(e, l.v, l.n, flag_key, &j)) {
+		case HASH_NOOP:
+			break;
+		case HASH_ADD:
+			l.v[l.n++] =
+			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};
+			break;
+		case HASH_REPLACE:
 			free(l.v[j].value);
-			if (e->val == NULL) { /* nil removes */
-				free(l.v[j].name);
-				l.v[j] = l.v[--l.n];
-				continue;
-			}
 			l.v[j].value = xstrdup(e->val);
 			l.v[j].is_bool = e->is_bool;
 			/* '' over a catalog "key=" is that empty value (Alertmanager's
 			 * cluster.listen-address: clustering off), not the flag dropped */
 			l.v[j].keep_empty = l.v[j].keep_empty && e->val[0] == '\0';
-		} else if (e->val != NULL) {
-			l.v[l.n++] =
-			    (struct flag){xstrdup(e->key), xstrdup(e->val), e->is_bool, false};
+			break;
+		case HASH_REMOVE:
+			free(l.v[j].name);
+			free(l.v[j].value);
+			l.v[j] = l.v[--l.n];
+			break;
 		}
 	}
 	qsort(l.v, l.n, sizeof *l.v, flag_cmp);

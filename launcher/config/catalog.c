@@ -20,13 +20,6 @@
 #include "lib/pathjoin.h"
 #include "lib/readfile.h"
 
-static void free_argv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void catalog_service_free(struct cat_service *s)
 {
 	free(s->file);
@@ -34,9 +27,7 @@ void catalog_service_free(struct cat_service *s)
 	free(s->config_name);
 	free(s->description);
 	free(s->package);
-	for (size_t i = 0; i < s->nomnibus_keys; i++)
-		free(s->omnibus_keys[i]);
-	free(s->omnibus_keys);
+	strv_free(s->omnibus_keys, s->nomnibus_keys);
 	for (size_t i = 0; i < s->nsettings; i++) {
 		free(s->settings[i].name);
 		free(s->settings[i].def);
@@ -45,11 +36,11 @@ void catalog_service_free(struct cat_service *s)
 			free(s->settings[i].defs[j].value);
 		}
 		free(s->settings[i].defs);
-		free_argv(s->settings[i].refuse, s->settings[i].nrefuse);
+		strv_free(s->settings[i].refuse, s->settings[i].nrefuse);
 		free(s->settings[i].refuse_because);
 		free(s->settings[i].gitlab_key);
-		free_argv(s->settings[i].values, s->settings[i].nvalues);
-		free_argv(s->settings[i].required_by, s->settings[i].nrequired_by);
+		strv_free(s->settings[i].values, s->settings[i].nvalues);
+		strv_free(s->settings[i].required_by, s->settings[i].nrequired_by);
 		free(s->settings[i].gitlab_rails);
 	}
 	free(s->settings);
@@ -63,14 +54,14 @@ void catalog_service_free(struct cat_service *s)
 		free(s->base_env[i].value);
 	}
 	free(s->base_env);
-	free_argv(s->command, s->ncommand);
-	free_argv(s->check_command, s->ncheck_command);
-	free_argv(s->after, s->nafter);
+	strv_free(s->command, s->ncommand);
+	strv_free(s->check_command, s->ncheck_command);
+	strv_free(s->after, s->nafter);
 	for (size_t i = 0; i < s->nsetup; i++) {
 		free(s->setup[i].name);
 		free(s->setup[i].creates);
-		free_argv(s->setup[i].argv, s->setup[i].argc);
-		free_argv(s->setup[i].verify, s->setup[i].nverify);
+		strv_free(s->setup[i].argv, s->setup[i].argc);
+		strv_free(s->setup[i].verify, s->setup[i].nverify);
 	}
 	free(s->setup);
 	free(s->check_send);
@@ -79,8 +70,8 @@ void catalog_service_free(struct cat_service *s)
 	for (size_t i = 0; i < s->ntemplates; i++) {
 		free(s->templates[i].src);
 		free(s->templates[i].dest);
-		free_argv(s->templates[i].validate, s->templates[i].nvalidate);
-		free_argv(s->templates[i].contexts, s->templates[i].ncontexts);
+		strv_free(s->templates[i].validate, s->templates[i].nvalidate);
+		strv_free(s->templates[i].contexts, s->templates[i].ncontexts);
 	}
 	free(s->templates);
 	free(s->check);
@@ -92,7 +83,7 @@ void catalog_service_free(struct cat_service *s)
 	}
 	free(s->scrape);
 	free(s->scrape_collect);
-	free_argv(s->roles, s->nroles);
+	strv_free(s->roles, s->nroles);
 	free(s->off_switch);
 	free(s->off_with);
 	memset(s, 0, sizeof *s);
@@ -283,12 +274,8 @@ void catalog_free(struct catalog *c)
 		catalog_service_free(&c->v[i]);
 	free(c->v);
 	free(c->dir);
-	for (size_t i = 0; i < c->nomnibus; i++)
-		free(c->omnibus[i]);
-	free(c->omnibus);
-	for (size_t i = 0; i < c->nomnibus_keys; i++)
-		free(c->omnibus_keys[i]);
-	free(c->omnibus_keys);
+	strv_free(c->omnibus, c->nomnibus);
+	strv_free(c->omnibus_keys, c->nomnibus_keys);
 	memset(c, 0, sizeof *c);
 }
 

@@ -235,7 +235,7 @@ static void je_remember(struct envcheck *ec, const char *value)
 	    (struct envcheck_answer){.value = xstrdup(value), .answer = (int)JE_ACCEPTED};
 }
 
-void envcheck_cache(struct envcheck *ec, const char *var_dir)
+void envcheck_cache(struct envcheck *ec, const char *var_dir, bool write)
 {
 	if (geteuid() != 0 || var_dir == NULL || var_dir[0] == '\0')
 		return;
@@ -247,11 +247,14 @@ void envcheck_cache(struct envcheck *ec, const char *var_dir)
 		close(dfd);
 		return;
 	}
-	ec->cache_dir = dfd;
 	char key[128];
-	if (je_key(ec->jemalloc, key, sizeof key) == -1)
-		return;
-	int fd = openat(dfd, JE_CACHE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = je_key(ec->jemalloc, key, sizeof key) == -1
+	             ? -1
+	             : openat(dfd, JE_CACHE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (write)
+		ec->cache_dir = dfd; /* envcheck_free saves there */
+	else
+		close(dfd);
 	if (fd == -1)
 		return;
 	struct buf b = {0};

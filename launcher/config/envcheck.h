@@ -48,9 +48,11 @@ void envcheck_free(struct envcheck *ec);
 /*
  * As root, remember accepted MALLOC_CONF values across runs in var_dir (mode 0600, opened
  * without following links, keyed by the jemalloc file's identity) so that a run with the same
- * values spawns nothing. Writes happen in envcheck_free. Failures only cost the cache.
+ * values spawns nothing. With write, the new ones are saved in envcheck_free; without
+ * (check-config, a dry run: they change nothing on disk), the cache is only read. Failures
+ * only cost the cache.
  */
-void envcheck_cache(struct envcheck *ec, const char *var_dir);
+void envcheck_cache(struct envcheck *ec, const char *var_dir, bool write);
 
 /* Check one variable (name, value rules, MAX_ARG_STRLEN); problems are recorded at loc. Returns 0,
  * or -1 if an error was recorded. */

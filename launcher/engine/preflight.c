@@ -213,21 +213,21 @@ static const struct reach_who *who_runs(const struct svc *s, struct who_seen *se
 }
 
 /*
- * tls_enabled: the certificate and key the service opens, readable by its account (Omnibus
- * refuses a missing one too), blamed on the setting that names each.
+ * The files s's settings keys name (those set), readable by w, each refusal blamed on its
+ * setting; role says why w opens it when w is not s's own account ("" when it is).
  */
-static void tls_files(const struct svc *s, const struct reach_who *w, struct diags *d)
+static void files_readable(const struct svc *s, const char *const *keys, size_t n,
+                           const struct reach_who *w, const char *role, struct diags *d)
 {
-	const char *const *keys = svc_tls_keys(s);
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < n; k++) {
 		const char *path = svc_var(s, keys[k]);
 		char why[PATH_MAX + 128], file[PATH_MAX];
 		int line;
 		if (path == NULL || path[0] == '\0' || reach_read(w, path, why, sizeof why) == 0)
 			continue;
 		blame(s, keys[k], s->def->line, file, sizeof file, &line);
-		diag_file(d, DIAG_ERR, file, line, "%s: %s['%s'] cannot be read by %s: %s",
-		          s->def->name, s->def->config_name, keys[k], w->name, why);
+		diag_file(d, DIAG_ERR, file, line, "%s: %s['%s'] cannot be read by %s%s: %s",
+		          s->def->name, s->def->config_name, keys[k], w->name, role, why);
 	}
 }
 
@@ -240,18 +240,9 @@ static void scrape_tls_files(const struct svc *s, const struct reach_who *w, str
 {
 	static const char *const keys[] = {"prometheus_scrape_tls_cert_path",
 	                                   "prometheus_scrape_tls_key_path"};
-	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-		const char *path = svc_var(s, keys[k]);
-		char why[PATH_MAX + 128], file[PATH_MAX];
-		int line;
-		if (path == NULL || path[0] == '\0' || reach_read(w, path, why, sizeof why) == 0)
-			continue;
-		blame(s, keys[k], s->def->line, file, sizeof file, &line);
-		diag_file(d, DIAG_ERR, file, line,
-		          "%s: %s['%s'] cannot be read by %s, who presents it when Prometheus "
-		          "scrapes %s: %s",
-		          s->def->name, s->def->config_name, keys[k], w->name, s->def->name, why);
-	}
+	char role[160];
+	snprintf(role, sizeof role, ", who presents it when Prometheus scrapes %s", s->def->name);
+	files_readable(s, keys, sizeof keys / sizeof keys[0], w, role, d);
 }
 
 void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct diags *d)
@@ -274,8 +265,10 @@ void preflight_commands(const struct ctl *ctl, const struct attrs *a, struct dia
 		else if (v == REFUSED)
 			diag_file(d, DIAG_ERR, file, line, "%s cannot run its command %s: %s",
 			          s->def->name, path, why);
+		/* The certificate and key a TLS service opens (Omnibus refuses a missing one too).
+		 */
 		if (svc_tls(s))
-			tls_files(s, who_runs(s, seen, &nseen), d);
+			files_readable(s, svc_tls_keys(s), 3, who_runs(s, seen, &nseen), "", d);
 		if (prom != NULL && prom->enabled && s->def->nscrape > 0)
 			scrape_tls_files(s, who_runs(prom, seen, &nseen), d);
 	}

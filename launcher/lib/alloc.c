@@ -70,3 +70,10 @@ char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

@@ -26,4 +26,7 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* Free the n strings of v, then v (NULL with n 0: nothing). */
+void strv_free(char **v, size_t n);
+
 #endif

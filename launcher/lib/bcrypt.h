@@ -22,8 +22,9 @@ int bcrypt_hash(const char *pw, char *out, size_t len, const char **why);
  * random key, then each hash beside its password's digest under that key (sha256-crypt, the
  * key as its salt), so that a password unchanged costs no bcrypt (cost 10, tens of ms each)
  * and the hash in the service's file keeps its random salt. With write, hashes made in the
- * run are saved by bcrypt_keep_close (a dry run passes false). Failures only cost the
- * keeping: without a record each run hashes anew, to another salt.
+ * run are saved by bcrypt_keep_close (reconfigure and exec --from-config; check-config and a
+ * dry run pass false). Failures only cost the keeping: without a record each run hashes
+ * anew, to another salt.
  */
 void bcrypt_keep_open(const char *vardir, bool write);
 /* Save (with write, when a hash was made) and forget the run's hashes and key. */

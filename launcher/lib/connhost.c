@@ -8,6 +8,7 @@
 
 #include "lib/clock.h"
 #include "lib/connhost.h"
+#include "lib/fdio.h"
 
 const char *connect_host(const char *listen)
 {
@@ -50,8 +51,9 @@ int connect_tcp(const char *host, int port, long deadline, char *err, size_t err
 	snprintf(ps, sizeof ps, "%d", port);
 	int gai = getaddrinfo(host, ps, &hints, &res);
 	if (gai != 0) {
-		snprintf(err, errlen, "%s: %s", host, gai_strerror(gai));
-		return -2;
+		snprintf(err, errlen, "resolve: %s", gai_strerror(gai));
+		errno = EHOSTUNREACH;
+		return -1;
 	}
 	int fd = -1;
 	errno = EADDRNOTAVAIL;
@@ -59,6 +61,27 @@ int connect_tcp(const char *host, int port, long deadline, char *err, size_t err
 		fd = connect_by(ai->ai_addr, ai->ai_addrlen, deadline);
 	int e = errno;
 	freeaddrinfo(res);
+	if (fd == -1)
+		snprintf(err, errlen, "connect: %s", strerror(e));
 	errno = e;
 	return fd;
+}
+
+ssize_t read_by(int fd, void *p, size_t n, long deadline, char *err, size_t errlen)
+{
+	for (;;) {
+		int r = poll_until(fd, POLLIN, deadline);
+		if (r <= 0) {
+			snprintf(err, errlen, "%s", r == 0 ? "no answer in time" : strerror(errno));
+			return -1;
+		}
+		ssize_t got = fdio_read(fd, p, n);
+		if (got == -1 && errno == EAGAIN)
+			continue;
+		if (got <= 0)
+			snprintf(err, errlen, "%s",
+			         got == 0 ? "connection closed without an answer"
+			                  : strerror(errno));
+		return got;
+	}
 }

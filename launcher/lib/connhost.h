@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* listen may be NULL (no address configured): loopback. */
 const char *connect_host(const char *listen);
@@ -21,9 +22,18 @@ int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline);
 
 /*
  * connect_by to host:port (host as connect_host gives it), trying each address getaddrinfo
- * gives in order until one connects. The fd; -1 with errno of the last address tried; or
- * -2 when the name does not resolve, with "HOST: REASON" in err.
+ * gives in order until one connects. The fd, or -1 with the one wording of why in err:
+ * "connect: REASON" (errno that of the last address tried) or "resolve: REASON" (errno
+ * EHOSTUNREACH). Callers add only their own context (what they were reaching), so the
+ * address is not in err.
  */
 int connect_tcp(const char *host, int port, long deadline, char *err, size_t errlen);
+
+/*
+ * One read of at most n bytes of a peer's answer on a non-blocking fd, waiting until deadline:
+ * the bytes read; 0 at EOF, with "connection closed without an answer" in err; -1 with "no
+ * answer in time" or the error in err. The one wording of every probe's reads.
+ */
+ssize_t read_by(int fd, void *p, size_t n, long deadline, char *err, size_t errlen);
 
 #endif

@@ -166,7 +166,7 @@ int ctl_init(struct ctl *ctl, const char *root, const char *config)
 {
 	/* each string is set below: zeroing all 16 KiB would touch four pages for nothing */
 	ctl->root[0] = ctl->config[0] = ctl->datadir[0] = ctl->self[0] = '\0';
-	ctl->verbose = false;
+	ctl->verbose = ctl->read_only = false;
 	if (set_root(ctl, root) == -1)
 		return -1;
 	if (config != NULL) {

@@ -13,6 +13,7 @@
 
 struct ctl {
 	bool verbose;           /* first: beside root's start, not a page of its own past self */
+	bool read_only;         /* check-config, a dry run: no file written, not even a cache */
 	char root[PATH_MAX];    /* --root / GITLAB_CTL_ROOT, "" for none; no trailing '/' */
 	char config[PATH_MAX];  /* -c FILE, else root + GITLAB_CTL_CONFIG_FILE */
 	char datadir[PATH_MAX]; /* catalog (sv/) and templates/: see ctl_init */

@@ -21,9 +21,7 @@ void envv_init(struct envv *e)
 
 void envv_free(struct envv *e)
 {
-	for (size_t i = 0; i < e->n; i++)
-		free(e->v[i]);
-	free(e->v);
+	strv_free(e->v, e->n);
 	envv_init(e);
 }
 

@@ -54,7 +54,7 @@ static int read_kept(int dfd, const char *name, char *out)
 	return 1;
 }
 
-int genpass_get(const char *vardir, const char *name, char *out, size_t len)
+int genpass_get(const char *vardir, const char *name, bool keep, char *out, size_t len)
 {
 	char pw[GENPASS_LEN + 1];
 	if (len <= GENPASS_LEN) {
@@ -66,9 +66,9 @@ int genpass_get(const char *vardir, const char *name, char *out, size_t len)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int dfd = privdir_open(vardir, dir, geteuid() == 0);
+	int dfd = privdir_open(vardir, dir, keep && geteuid() == 0);
 	if (dfd == -1) {
-		if (geteuid() == 0 && errno != EROFS)
+		if (geteuid() == 0 && errno != EROFS && (keep || errno != ENOENT))
 			return -1;
 		if (fresh(pw) == -1) /* not root: nothing of root's to keep it in */
 			return -1;
@@ -76,7 +76,9 @@ int genpass_get(const char *vardir, const char *name, char *out, size_t len)
 		return 0;
 	}
 	int r = read_kept(dfd, name, pw);
-	if (r == 0 && fresh(pw) == 0) {
+	if (r == 0 && !keep && fresh(pw) == 0) {
+		r = 1; /* this run's own */
+	} else if (r == 0 && fresh(pw) == 0) {
 		int fd =
 		    openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd != -1) {

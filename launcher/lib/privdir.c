@@ -1,9 +1,11 @@
 /* Opening root's private directories under one policy (see privdir.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pathjoin.h"
 #include "lib/pathsafe.h"
 #include "lib/privdir.h"
 
@@ -31,4 +33,14 @@ int privdir_open(const char *parent, const char *dir, bool create)
 	close(fd);
 	errno = EPERM;
 	return -1;
+}
+
+int privdir_open_var(const struct ctl *ctl, const char *name, char *dir, size_t len, bool create)
+{
+	char var[PATH_MAX];
+	if (ctl_var_dir(ctl, var, sizeof var) == -1 || path_join(dir, len, var, name) == -1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return privdir_open(var, dir, create);
 }

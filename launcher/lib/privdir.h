@@ -11,6 +11,9 @@
 #define GITLAB_CTL_PRIVDIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/ctl.h"
 
 /*
  * Open dir, below parent. With create, parent is made first (pathsafe_mkdirs, 0755) and dir
@@ -18,5 +21,9 @@
  * directory the policy refuses, ENOENT where it does not exist and create is false.
  */
 int privdir_open(const char *parent, const char *dir, bool create);
+
+/* privdir_open of <install>/var/NAME, its path in dir (len bytes); ENAMETOOLONG when a path
+ * does not fit. */
+int privdir_open_var(const struct ctl *ctl, const char *name, char *dir, size_t len, bool create);
 
 #endif

@@ -43,6 +43,32 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /*
+ * The escapes YAML's and Redis' double-quoted strings share, for an ASCII byte c (hex: each
+ * format's digits, as it has always been written): false for a byte from 0x80 up, not written.
+ */
+static bool dq_ascii(struct buf *b, unsigned char c, const char *hex)
+{
+	if (c == '"' || c == '\\') {
+		buf_addc(b, '\\');
+		buf_addc(b, (char)c);
+	} else if (c == '\n') {
+		buf_adds(b, "\\n");
+	} else if (c == '\t') {
+		buf_adds(b, "\\t");
+	} else if (c == '\r') {
+		buf_adds(b, "\\r");
+	} else if (c < 0x20 || c == 0x7f) {
+		char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+		buf_add(b, esc, sizeof esc);
+	} else if (c < 0x80) {
+		buf_addc(b, (char)c);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
  * YAML 1.1/1.2 double-quoted scalar: escape the quote, backslash, every
  * control character and the Unicode line breaks (NEL, LS, PS) that a YAML
  * parser would otherwise fold. A byte that is not valid UTF-8 becomes U+FFFD,
@@ -55,42 +81,27 @@ void quote_yaml(struct buf *b, const char *str)
 
 	buf_addc(b, '"');
 	while (*s) {
-		unsigned char c = *s;
-		if (c == '"' || c == '\\') {
-			buf_addc(b, '\\');
-			buf_addc(b, (char)c);
-		} else if (c == '\n') {
-			buf_adds(b, "\\n");
-		} else if (c == '\t') {
-			buf_adds(b, "\\t");
-		} else if (c == '\r') {
-			buf_adds(b, "\\r");
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			buf_add(b, esc, sizeof esc);
-		} else if (c < 0x80) {
-			buf_addc(b, (char)c);
-		} else {
-			size_t n = utf8_len(s);
-			if (n == 0) {
-				buf_adds(b, "\\uFFFD");
-				s++;
-				continue;
-			}
-			if (n == 2 && s[0] == 0xc2 && s[1] == 0x85)
-				buf_adds(b, "\\N");
-			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa8)
-				buf_adds(b, "\\L");
-			else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa9)
-				buf_adds(b, "\\P");
-			else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-				buf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
-			else
-				buf_add(b, (const char *)s, n);
-			s += n;
+		if (dq_ascii(b, *s, hex)) {
+			s++;
 			continue;
 		}
-		s++;
+		size_t n = utf8_len(s);
+		if (n == 0) {
+			buf_adds(b, "\\uFFFD");
+			s++;
+			continue;
+		}
+		if (n == 2 && s[0] == 0xc2 && s[1] == 0x85)
+			buf_adds(b, "\\N");
+		else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa8)
+			buf_adds(b, "\\L");
+		else if (n == 3 && s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0xa9)
+			buf_adds(b, "\\P");
+		else if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+			buf_adds(b, "\\uFFFD"); /* C1 control other than NEL */
+		else
+			buf_add(b, (const char *)s, n);
+		s += n;
 	}
 	buf_addc(b, '"');
 }
@@ -256,24 +267,9 @@ void quote_redis_arg(struct buf *out, const char *v)
 {
 	static const char hex[] = "0123456789abcdef";
 	buf_addc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			buf_addc(out, '\\');
-			buf_addc(out, (char)c);
-		} else if (c == '\n') {
-			buf_adds(out, "\\n");
-		} else if (c == '\r') {
-			buf_adds(out, "\\r");
-		} else if (c == '\t') {
-			buf_adds(out, "\\t");
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-			buf_add(out, esc, sizeof esc);
-		} else {
-			buf_addc(out, (char)c);
-		}
-	}
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (!dq_ascii(out, *p, hex))
+			buf_addc(out, (char)*p); /* bytes, not text: Redis takes them as they are */
 	buf_addc(out, '"');
 }
 

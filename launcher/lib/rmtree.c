@@ -79,9 +79,7 @@ static void complain(struct rm *r, size_t depth, const char *name, const char *w
 static void pop(struct rm *r)
 {
 	struct frame *f = &r->f[--r->depth];
-	for (size_t i = 0; i < f->n; i++)
-		free(f->names[i]);
-	free(f->names);
+	strv_free(f->names, f->n);
 	free(f->name);
 }
 

@@ -1,7 +1,6 @@
 /* One HTTP/1.0 GET with a deadline: non-blocking connect and poll, no library. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,7 +8,6 @@
 
 #include "lib/connhost.h"
 #include "lib/clock.h"
-#include "lib/fdio.h"
 #include "proc/httpprobe.h"
 
 int http_status_code(const char *line, size_t len)
@@ -72,20 +70,9 @@ static int exchange(int fd, const char *host, const char *path, const char *user
 	}
 	size_t len = 0;
 	while (len < sizeof resp - 1 && memchr(resp, '\n', len) == NULL) {
-		int r = poll_until(fd, POLLIN, deadline);
-		if (r <= 0) {
-			snprintf(err, errlen, "%s", r == 0 ? "no answer in time" : strerror(errno));
+		ssize_t got = read_by(fd, resp + len, sizeof resp - 1 - len, deadline, err, errlen);
+		if (got <= 0)
 			return -1;
-		}
-		ssize_t got = fdio_read(fd, resp + len, sizeof resp - 1 - len);
-		if (got == -1 && errno == EAGAIN)
-			continue;
-		if (got <= 0) {
-			snprintf(err, errlen, "%s",
-			         got == 0 ? "connection closed without an answer"
-			                  : strerror(errno));
-			return -1;
-		}
 		len += (size_t)got;
 	}
 	int code = http_status_code(resp, len);
@@ -100,11 +87,8 @@ int http_probe(const char *host, int port, const char *path, const char *userpas
 	host = connect_host(host);
 	long deadline = mono_ms() + timeout_ms;
 	int fd = connect_tcp(host, port, deadline, err, errlen);
-	if (fd < 0) {
-		if (fd == -1)
-			snprintf(err, errlen, "connect: %s", strerror(errno));
+	if (fd == -1)
 		return -1;
-	}
 	int code = exchange(fd, host, path, userpass, deadline, err, errlen);
 	close(fd);
 	return code;

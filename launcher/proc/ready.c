@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,14 +314,16 @@ static int owned(pid_t pid, const struct inodes *in, const char *what, char *why
 	return 0;
 }
 
-/* connect_tcp, with "connect to HOST:PORT: REASON" in why when no address connects. */
+/* connect_tcp, with "HOST:PORT: " before its reason in why. */
 static int connect_service(const char *host, int port, long deadline, char *why, size_t len)
 {
 	host = connect_host(host);
-	int fd = connect_tcp(host, port, deadline, why, len);
+	char err[200];
+	int fd = connect_tcp(host, port, deadline, err, sizeof err);
+	bool v6 = strchr(host, ':') != NULL;
 	if (fd == -1)
-		snprintf(why, len, "connect to %s:%d: %s", host, port, strerror(errno));
-	return fd < 0 ? -1 : fd;
+		snprintf(why, len, "%s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port, err);
+	return fd;
 }
 
 static int connect_unix(const char *path, long deadline, char *why, size_t len)
@@ -334,7 +335,7 @@ static int connect_unix(const char *path, long deadline, char *why, size_t len)
 	}
 	int fd = connect_by((const struct sockaddr *)&sun, sizeof sun, deadline);
 	if (fd == -1)
-		snprintf(why, len, "connect to %s: %s", path, strerror(errno));
+		snprintf(why, len, "%s: connect: %s", path, strerror(errno)); /* as connect_tcp's */
 	return fd;
 }
 
@@ -378,15 +379,11 @@ static int converse_with(int fd, const char *send_s, const char *expect, long de
 	if (expect == NULL)
 		return 1;
 	while (got < sizeof buf - 1) {
-		if (poll_until(fd, POLLIN, deadline) != 1) {
-			snprintf(why, len, "no answer in time");
+		ssize_t n = read_by(fd, buf + got, sizeof buf - 1 - got, deadline, why, len);
+		if (n == -1)
 			return 0;
-		}
-		ssize_t n = fdio_read(fd, buf + got, sizeof buf - 1 - got);
-		if (n == -1 && errno == EAGAIN)
-			continue;
-		if (n <= 0)
-			break;
+		if (n == 0)
+			break; /* what it said before it closed is the answer below */
 		got += (size_t)n;
 		buf[got] = '\0';
 		if (strstr(buf, expect) != NULL)

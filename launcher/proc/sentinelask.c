@@ -1,6 +1,5 @@
 /* Ask a sentinel for the current master (see sentinelask.h). */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/connhost.h"
-#include "lib/fdio.h"
 #include "lib/quote.h"
 #include "proc/sentinelask.h"
 
@@ -122,11 +120,8 @@ int sentinel_ask(const char *host, int port, const char *password, const char *n
 	host = connect_host(host);
 	long deadline = mono_ms() + timeout_ms;
 	int fd = connect_tcp(host, port, deadline, err, errlen);
-	if (fd < 0) {
-		if (fd == -1)
-			snprintf(err, errlen, "connect: %s", strerror(errno));
+	if (fd == -1)
 		return -1;
-	}
 	bool authed = password != NULL && password[0] != '\0';
 	struct buf req, resp;
 	buf_init(&req);
@@ -147,21 +142,8 @@ int sentinel_ask(const char *host, int port, const char *password, const char *n
 	else
 		r = 2;
 	while (r == 2) {
-		int pr = poll_until(fd, POLLIN, deadline);
-		if (pr <= 0) {
-			snprintf(err, errlen, "%s",
-			         pr == 0 ? "no answer in time" : strerror(errno));
-			r = -1;
-			break;
-		}
-		char *room = buf_room(&resp, 512);
-		ssize_t got = fdio_read(fd, room, 512);
-		if (got == -1 && errno == EAGAIN)
-			continue;
+		ssize_t got = read_by(fd, buf_room(&resp, 512), 512, deadline, err, errlen);
 		if (got <= 0) {
-			snprintf(err, errlen, "%s",
-			         got == 0 ? "connection closed without an answer"
-			                  : strerror(errno));
 			r = -1;
 			break;
 		}

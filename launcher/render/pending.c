@@ -11,7 +11,6 @@
 
 #include "render/pending.h"
 #include "render/tree.h"
-#include "lib/pathjoin.h"
 #include "lib/privdir.h"
 #include "lib/readfile.h"
 
@@ -32,14 +31,7 @@ static const struct {
 
 int pending_open(const struct ctl *ctl, struct pending *pd, bool create)
 {
-	char var[PATH_MAX];
-	pd->dirfd = -1;
-	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    path_join(pd->dir, sizeof pd->dir, var, "pending") == -1) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	pd->dirfd = privdir_open(var, pd->dir, create);
+	pd->dirfd = privdir_open_var(ctl, "pending", pd->dir, sizeof pd->dir, create);
 	return pd->dirfd == -1 ? -1 : 0;
 }
 

@@ -8,22 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/pathjoin.h"
 #include "lib/fdio.h"
+#include "lib/pathjoin.h"
 #include "lib/privdir.h"
 #include "lib/readfile.h"
 #include "render/steprec.h"
 
 int steprec_open(const struct ctl *ctl, struct steprec *r, bool create)
 {
-	char var[PATH_MAX];
-	r->dirfd = -1;
-	if (ctl_var_dir(ctl, var, sizeof var) == -1 ||
-	    path_join(r->dir, sizeof r->dir, var, "setup") == -1) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	r->dirfd = privdir_open(var, r->dir, create);
+	r->dirfd = privdir_open_var(ctl, "setup", r->dir, sizeof r->dir, create);
 	return r->dirfd == -1 ? -1 : 0;
 }
 

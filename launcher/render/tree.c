@@ -65,12 +65,8 @@ void tree_free(struct tree *t)
 	tr_dirs_close(t);
 	if (t->aside_fd >= 0)
 		close(t->aside_fd);
-	for (size_t i = 0; i < t->ndirty; i++)
-		free(t->dirty[i]);
-	free(t->dirty);
-	for (size_t i = 0; i < t->nsecrets; i++)
-		free(t->secrets[i]);
-	free(t->secrets);
+	strv_free(t->dirty, t->ndirty);
+	strv_free(t->secrets, t->nsecrets);
 	free(t->byname);
 	free(t->scanned);
 	buf_free(&t->rbuf);

@@ -116,9 +116,7 @@ void svsel_free(struct svsel *sel)
 	free(sel->deps);
 	sel->wave = NULL;
 	sel->deps = NULL;
-	for (size_t i = 0; i < sel->n; i++)
-		free(sel->names[i]);
-	free(sel->names);
+	strv_free(sel->names, sel->n);
 	sel->names = NULL;
 	sel->n = 0;
 	sel->cap = 0;

@@ -307,6 +307,23 @@ has() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 lacks: $2"; }; }
 lacks() { ! grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$1 has: $2"; }; }
 empty() { [ ! -s "$1" ] || { cat "$1" >&2; fail "$1 is not empty"; }; }
 # same FILE TEXT: FILE holds exactly TEXT (a golden message)
+# tree_state DIR: every path below DIR with its type, mode, owner, size and mtime (ns), sorted,
+# for a command that promises to write nothing (check-config, reconfigure --dry-run): a file
+# made and removed again still shows in its directory's mtime. runsv's supervise/ and svlogd's
+# own files (current, lock, state, newstate, rotated @...) belong to the running services.
+tree_state() {
+	(cd "$1" && find . \( -name supervise -o -name current -o -name lock -o -name state \
+		-o -name newstate -o -name '@*' \) -prune -o -printf '%p %M %U %G %s %T@\n' | LC_ALL=C sort)
+}
+# same_state DIR BEFORE WHAT: fail, with the difference, unless tree_state DIR is BEFORE.
+same_state() {
+	_ss_now=$(tree_state "$1")
+	[ "$_ss_now" = "$2" ] && return 0
+	printf '%s\n' "$2" >"$T_ROOT/.state-before"
+	printf '%s\n' "$_ss_now" | diff "$T_ROOT/.state-before" - >&2 || true
+	rm -f "$T_ROOT/.state-before"
+	fail "$3 changed $1"
+}
 same() { [ "$(cat "$1")" = "$2" ] || fail "$1: got
 $(cat "$1")
 want

@@ -38,7 +38,7 @@ EOF
 
 note "start the entrypoint in the background; its pid must become the exporter"
 export INHERITED_BY_ACCIDENT=yes
-"$GITLAB_CTL" exec gitlab-exporter --from-config -c "$CONFIG" >"$T_ROOT/out" 2>&1 </dev/null &
+"$GITLAB_CTL" --root "$T_ROOT" exec gitlab-exporter --from-config -c "$CONFIG" >"$T_ROOT/out" 2>&1 </dev/null &
 pid=$!
 track_pid "$pid"
 unset INHERITED_BY_ACCIDENT

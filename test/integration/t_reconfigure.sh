@@ -1,7 +1,9 @@
 # reconfigure converges a private root: the first run brings gitlab-exporter up under
 # runit; a second run changes nothing; an env edit restarts it (new pid, new value in
-# /proc/PID/environ); a svlogd-only edit reloads the log and keeps the pid; --dry-run
-# changes nothing; enable = false stops it and removes the symlink; enabling it again
+# /proc/PID/environ); a svlogd-only edit reloads the log and keeps the pid; check-config and
+# --dry-run --diff change nothing on disk, on a fresh root and on a converged one with a new
+# MALLOC_CONF (no generated secret, no jemalloc answer cached: every path and mtime the same);
+# enable = false stops it and removes the symlink; enabling it again
 # while runsvdir runs is picked up at once (no 5 s scan wait).
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -28,6 +30,14 @@ env_of() {
 }
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 answers() { sh "$SVC/check" 2>/dev/null; }
+
+# --- check-config and a dry run on a fresh root: nothing on disk ---------------------------
+before=$(tree_state "$T_ROOT")
+ctl check-config >/dev/null || fail "check-config failed on a fresh root"
+same_state "$T_ROOT" "$before" "check-config on a fresh root"
+out=$(ctl reconfigure --dry-run --diff) || fail "dry run failed on a fresh root: $out"
+printf '%s\n' "$out" | grep -q "^create file $ENVDIR/MALLOC_CONF" || fail "fresh dry run: $out"
+same_state "$T_ROOT" "$before" "reconfigure --dry-run --diff on a fresh root"
 
 # --- first reconfigure: up under runit ---------------------------------------------------
 out=$(ctl reconfigure) || fail "first reconfigure failed: $out"
@@ -56,6 +66,17 @@ out=$(ctl reconfigure) || fail "second reconfigure failed: $out"
 printf '%s\n' "$out" | grep -Eq '^0/[0-9]+ resources updated' || fail "second run updated: $out"
 printf '%s\n' "$out" | grep -q restart && fail "second run restarted: $out"
 [ "$(svpid)" = "$PID1" ] || fail "pid changed on a no-op reconfigure"
+
+# --- check-config and --dry-run: a MALLOC_CONF jemalloc has not judged yet, still nothing on disk
+[ -s "$T_ROOT/opt/gitlab/var/envcheck-jemalloc" ] || fail "reconfigure kept no jemalloc answer"
+echo "gitlab_exporter['env'] = { 'MALLOC_CONF' => 'narenas:2,tcache:false' }" >>"$RB"
+before=$(tree_state "$T_ROOT")
+ctl check-config >/dev/null || fail "check-config failed on a new MALLOC_CONF"
+same_state "$T_ROOT" "$before" "check-config on a converged root"
+out=$(ctl reconfigure --dry-run --diff) || fail "dry run failed on a new MALLOC_CONF: $out"
+printf '%s\n' "$out" | grep -q '^+narenas:2,tcache:false$' || fail "dry run shows no diff: $out"
+same_state "$T_ROOT" "$before" "reconfigure --dry-run --diff on a converged root"
+sed -i '/narenas:2/d' "$RB"
 
 # --- --dry-run shows a diff and changes nothing -----------------------------------------
 echo "gitlab_exporter['env'] = { 'GREETING' => 'hello' }" >>"$RB"

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/clock.h"
 
 #include "lib/connhost.h"
@@ -33,41 +35,44 @@ static void hosts_stay(void **state)
 	assert_string_equal(connect_host("::1"), "::1");
 }
 
-/* A socket bound to a loopback port of the kernel's choice (its port in *port), listening or not.
- */
-static int bound(int *port, bool listening)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd != -1);
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t sl = sizeof sin;
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	if (listening)
-		assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &sl), 0);
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
 static void connects_and_refuses(void **state)
 {
 	(void)state;
 	char err[256] = "";
-	int port, l = bound(&port, true);
+	int port, l = tl_bound(&port, true);
 	int fd = connect_tcp("127.0.0.1", port, mono_ms() + 2000, err, sizeof err);
 	assert_true(fd >= 0);
 	close(fd);
 	close(l);
 	/* Bound but not listening: refused, and no other process can take the port meanwhile. */
-	l = bound(&port, false);
+	l = tl_bound(&port, false);
 	assert_int_equal(connect_tcp("127.0.0.1", port, mono_ms() + 2000, err, sizeof err), -1);
 	assert_int_equal(errno, ECONNREFUSED);
-	assert_string_equal(err, "");
+	assert_string_equal(err, "connect: Connection refused");
 	close(l);
-	/* A name that does not resolve: -2, the reason in err. */
+	/* A name that does not resolve: the step and reason in err (the caller names the host). */
 	assert_int_equal(connect_tcp("no-such-host.invalid", 80, mono_ms() + 2000, err, sizeof err),
-	                 -2);
-	assert_true(strncmp(err, "no-such-host.invalid: ", 22) == 0);
+	                 -1);
+	assert_true(strncmp(err, "resolve: ", 9) == 0);
+}
+
+/* read_by: what there is, the deadline, then the peer's close, each worded once. */
+static void reads_by_deadline(void **state)
+{
+	(void)state;
+	int sv[2];
+	char buf[16], err[128] = "";
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(write(sv[1], "hi", 2), 2);
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, mono_ms() + 2000, err, sizeof err), 2);
+	long t0 = mono_ms();
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, t0 + 100, err, sizeof err), -1);
+	assert_string_equal(err, "no answer in time");
+	assert_true(mono_ms() >= t0 + 100);
+	close(sv[1]);
+	assert_int_equal(read_by(sv[0], buf, sizeof buf, mono_ms() + 2000, err, sizeof err), 0);
+	assert_string_equal(err, "connection closed without an answer");
+	close(sv[0]);
 }
 
 int main(void)
@@ -76,6 +81,7 @@ int main(void)
 	    cmocka_unit_test(wildcards_are_loopback),
 	    cmocka_unit_test(hosts_stay),
 	    cmocka_unit_test(connects_and_refuses),
+	    cmocka_unit_test(reads_by_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 /* envcheck: every env validation rule, with valid and invalid values. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -365,12 +366,14 @@ struct run_result {
 	bool ran; /* jemalloc was run to judge the value */
 };
 
-/* One run of attrs' kind: value checked against je with the cache in var (written at free). */
-static struct run_result cached_run(const char *je, const char *var, const char *value)
+/* One run of attrs' kind: value checked against je with the cache in var (written at free
+ * with write). */
+static struct run_result cached_run_w(const char *je, const char *var, const char *value,
+                                      bool write)
 {
 	struct envcheck run;
 	envcheck_init(&run, je);
-	envcheck_cache(&run, var);
+	envcheck_cache(&run, var, write);
 	struct diags d;
 	diags_init(&d);
 	long before = child_faults();
@@ -379,6 +382,11 @@ static struct run_result cached_run(const char *je, const char *var, const char 
 	diags_free(&d);
 	envcheck_free(&run);
 	return r;
+}
+
+static struct run_result cached_run(const char *je, const char *var, const char *value)
+{
+	return cached_run_w(je, var, value, true);
 }
 
 #define RAN(je, v)    assert_true(cached_run(je, var, v).ran)
@@ -461,6 +469,30 @@ static void test_malloc_conf_cache(void **state)
 	assert_int_equal(chmod(var, 0775), 0); /* a directory others may write */
 	RAN(je, "narenas:3");
 	assert_int_equal(chmod(var, 0755), 0);
+	CACHED(je, "narenas:3");
+
+	/* read-only (check-config, a dry run): a kept answer is used, a new one asked and never
+	 * written: the file's bytes, mtime and inode, and the directory's, stay as they were */
+	struct stat f0, d0, f1, d1;
+	assert_int_equal(lstat(file, &f0), 0);
+	assert_int_equal(lstat(var, &d0), 0);
+	assert_false(cached_run_w(je, var, "narenas:3", false).ran);
+	r = cached_run_w(je, var, "narenas:5", false);
+	assert_true(r.ran);
+	assert_int_equal(r.nerr + r.nwarn, 0);
+	assert_true(cached_run_w(je, var, "narenas:5", false).ran); /* not kept */
+	assert_int_equal(lstat(file, &f1), 0);
+	assert_int_equal(lstat(var, &d1), 0);
+	assert_true(f1.st_ino == f0.st_ino && f1.st_size == f0.st_size);
+	assert_true(f1.st_mtim.tv_sec == f0.st_mtim.tv_sec &&
+	            f1.st_mtim.tv_nsec == f0.st_mtim.tv_nsec);
+	assert_true(d1.st_mtim.tv_sec == d0.st_mtim.tv_sec &&
+	            d1.st_mtim.tv_nsec == d0.st_mtim.tv_nsec);
+	assert_int_equal(unlink(file), 0);
+	assert_true(cached_run_w(je, var, "narenas:3", false).ran);
+	assert_int_equal(lstat(file, &f1), -1); /* nor created */
+	assert_int_equal(errno, ENOENT);
+	RAN(je, "narenas:3"); /* the writing run still keeps it */
 	CACHED(je, "narenas:3");
 
 	assert_int_equal(unlink(file), 0);

@@ -17,23 +17,10 @@
 
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "lib/clock.h"
 #include "proc/httpprobe.h"
-
-/* A TCP socket bound to 127.0.0.1 on a free port; listening if asked. */
-static int bound(int *port, bool listening)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd != -1);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	socklen_t sl = sizeof sa;
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-	*port = ntohs(sa.sin_port);
-	if (listening)
-		assert_int_equal(listen(fd, 4), 0);
-	return fd;
-}
 
 static void send_str(int fd, const char *s)
 {
@@ -93,7 +80,7 @@ static int probe_with(const char *host, const char *head, const char *tail, char
                       size_t errlen)
 {
 	int port;
-	int lfd = bound(&port, true);
+	int lfd = tl_bound(&port, true);
 	pid_t pid = serve(lfd, head, tail);
 	int code = http_probe(host, port, "/metrics", NULL, 10000, err, errlen);
 	close(lfd);
@@ -138,7 +125,7 @@ static void test_timeout(void **state)
 	(void)state;
 	char err[256] = "";
 	int port;
-	int lfd = bound(&port, true);
+	int lfd = tl_bound(&port, true);
 	long t0 = mono_ms();
 	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", NULL, 200, err, sizeof err), -1);
 	long took = mono_ms() - t0;
@@ -154,7 +141,7 @@ static void test_closed_port(void **state)
 	(void)state;
 	char err[256] = "";
 	int port;
-	int fd = bound(&port, false);
+	int fd = tl_bound(&port, false);
 	assert_int_equal(http_probe("127.0.0.1", port, "/metrics", NULL, 5000, err, sizeof err),
 	                 -1);
 	close(fd);
@@ -169,7 +156,7 @@ static void test_request_too_long(void **state)
 	path[0] = '/';
 	path[sizeof path - 1] = '\0';
 	int port;
-	int lfd = bound(&port, true);
+	int lfd = tl_bound(&port, true);
 	assert_int_equal(http_probe("127.0.0.1", port, path, NULL, 5000, err, sizeof err), -1);
 	close(lfd);
 	assert_string_equal(err, "request too long");

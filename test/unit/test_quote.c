@@ -147,6 +147,9 @@ static void test_redis_arg(void **state)
 	assert_string_equal(run_void(quote_redis_arg, "a\\b"), "\"a\\\\b\"");
 	assert_string_equal(run_void(quote_redis_arg, "a\nb\r\t\x01"), "\"a\\nb\\r\\t\\x01\"");
 	assert_string_equal(run_void(quote_redis_arg, ""), "\"\"");
+	/* lower-case hex as always; bytes from 0x80 up as they are (Redis takes bytes) */
+	assert_string_equal(run_void(quote_redis_arg, "\x1b\x7f\xc3\xa9\xff"),
+	                    "\"\\x1b\\x7f\xc3\xa9\xff\"");
 }
 
 static void test_redis_memory(void **state)
@@ -303,6 +306,9 @@ static void test_sh_and_yaml(void **state)
 	assert_string_equal(run_void(quote_sh, "it's"), "'it'\\''s'");
 	assert_string_equal(run_void(quote_sh, ""), "''");
 	assert_string_equal(run_void(quote_yaml, "a\"b\\c\n"), "\"a\\\"b\\\\c\\n\"");
+	/* upper-case hex, as YAML output always was; invalid UTF-8 is U+FFFD */
+	assert_string_equal(run_void(quote_yaml, "\x1b\x7f\xc3\xa9\xff"),
+	                    "\"\\x1B\\x7F\xc3\xa9\\uFFFD\"");
 	assert_string_equal(run_void(quote_yaml, "x: &y *z # c"), "\"x: &y *z # c\"");
 }
 

@@ -3,8 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+
+#include "testlib.h"
 
 #include "proc/sentinelask.h"
 
@@ -64,12 +67,27 @@ static void test_refused(void **state)
 	                 -1);
 }
 
+/* A sentinel that does not listen: connect_tcp's wording, which redisfollow puts after the address.
+ */
+static void test_closed_port(void **state)
+{
+	(void)state;
+	char ip[64], err[128] = "";
+	int port, held = tl_bound(&port, false);
+	assert_int_equal(sentinel_ask("127.0.0.1", port, NULL, "gitlab-redis", 2000, ip, sizeof ip,
+	                              &port, err, sizeof err),
+	                 -1);
+	close(held);
+	assert_string_equal(err, "connect: Connection refused");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_answer),
 	    cmocka_unit_test(test_partial),
 	    cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_closed_port),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,10 +7,13 @@
 #define GITLAB_CTL_TESTLIB_H
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,6 +83,22 @@ static inline int tl_rm_one(const char *p, const struct stat *st, int flag, stru
 static inline int tl_rmtree(const char *dir)
 {
 	return nftw(dir, tl_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A TCP socket bound to 127.0.0.1 on a port the kernel picks (*port), listening if asked:
+ * bound but not listening, it is refused, and no other process can take it meanwhile. */
+static inline int tl_bound(int *port, bool listening)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd != -1);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sa;
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	if (listening)
+		assert_int_equal(listen(fd, 8), 0);
+	return fd;
 }
 
 #endif
