@@ -98,7 +98,7 @@ lacks "$OUT" "pw-Secret-77"
 [ -f "$T_ROOT/opt/gitlab/etc/postgres-exporter/env/DATA_SOURCE_NAME" ] || fail "no DATA_SOURCE_NAME in the envdir"
 # The catalog's Go runtime defaults (bench/stack measured them) reach the running exporters.
 if [ "$(id -u)" = 0 ]; then
-	for _sv in "node-exporter GOGC=50" "redis-exporter GOGC=25" "postgres-exporter GOGC=25"; do
+	for _sv in "node-exporter GOGC=75" "redis-exporter GOGC=25" "postgres-exporter GOGC=25"; do
 		set -- $_sv
 		tr '\0' '\n' <"/proc/$(pid_of "$1")/environ" >"$OUT"
 		for _v in "$2" GOMAXPROCS=1; do

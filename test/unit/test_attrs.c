@@ -159,7 +159,7 @@ static void test_defaults(void **state)
 	assert_true(n->enabled); /* Omnibus' defaults: see test_omnibus_defaults */
 	/* no jemalloc, no Ruby GC: the Go runtime's settings (bench/stack) */
 	assert_int_equal(n->env.n, 2);
-	assert_string_equal(kv_get(&n->env, "GOGC"), "50");
+	assert_string_equal(kv_get(&n->env, "GOGC"), "75");
 	assert_string_equal(kv_get(&n->env, "GOMAXPROCS"), "1");
 	assert_null(kv_get(&n->env, "GOMEMLIMIT"));
 	assert_string_equal(n->listen_host, "localhost");
