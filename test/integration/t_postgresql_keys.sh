@@ -44,7 +44,7 @@ for kv in work_mem=32MB checkpoint_completion_target=0.8 random_page_cost=1.5 lo
 	autovacuum_naptime=2min max_locks_per_transaction=200 log_statement=ddl \
 	statement_timeout=1min idle_in_transaction_session_timeout=1min maintenance_work_mem=16MB \
 	autovacuum_vacuum_scale_factor=0.02 default_statistics_target=1000 deadlock_timeout=5s \
-	wal_level=minimal max_wal_size=1GB log_min_duration_statement=1s; do
+	wal_level=minimal max_wal_size=1GB log_min_duration_statement=1s max_pred_locks_per_transaction=10; do
 	got=$(show "${kv%%=*}")
 	[ "$got" = "${kv#*=}" ] || fail "SHOW ${kv%%=*}: $got, want ${kv#*=}"
 done
