@@ -34,6 +34,7 @@
 #include "engine/restartparams.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/fnv.h"
 #include "lib/keptout.h"
 #include "lib/proctree.h"
 #include "lib/safetext.h"
@@ -546,22 +547,10 @@ static void record_passed(struct converge *cv, size_t k, const char *what, const
 /* The record of a readiness proven for a process (no step is named so: a dot file). */
 #define READY_RECORD ".ready"
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (const char *p = s;; p++) { /* FNV-1a, the NUL included as a separator */
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		if (*p == '\0')
-			return h;
-	}
-}
-
 /* An after_ready step's command as its record holds it: a changed command runs again. */
 static void step_digest(const struct plan_step *st, char *out, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (char **a = st->argv; *a != NULL; a++)
-		h = fnv(h, *a);
-	snprintf(out, len, "argv-%016llx", (unsigned long long)h);
+	snprintf(out, len, "argv-%016llx", (unsigned long long)fnv_argv(st->argv));
 }
 
 /*
@@ -570,9 +559,10 @@ static void step_digest(const struct plan_step *st, char *out, size_t len)
  */
 static void settings_digest(const struct svc *s, char *out, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = FNV_OFFSET;
 	for (size_t i = 0; i < s->vars.n; i++)
-		h = fnv(fnv(h, s->vars.v[i].name), s->vars.v[i].value ? s->vars.v[i].value : "");
+		h = fnv_str(fnv_str(h, s->vars.v[i].name),
+		            s->vars.v[i].value ? s->vars.v[i].value : "");
 	snprintf(out, len, "vars-%016llx", (unsigned long long)h);
 }
 

@@ -7,6 +7,7 @@
 #define GITLAB_CTL_ASCII_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 static inline bool ascii_digit(int c)
 {
@@ -43,6 +44,17 @@ static inline bool ascii_blank(int c)
 static inline bool ascii_space(int c)
 {
 	return ascii_blank(c) || (c >= '\n' && c <= '\r');
+}
+
+/* n bytes at s, 1 to max of them, all digits (a bounded unsigned decimal). */
+static inline bool ascii_digits(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ascii_digit(s[i]))
+			return false;
+	return true;
 }
 
 /* The value of a hex digit, either case; -1 for any other character. */

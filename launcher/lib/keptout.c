@@ -9,27 +9,17 @@
 #include <unistd.h>
 
 #include "lib/fdio.h"
+#include "lib/fnv.h"
 #include "lib/keptout.h"
 #include "lib/privdir.h"
 #include "lib/readfile.h"
-
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (const char *p = s;; p++) { /* FNV-1a, the NUL included as a separator */
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		if (*p == '\0')
-			return h;
-	}
-}
 
 int keptout_key(char *const *argv, char *out, size_t len)
 {
 	struct stat st;
 	if (argv == NULL || argv[0] == NULL || stat(argv[0], &st) == -1)
 		return -1;
-	uint64_t h = 1469598103934665603ULL;
-	for (char *const *a = argv; *a != NULL; a++)
-		h = fnv(h, *a);
+	uint64_t h = fnv_argv(argv);
 	int n = snprintf(out, len, "%016llx %ju %ju %jd %jd.%09ld %jd.%09ld", (unsigned long long)h,
 	                 (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
 	                 (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,

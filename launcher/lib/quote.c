@@ -329,16 +329,6 @@ static size_t next_word(const char **p, const char **word)
 	return (size_t)(*p - *word);
 }
 
-static bool all_digits(const char *s, size_t n)
-{
-	if (n == 0 || n > 18)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!ascii_digit(s[i]))
-			return false;
-	return true;
-}
-
 int quote_redis_obl(struct buf *out, const char *v, const char **why)
 {
 	static const char msg[] = "not \"HARD SOFT SECONDS\" (two memory sizes such as 256mb, then "
@@ -348,7 +338,7 @@ int quote_redis_obl(struct buf *out, const char *v, const char **why)
 	for (int i = 0; i < 4; i++)
 		n[i] = next_word(&p, &w[i]);
 	if (n[3] != 0 || !redis_memory_ok(w[0], n[0]) || !redis_memory_ok(w[1], n[1]) ||
-	    !all_digits(w[2], n[2]))
+	    !ascii_digits(w[2], n[2], 18))
 		return refuse(why, msg);
 	for (int i = 0; i < 3; i++) {
 		if (i > 0)
@@ -379,7 +369,7 @@ int quote_redis_save(struct buf *out, const struct yval *v, const char **why)
 		if (i > 0)
 			buf_addc(out, '\n');
 		buf_adds(out, "save");
-		while ((len = next_word(&p, &w)) > 0 && all_digits(w, len)) {
+		while ((len = next_word(&p, &w)) > 0 && ascii_digits(w, len, 18)) {
 			buf_addc(out, ' ');
 			buf_add(out, w, len);
 			words++;

@@ -84,17 +84,6 @@ static bool addr_ok(const char *s)
 	return true;
 }
 
-static bool port_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 5)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!ascii_digit(s[i]))
-			return false;
-	return true;
-}
-
 /* The live state lines kept for master `name`; myid only when the rendered file has none. */
 static bool state_line(const struct toks *t, const char *name, bool want_myid)
 {
@@ -149,7 +138,7 @@ static void scan_live(const char *s, const char *end, const struct toks *t, void
 	(void)s, (void)end;
 	struct scan *x = arg;
 	if (is(t, 0, "sentinel") && is(t, 1, "monitor") && is(t, 2, x->name) && t->n > 4 &&
-	    addr_ok(t->v[3]) && port_ok(t->v[4])) {
+	    addr_ok(t->v[3]) && ascii_digits(t->v[4], strlen(t->v[4]), 5)) {
 		memcpy(x->ip, t->v[3], sizeof x->ip);
 		memcpy(x->port, t->v[4], sizeof x->port);
 	}

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -31,12 +33,26 @@ void svwatch_add(struct svwatch *w, const char *dir)
 		w->nwatch++;
 }
 
-/* Read the queued events away: the next wait is for the next change. */
-static void drain(int fd)
+/*
+ * Read the queued events away: the next wait is for the next change. Whether one of them
+ * was runsv's: a waiter's own probe of supervise/ok and its commands to supervise/control
+ * (opened for writing, closed) are not, and waking on them made each wait spin.
+ */
+static bool drain(int fd)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	while (read(fd, buf, sizeof buf) > 0)
-		;
+	bool changed = false;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t off = 0; off + (ssize_t)sizeof(struct inotify_event) <= n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			bool ours =
+			    (ev->mask & IN_CLOSE_WRITE) && ev->len > 0 &&
+			    (strcmp(ev->name, "ok") == 0 || strcmp(ev->name, "control") == 0);
+			changed = changed || !ours;
+			off += (ssize_t)(sizeof *ev + ev->len);
+		}
+	return changed;
 }
 
 void svwatch_wait(struct svwatch *w, long timeout_ms)
@@ -47,9 +63,15 @@ void svwatch_wait(struct svwatch *w, long timeout_ms)
 		sleep_ms(timeout_ms);
 		return;
 	}
-	struct pollfd p = {.fd = w->fd, .events = POLLIN};
-	if (poll(&p, 1, timeout_ms > INT_MAX ? INT_MAX : (int)timeout_ms) > 0)
-		drain(w->fd);
+	long end = mono_ms() + timeout_ms;
+	for (long left = timeout_ms; left > 0; left = end - mono_ms()) {
+		struct pollfd p = {.fd = w->fd, .events = POLLIN};
+		int r = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (r == -1 && errno != EINTR)
+			return;
+		if (r > 0 && drain(w->fd))
+			return;
+	}
 }
 
 void svwatch_close(struct svwatch *w)

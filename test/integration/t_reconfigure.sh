@@ -31,13 +31,19 @@ env_of() {
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 answers() { sh "$SVC/check" 2>/dev/null; }
 
+# writes_nothing WHERE PATTERN: check-config, then a dry run whose output matches PATTERN;
+# neither changes anything below the root.
+writes_nothing() {
+	_before=$(tree_state "$T_ROOT")
+	ctl check-config >/dev/null || fail "check-config failed on $1"
+	same_state "$T_ROOT" "$_before" "check-config on $1"
+	_out=$(ctl reconfigure --dry-run --diff) || fail "dry run failed on $1: $_out"
+	printf '%s\n' "$_out" | grep -q "$2" || fail "dry run on $1 shows no $2: $_out"
+	same_state "$T_ROOT" "$_before" "reconfigure --dry-run --diff on $1"
+}
+
 # --- check-config and a dry run on a fresh root: nothing on disk ---------------------------
-before=$(tree_state "$T_ROOT")
-ctl check-config >/dev/null || fail "check-config failed on a fresh root"
-same_state "$T_ROOT" "$before" "check-config on a fresh root"
-out=$(ctl reconfigure --dry-run --diff) || fail "dry run failed on a fresh root: $out"
-printf '%s\n' "$out" | grep -q "^create file $ENVDIR/MALLOC_CONF" || fail "fresh dry run: $out"
-same_state "$T_ROOT" "$before" "reconfigure --dry-run --diff on a fresh root"
+writes_nothing "a fresh root" "^create file $ENVDIR/MALLOC_CONF"
 
 # --- first reconfigure: up under runit ---------------------------------------------------
 out=$(ctl reconfigure) || fail "first reconfigure failed: $out"
@@ -70,12 +76,7 @@ printf '%s\n' "$out" | grep -q restart && fail "second run restarted: $out"
 # --- check-config and --dry-run: a MALLOC_CONF jemalloc has not judged yet, still nothing on disk
 [ -s "$T_ROOT/opt/gitlab/var/envcheck-jemalloc" ] || fail "reconfigure kept no jemalloc answer"
 echo "gitlab_exporter['env'] = { 'MALLOC_CONF' => 'narenas:2,tcache:false' }" >>"$RB"
-before=$(tree_state "$T_ROOT")
-ctl check-config >/dev/null || fail "check-config failed on a new MALLOC_CONF"
-same_state "$T_ROOT" "$before" "check-config on a converged root"
-out=$(ctl reconfigure --dry-run --diff) || fail "dry run failed on a new MALLOC_CONF: $out"
-printf '%s\n' "$out" | grep -q '^+narenas:2,tcache:false$' || fail "dry run shows no diff: $out"
-same_state "$T_ROOT" "$before" "reconfigure --dry-run --diff on a converged root"
+writes_nothing "a converged root with a new MALLOC_CONF" '^+narenas:2,tcache:false$'
 sed -i '/narenas:2/d' "$RB"
 
 # --- --dry-run shows a diff and changes nothing -----------------------------------------

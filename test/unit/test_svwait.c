@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -21,6 +22,7 @@
 #include "lib/diag.h"
 #include "lib/rmtree.h"
 #include "runit/svwait.h"
+#include "runit/svwatch.h"
 
 static char root[64], dir[PATH_MAX], errfile[PATH_MAX];
 static int saved = -1;
@@ -136,6 +138,51 @@ static void test_supervised_without_runsvdir(void **state)
 	diags_free(&d);
 }
 
+/* touch DIR/NAME as a writer does: open for writing, close. */
+static void open_write(const char *d, const char *name)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", d, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/*
+ * A waiter's own writes to supervise/ok and supervise/control do not end its wait (they
+ * made every wait spin); runsv's rename of a new status does, at once.
+ */
+static void test_watch_ignores_own_writes(void **state)
+{
+	(void)state;
+	char sup[PATH_MAX - 16], tmp[PATH_MAX], st[PATH_MAX];
+	snprintf(sup, sizeof sup, "%s/svc/supervise", root);
+	snprintf(tmp, sizeof tmp, "%s/status.new", sup);
+	snprintf(st, sizeof st, "%s/status", sup);
+	char svc[PATH_MAX];
+	snprintf(svc, sizeof svc, "%s/svc", root);
+	assert_int_equal(mkdir(svc, 0755), 0);
+	assert_int_equal(mkdir(sup, 0755), 0);
+	open_write(sup, "ok"); /* runsv's, made before anyone waits */
+	open_write(sup, "control");
+	struct svwatch w;
+	svwatch_open(&w);
+	svwatch_add(&w, svc);
+	if (w.fd == -1)
+		skip(); /* no inotify here */
+	open_write(sup, "ok");
+	open_write(sup, "control");
+	long t0 = mono_ms();
+	svwatch_wait(&w, 300);
+	assert_true(mono_ms() - t0 >= 290);
+	open_write(sup, "status.new");
+	assert_int_equal(rename(tmp, st), 0);
+	t0 = mono_ms();
+	svwatch_wait(&w, 5000);
+	assert_true(mono_ms() - t0 < 2000);
+	svwatch_close(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +191,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_run_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_down_deadline, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_supervised_without_runsvdir, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_watch_ignores_own_writes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
