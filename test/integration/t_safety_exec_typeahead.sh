@@ -47,6 +47,17 @@ while time.time() - t0 < 40:
     if done:
         status = st
         break
+# What the child wrote just before it exited may still sit in the pty: read it to the end
+# (EIO once the slave side is closed), or the last lines are missed.
+while status is not None:
+    r, _, _ = select.select([fd], [], [], 2)
+    try:
+        data = os.read(fd, 65536) if r else b""
+    except OSError:
+        data = b""
+    if not data:
+        break
+    buf += data
 if status is None:
     os.killpg(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
