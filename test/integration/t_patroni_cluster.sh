@@ -152,7 +152,9 @@ OTHERS=$(for _i in 1 2 3; do [ "$_i" = "$L" ] || echo "$_i"; done | tr '\n' ' ')
 until_true 900 leader_of $OTHERS >/dev/null || fail "no new leader after node $L was lost"
 # shellcheck disable=SC2086
 N=$(leader_of $OTHERS)
-sql "$N" "INSERT INTO acked VALUES (101)" >/dev/null || fail "the new leader $N is not writable"
+# Patroni holds the leader key a moment before its PostgreSQL has left recovery.
+until_true 300 writable "$N" || { cl_logs; fail "the new leader $N is not writable"; }
+sql "$N" "INSERT INTO acked VALUES (101)" >/dev/null || fail "the new leader $N refused the write"
 T1=$(date +%s.%N)
 note "node $N leads, writable $(echo "$T1 - $T0" | bc) s after the loss"
 _o=$(echo "$OTHERS" | tr ' ' '\n' | grep -vx "$N" | head -1)
