@@ -32,7 +32,10 @@ start() {
 metrics() { curl -fsS "http://127.0.0.1:$port/metrics" >/dev/null 2>&1; }
 stop() {
 	kill -TERM "$pid"
-	wait_gone "$pid" 100 || fail "exporter pid $pid did not stop on TERM"
+	wait_gone "$pid" 100 || {
+		cat "$T_ROOT/out" "/proc/$pid/status" >&2 2>/dev/null
+		fail "exporter pid $pid did not stop on TERM"
+	}
 }
 
 note "from gitlab.rb alone: home and YAML are made, the exporter answers on gitlab.rb's port"
