@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,13 @@ const char *connect_host(const char *listen)
 	if (strcmp(listen, "::") == 0 || strcmp(listen, "[::]") == 0)
 		return "::1";
 	return listen;
+}
+
+int host_port(char *out, size_t len, const char *host, int port)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	int n = snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 int connect_by(const struct sockaddr *sa, socklen_t salen, long deadline)

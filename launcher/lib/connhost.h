@@ -14,6 +14,9 @@
 /* listen may be NULL (no address configured): loopback. */
 const char *connect_host(const char *listen);
 
+/* host:port into out, an IPv6 host in brackets; -1 when it does not fit (out cut). */
+int host_port(char *out, size_t len, const char *host, int port);
+
 /*
  * A non-blocking, close-on-exec stream socket connected to sa by deadline (lib/clock.h).
  * The fd, or -1 with errno (ETIMEDOUT when the deadline passed first).

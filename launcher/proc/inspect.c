@@ -139,9 +139,10 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 	if (s->def != NULL && s->def->check != NULL && strncmp(s->def->check, "http:", 5) == 0)
 		path = s->def->check + 5;
 	const char *host = connect_host(s->listen_host);
-	bool v6 = strchr(host, ':') != NULL;
-	snprintf(r->url, sizeof r->url, "http://%s%s%s:%d%s", v6 ? "[" : "", host, v6 ? "]" : "",
-	         s->listen_port, path);
+	char hp[300];
+	(void)host_port(hp, sizeof hp, host, s->listen_port);
+	if (snprintf(r->url, sizeof r->url, "http://%s%s", hp, path) < 0) /* cut: only shown */
+		r->url[0] = '\0';
 	/* An answer from a process outside the service (an orphan of a dead runsv) is no proof. */
 	pid_t holder;
 	char cmd[120];
@@ -168,9 +169,7 @@ static int target_of(const char *host, int port, char *out, size_t len)
 	if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0 ||
 	    strcmp(host, "::") == 0)
 		host = "localhost";
-	bool v6 = strchr(host, ':') != NULL;
-	int n = snprintf(out, len, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	return host_port(out, len, host, port);
 }
 
 /* PromQL in a URL query value: everything but RFC 3986's unreserved characters escaped. */

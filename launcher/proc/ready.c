@@ -320,9 +320,11 @@ static int connect_service(const char *host, int port, long deadline, char *why,
 	host = connect_host(host);
 	char err[200];
 	int fd = connect_tcp(host, port, deadline, err, sizeof err);
-	bool v6 = strchr(host, ':') != NULL;
-	if (fd == -1)
-		snprintf(why, len, "%s%s%s:%d: %s", v6 ? "[" : "", host, v6 ? "]" : "", port, err);
+	if (fd == -1) {
+		char hp[300];
+		(void)host_port(hp, sizeof hp, host, port); /* a cut address still names it */
+		snprintf(why, len, "%s: %s", hp, err);
+	}
 	return fd;
 }
 
