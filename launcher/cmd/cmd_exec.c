@@ -203,6 +203,8 @@ static int target_from_config(const struct ctl *ctl, const struct exec_opts *o, 
 	t->x.user = o->user ? o->user : s->user;
 	t->x.group = o->group ? o->group : s->group;
 	t->x.groups = o->groups ? o->groups : (s->groups && s->groups[0] ? s->groups : NULL);
+	/* Groups shared by services it needs: a container may run this one alone. */
+	t->x.groups_if_present = o->groups == NULL;
 	t->x.home = o->chdir ? o->chdir : s->home;
 	t->x.argv = o->cmd ? o->cmd : s->argv;
 	if (o->cmd == NULL && cat_setting_find(s->def, "command") != NULL)

@@ -33,19 +33,30 @@ struct gidset {
 	size_t n;
 };
 
-static int lookup_group(const char *name, gid_t *gid, struct diags *d)
+/* 0 found; -1 failed (in d); 1 absent and if_present (a warning in d). */
+static int lookup_group_if(const char *name, gid_t *gid, bool if_present, struct diags *d)
 {
 	errno = 0;
 	const struct group *gr = getgrnam(name);
 	if (gr == NULL) {
-		if (errno != 0)
+		if (errno != 0) {
 			diag_add(d, DIAG_ERR, "exec: group %s: %s", name, strerror(errno));
-		else
+		} else if (if_present) {
+			diag_add(d, DIAG_WARN, "exec: no group %s here (no reconfigure made its "
+			         "service's account on this machine): not joined", name);
+			return 1;
+		} else {
 			diag_add(d, DIAG_ERR, "exec: no such group: %s", name);
+		}
 		return -1;
 	}
 	*gid = gr->gr_gid;
 	return 0;
+}
+
+static int lookup_group(const char *name, gid_t *gid, struct diags *d)
+{
+	return lookup_group_if(name, gid, false, d);
 }
 
 static bool gidset_has(const struct gidset *gs, gid_t gid)
@@ -57,7 +68,7 @@ static bool gidset_has(const struct gidset *gs, gid_t gid)
 }
 
 /* Appends the comma-separated group names of list; duplicates are dropped. */
-static int gidset_add_list(struct gidset *gs, const char *list, struct diags *d)
+static int gidset_add_list(struct gidset *gs, const char *list, bool if_present, struct diags *d)
 {
 	char buf[1024], *save = NULL;
 	if (strlcpy(buf, list, sizeof buf) >= sizeof buf) {
@@ -70,9 +81,10 @@ static int gidset_add_list(struct gidset *gs, const char *list, struct diags *d)
 	}
 	for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		gid_t gid;
-		if (lookup_group(name, &gid, d) == -1)
+		int rc = lookup_group_if(name, &gid, if_present, d);
+		if (rc == -1)
 			return -1;
-		if (gidset_has(gs, gid))
+		if (rc == 1 || gidset_has(gs, gid))
 			continue;
 		if (gs->n == EXEC_MAX_GROUPS) {
 			diag_add(d, DIAG_ERR, "exec: --groups: more than %d groups",
@@ -187,8 +199,9 @@ static int check_unprivileged(const struct passwd *pw, const char *user, const c
  * Run as the service user. As root: switch to user and group (default its
  * primary group), with only the --groups as supplementary groups.
  */
-static int set_credentials(const char *user, const char *group, const char *groups, struct diags *d)
+static int set_credentials(const struct svexec *t, struct diags *d)
 {
+	const char *user = t->user, *group = t->group, *groups = t->groups;
 	const struct passwd *pw = NULL;
 	struct gidset gs = {.v = {getegid()}, .n = 1};
 
@@ -199,7 +212,7 @@ static int set_credentials(const char *user, const char *group, const char *grou
 	}
 	if (group != NULL && group[0] != '\0' && lookup_group(group, &gs.v[0], d) == -1)
 		return -1;
-	if (groups != NULL && gidset_add_list(&gs, groups, d) == -1)
+	if (groups != NULL && gidset_add_list(&gs, groups, t->groups_if_present, d) == -1)
 		return -1;
 	if (geteuid() != 0)
 		return check_unprivileged(pw, user, group, &gs, d);
@@ -391,7 +404,7 @@ int svexec_prepare(struct svexec *t, char *path, size_t len, struct diags *d)
 	int away = away_from_terminal(t, d);
 	if (away != -1)
 		return away;
-	if (set_credentials(t->user, t->group, t->groups, d) == -1)
+	if (set_credentials(t, d) == -1)
 		return 1;
 	umask(077);
 	if (t->home != NULL && t->home[0] != '\0' && chdir(t->home) == -1) {

@@ -31,6 +31,8 @@ struct svexec {
 	const char *user, *group, *groups, *home; /* NULL or "": unchanged */
 	char **argv;   /* argv[0] looked up in env's PATH, as a shell would */
 	bool own_pgrp; /* under runsv: lead a session and group, as Omnibus's `chpst -P` does */
+	/* a name in groups with no group here is left out, with a warning, not a failure */
+	bool groups_if_present;
 };
 
 /*
