@@ -42,8 +42,10 @@ static int lookup_group_if(const char *name, gid_t *gid, bool if_present, struct
 		if (errno != 0) {
 			diag_add(d, DIAG_ERR, "exec: group %s: %s", name, strerror(errno));
 		} else if (if_present) {
-			diag_add(d, DIAG_WARN, "exec: no group %s here (no reconfigure made its "
-			         "service's account on this machine): not joined", name);
+			diag_add(d, DIAG_WARN,
+			         "exec: no group %s here (no reconfigure made its "
+			         "service's account on this machine): not joined",
+			         name);
 			return 1;
 		} else {
 			diag_add(d, DIAG_ERR, "exec: no such group: %s", name);
