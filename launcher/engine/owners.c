@@ -9,10 +9,10 @@
 #include "render/accounts.h"
 
 /*
- * useradd fails while a parallel one holds /etc/passwd's lock, and groupadd or useradd when
- * a parallel reconfigure (another root, a node beside this one) made the same account first:
- * try again a few times. An attempt's problems count only when it is the last or the
- * account then exists, so one that another process made is no failure.
+ * useradd fails while another program (adduser, an operator's userdel) holds /etc/passwd's
+ * lock; parallel reconfigures take turns in accounts_ensure, but an account that appeared
+ * meanwhile all the same is no failure: try again a few times. An attempt's problems count
+ * only when it is the last or the account then exists.
  */
 static int ensure_account(struct plans *ps, const struct svc *s, const char *home, bool manage,
                           bool dry_run, struct diags *d)

@@ -1,10 +1,12 @@
 /* Service user and group (see accounts.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,34 +56,12 @@ static int run(const char *prog, char *const argv[])
 	return spawn_wait(prog, argv, &sp);
 }
 
-int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
-                    bool dry_run, int *created, struct diags *d)
+/* Creates what the look before found missing (see accounts_ensure). */
+static int create_missing(const char *user, const char *group, const char *home, bool have_group,
+                          bool have_user, bool dry_run, int *created, struct diags *d)
 {
 	static const char *const groupadd[] = {"/usr/sbin/groupadd", "/sbin/groupadd", NULL};
 	static const char *const useradd[] = {"/usr/sbin/useradd", "/sbin/useradd", NULL};
-	errno = 0;
-	bool have_group = getgrnam(group) != NULL;
-	errno = 0;
-	bool have_user = getpwnam(user) != NULL;
-
-	if (have_group && have_user)
-		return 0;
-	if (!manage) {
-		diag_add(d, DIAG_ERR,
-		         "%s '%s' does not exist and manage_accounts['enable'] is false",
-		         have_user ? "group" : "user", have_user ? group : user);
-		return -1;
-	}
-	if (geteuid() != 0) {
-		diag_add(d, DIAG_ERR, "%s '%s' does not exist (only root creates accounts)",
-		         have_user ? "group" : "user", have_user ? group : user);
-		return -1;
-	}
-	if (!name_account_ok(user) || !name_account_ok(group)) {
-		diag_add(d, DIAG_ERR, "refusing to create account with unusual name '%s' / '%s'",
-		         user, group);
-		return -1;
-	}
 	if (!have_group) {
 		diag_out(d, "create group %s\n", group);
 		(*created)++;
@@ -114,6 +94,60 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 		}
 	}
 	return 0;
+}
+
+int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
+                    bool dry_run, int *created, struct diags *d)
+{
+	errno = 0;
+	bool have_group = getgrnam(group) != NULL;
+	errno = 0;
+	bool have_user = getpwnam(user) != NULL;
+
+	if (have_group && have_user)
+		return 0;
+	if (!manage) {
+		diag_add(d, DIAG_ERR,
+		         "%s '%s' does not exist and manage_accounts['enable'] is false",
+		         have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (geteuid() != 0) {
+		diag_add(d, DIAG_ERR, "%s '%s' does not exist (only root creates accounts)",
+		         have_user ? "group" : "user", have_user ? group : user);
+		return -1;
+	}
+	if (!name_account_ok(user) || !name_account_ok(group)) {
+		diag_add(d, DIAG_ERR, "refusing to create account with unusual name '%s' / '%s'",
+		         user, group);
+		return -1;
+	}
+	/*
+	 * Reconfigures of other roots on this machine (a cluster's nodes side by side) create
+	 * the same accounts: one at a time, each looking again under the lock, so that the
+	 * second finds the first's account rather than failing on useradd's "already exists" or
+	 * its busy lock. flock on /etc: useradd's own locks (lckpwdf's fcntl lock, link files)
+	 * never meet a flock, and /etc is not replaced as /etc/passwd is on each write.
+	 */
+	int lock = -1;
+	if (!dry_run) {
+		lock = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (lock == -1 || flock(lock, LOCK_EX) == -1) {
+			diag_add(d, DIAG_ERR, "lock /etc for account creation: %s",
+			         strerror(errno));
+			if (lock != -1)
+				(void)close(lock);
+			return -1;
+		}
+		errno = 0;
+		have_group = getgrnam(group) != NULL;
+		errno = 0;
+		have_user = getpwnam(user) != NULL;
+	}
+	int rc = create_missing(user, group, home, have_group, have_user, dry_run, created, d);
+	if (lock != -1)
+		(void)close(lock); /* releases the flock */
+	return rc;
 }
 
 int accounts_remove(const char *user, const char *group, const char *home, FILE *out, int *removed,

@@ -125,11 +125,25 @@ cl_reconfigure_all() {
 		SVWAIT=240 in_node $_i reconfigure >"$CL_DIR/rc$_i.out" 2>&1 &
 		eval "CL_RC_PID$_i=\$!"
 	done
+	_failed=
 	for _i in 1 2 3; do
 		eval "_p=\$CL_RC_PID$_i"
-		wait "$_p" || { cat "$CL_DIR/rc$_i.out" "$CL_DIR/n$_i/var/log/gitlab/patroni/current" >&2; fail "node $_i reconfigure"; }
+		wait "$_p" || _failed="$_failed $_i"
 	done
+	[ -z "$_failed" ] || { cl_report; fail "reconfigure failed on node(s)$_failed"; }
 	for _i in 1 2 3; do ! grep -q "Secret-4" "$CL_DIR/rc$_i.out" || fail "node $_i printed a password"; done
+}
+# cl_report: each node's reconfigure output (what it made left out) and its etcd's and
+# Patroni's last lines: the node that failed first is seldom the one waited on first.
+cl_report() {
+	for _i in 1 2 3; do
+		echo "== node $_i: reconfigure"
+		grep -v '^create \|^update ' "$CL_DIR/rc$_i.out"
+		echo "== node $_i: etcd"
+		tail -n 20 "$CL_DIR/n$_i/var/log/gitlab/etcd/current"
+		echo "== node $_i: patroni"
+		tail -n 10 "$CL_DIR/n$_i/var/log/gitlab/patroni/current"
+	done >&2 2>/dev/null
 }
 rest() { # rest N PATH: HTTP status of node N's Patroni REST API
 	ip netns exec "$(ns "$1")" curl -s -o /dev/null -w '%{http_code}' --max-time 3 --cacert "$C/ca.pem" \
