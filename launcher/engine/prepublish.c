@@ -323,16 +323,57 @@ static void refused(const struct pp *x, const struct plan *p, const struct plan_
 }
 
 /* One rendered file through its validator; 0 when it passes. */
-static int validate_file(const struct pp *x, const struct plan *p, const struct plan_extra *e)
+/*
+ * A validator in flight: a rendered file's (e) or, e NULL, the --help of the service's
+ * command. Several run at once, each reported in order when it ends.
+ */
+struct ppjob {
+	const struct plan *p;
+	const struct plan_extra *e;
+	char **argv; /* the file's validator; NULL for --help */
+	struct validate_job vj;
+	int err; /* errno when it could not start, else 0 */
+};
+
+static void job_start(const struct pp *x, struct ppjob *j, char *const *argv, const char *data,
+                      size_t len)
 {
-	const struct svc *s = p->svc;
-	char **argv = validator_argv(x, s, e->def);
-	if (argv == NULL)
+	const struct svc *s = j->p->svc;
+	j->err = validate_start(argv, data, len, s->user, s->group, deadline(x), &j->vj) == 0
+	             ? 0
+	             : (errno != 0 ? errno : EIO);
+}
+
+static int job_end(struct ppjob *j, struct buf *out)
+{
+	if (j->err != 0) {
+		errno = j->err;
 		return -1;
+	}
+	return validate_finish(&j->vj, out);
+}
+
+/* 0 started (j to be ended), -1 failed (said in d). */
+static int validate_file_start(const struct pp *x, struct ppjob *j)
+{
+	j->argv = validator_argv(x, j->p->svc, j->e->def);
+	if (j->argv == NULL)
+		return -1;
+	const char *body = j->e->body.p ? j->e->body.p : "";
+	job_start(x, j, j->argv, body, j->e->body.len);
+	return 0;
+}
+
+static int validate_file_end(const struct pp *x, struct ppjob *j)
+{
+	const struct plan *p = j->p;
+	const struct plan_extra *e = j->e;
+	const struct svc *s = p->svc;
+	char **argv = j->argv;
 	const char *body = e->body.p ? e->body.p : "";
 	struct buf out;
 	buf_init(&out);
-	int st = validate_run(argv, body, e->body.len, s->user, s->group, deadline(x), &out);
+	int st = job_end(j, &out);
 	if (st != 0) {
 		struct buf red;
 		buf_init(&red);
@@ -357,6 +398,7 @@ static int validate_file(const struct pp *x, const struct plan *p, const struct 
 	}
 	buf_free(&out);
 	argv_free(argv);
+	j->argv = NULL;
 	return st == 0 ? 0 : -1;
 }
 
@@ -463,19 +505,31 @@ static void unknown_option(const struct pp *x, const struct svc *s, size_t i, co
 }
 
 /* Every option of s's command is one its binary's --help lists; 0, or -1 after a refusal. */
-static int check_options(const struct pp *x, const struct plan *p)
+/* Whether p's command options are to be checked against its --help. */
+static bool options_wanted(const struct pp *x, const struct plan *p)
 {
 	const struct svc *s = p->svc;
 	if (!has_flags(s->def) || s->argc < 2 || s->argv[0][0] != '/')
-		return 0;
+		return false;
 	char run[PATH_MAX];
-	if (x->only_changes && (snprintf(run, sizeof run, "%s/run", p->sv_dir) >= (int)sizeof run ||
-	                        !content_changes(&x->ps->t, run)))
-		return 0;
-	char *argv[] = {s->argv[0], "--help", NULL};
+	return !x->only_changes ||
+	       (snprintf(run, sizeof run, "%s/run", p->sv_dir) < (int)sizeof run &&
+	        content_changes(&x->ps->t, run));
+}
+
+static void check_options_start(const struct pp *x, struct ppjob *j)
+{
+	char *argv[] = {j->p->svc->argv[0], "--help", NULL};
+	j->argv = NULL;
+	job_start(x, j, argv, "", 0);
+}
+
+static int check_options_end(const struct pp *x, struct ppjob *j)
+{
+	const struct svc *s = j->p->svc;
 	struct buf out;
 	buf_init(&out);
-	int st = validate_run(argv, "", 0, s->user, s->group, deadline(x), &out);
+	int st = job_end(j, &out);
 	buf_addc(&out, '\0');
 	struct optnames o = {0};
 	if (st != -1 && st != 127) /* not there: pre-flight says so */
@@ -505,20 +559,54 @@ static int check_options(const struct pp *x, const struct plan *p)
 	return rc;
 }
 
+/*
+ * Validators in flight at once: each is a Go or C program's start (tens of ms of CPU), a
+ * first run has about ten, run one after another they were half a second before anything
+ * started; a few at a time keep a small machine's memory and CPU for the services.
+ */
+#define INFLIGHT 4
+
+static int job_end_any(const struct pp *x, struct ppjob *j)
+{
+	return j->e != NULL ? validate_file_end(x, j) : check_options_end(x, j);
+}
+
 int prepublish_check(const struct ctl *ctl, const struct attrs *a, const struct plans *ps,
                      bool only_changes, long wait_ms, struct diags *d)
 {
 	struct pp x = {ctl, a, ps, only_changes, wait_ms, d};
+	struct ppjob run[INFLIGHT];
+	size_t head = 0, n = 0; /* run[head .. head+n) in flight, ended in the order started */
 	int rc = 0;
 	for (size_t k = 0; k < ps->np; k++) {
 		const struct plan *p = &ps->p[k];
-		if (check_options(&x, p) == -1)
-			rc = -1;
-		for (size_t i = 0; i < p->nextra; i++)
-			if (p->extra[i].def->nvalidate > 0 &&
-			    (!only_changes || content_changes(&ps->t, p->extra[i].dest)) &&
-			    validate_file(&x, p, &p->extra[i]) == -1)
+		for (size_t i = 0; i <= p->nextra; i++) { /* its command first, then its files */
+			const struct plan_extra *e = i > 0 ? &p->extra[i - 1] : NULL;
+			bool want = e == NULL
+			                ? options_wanted(&x, p)
+			                : e->def->nvalidate > 0 &&
+			                      (!only_changes || content_changes(&ps->t, e->dest));
+			if (!want)
+				continue;
+			if (n == INFLIGHT) {
+				if (job_end_any(&x, &run[head]) == -1)
+					rc = -1;
+				head = (head + 1) % INFLIGHT;
+				n--;
+			}
+			struct ppjob *j = &run[(head + n) % INFLIGHT];
+			*j = (struct ppjob){.p = p, .e = e};
+			if (e == NULL)
+				check_options_start(&x, j);
+			else if (validate_file_start(&x, j) == -1) {
 				rc = -1;
+				continue;
+			}
+			n++;
+		}
 	}
+	for (; n > 0; n--, head = (head + 1) % INFLIGHT)
+		if (job_end_any(&x, &run[head]) == -1)
+			rc = -1;
 	return rc;
 }

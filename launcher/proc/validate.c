@@ -101,8 +101,8 @@ static int drain(int fd, long deadline, struct buf *out)
 	}
 }
 
-int validate_run(char *const *argv, const char *data, size_t len, const char *user,
-                 const char *group, long deadline, struct buf *out)
+int validate_start(char *const *argv, const char *data, size_t len, const char *user,
+                   const char *group, long deadline, struct validate_job *j)
 {
 	struct ids id;
 	int fds[2];
@@ -130,7 +130,24 @@ int validate_run(char *const *argv, const char *data, size_t len, const char *us
 		errno = saved;
 		return -1;
 	}
-	(void)drain(fds[0], deadline, out); /* its own session: reap_until stops all of it */
-	close(fds[0]);
-	return reap_until(pid, deadline, REAP_GRACE_MS);
+	j->pid = pid;
+	j->out = fds[0];
+	j->deadline = deadline;
+	return 0;
+}
+
+int validate_finish(struct validate_job *j, struct buf *out)
+{
+	(void)drain(j->out, j->deadline, out); /* its own session: reap_until stops all of it */
+	close(j->out);
+	return reap_until(j->pid, j->deadline, REAP_GRACE_MS);
+}
+
+int validate_run(char *const *argv, const char *data, size_t len, const char *user,
+                 const char *group, long deadline, struct buf *out)
+{
+	struct validate_job j;
+	if (validate_start(argv, data, len, user, group, deadline, &j) == -1)
+		return -1;
+	return validate_finish(&j, out);
 }

@@ -13,6 +13,7 @@
 #define GITLAB_CTL_VALIDATE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "lib/buf.h"
 
@@ -25,5 +26,19 @@
  */
 int validate_run(char *const *argv, const char *data, size_t len, const char *user,
                  const char *group, long deadline, struct buf *out);
+
+/*
+ * The same in two halves, so that several run at once (reconfigure's validators): started,
+ * then its output read and its status returned as validate_run does. Each started job must
+ * be finished.
+ */
+struct validate_job {
+	pid_t pid;
+	int out;
+	long deadline;
+};
+int validate_start(char *const *argv, const char *data, size_t len, const char *user,
+                   const char *group, long deadline, struct validate_job *j);
+int validate_finish(struct validate_job *j, struct buf *out);
 
 #endif

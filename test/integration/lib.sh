@@ -84,7 +84,12 @@ start_runsvdir() {
 
 # alive PID: the process runs. A zombie does not: a process whose parent exited waits for
 # pid 1 to reap it, and some machines' pid 1 never does (a container's or a VM's agent).
-alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+# One read of its state: with two looks (kill -0, then the status file) a zombie the shell
+# reaped in between read as running.
+alive() {
+	_state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 1
+	[ -n "$_state" ] && [ "$_state" != Z ] && [ "$_state" != X ]
+}
 
 # wait_gone PID [TENTHS]: wait up to TENTHS/10 s for a process to exit.
 wait_gone() {

@@ -37,7 +37,7 @@ metrics() { curl -fsS "http://127.0.0.1:$port/metrics" >/dev/null 2>&1; }
 stop() {
 	kill -TERM "$pid"
 	wait_gone "$pid" 100 || {
-		cat "$T_ROOT/out" "/proc/$pid/status" >&2 2>/dev/null
+		cat "$T_ROOT/out" "/proc/$pid/status" >&2 2>/dev/null || true
 		fail "exporter pid $pid did not stop on TERM"
 	}
 }
