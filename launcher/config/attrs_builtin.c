@@ -13,6 +13,7 @@
 #include "config/attrs_int.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/connhost.h"
 #include "lib/genpass.h"
 
 /*
@@ -179,13 +180,10 @@ void add_builtins(struct comp *c, struct svc *out)
 /* Where a scraper on this node reaches a listener: a wildcard host means this host. */
 static char *scrape_target(const char *host, long long port)
 {
-	static const char *const any[] = {"", "0.0.0.0", "::", "*", "[::]"};
-	for (size_t i = 0; i < sizeof any / sizeof any[0]; i++)
-		if (strcmp(host, any[i]) == 0)
-			return xasprintf("localhost:%lld", port);
-	if (strchr(host, ':') != NULL)
-		return xasprintf("[%s]:%lld", host, port);
-	return xasprintf("%s:%lld", host, port);
+	size_t len = strlen(host) + 9; /* "[", "]:", five digits, NUL */
+	char *t = xmalloc(len);
+	(void)target_host_port(t, len, host, (int)port); /* fits: see connhost.h */
+	return t;
 }
 
 /* listen_host / listen_port from an address setting or listen_address + a port setting. */

@@ -11,14 +11,27 @@
 #include "lib/connhost.h"
 #include "lib/fdio.h"
 
+static bool listen_v6_any(const char *listen)
+{
+	return strcmp(listen, "::") == 0 || strcmp(listen, "[::]") == 0;
+}
+
+bool listen_any(const char *listen)
+{
+	return listen == NULL || listen[0] == '\0' || strcmp(listen, "*") == 0 ||
+	       strcmp(listen, "0.0.0.0") == 0 || listen_v6_any(listen);
+}
+
 const char *connect_host(const char *listen)
 {
-	if (listen == NULL || listen[0] == '\0' || strcmp(listen, "*") == 0 ||
-	    strcmp(listen, "0.0.0.0") == 0)
-		return "127.0.0.1";
-	if (strcmp(listen, "::") == 0 || strcmp(listen, "[::]") == 0)
-		return "::1";
-	return listen;
+	if (!listen_any(listen))
+		return listen;
+	return listen != NULL && listen_v6_any(listen) ? "::1" : "127.0.0.1";
+}
+
+int target_host_port(char *out, size_t len, const char *listen, int port)
+{
+	return host_port(out, len, listen_any(listen) ? "localhost" : listen, port);
 }
 
 int host_port(char *out, size_t len, const char *host, int port)

@@ -7,12 +7,22 @@
 #ifndef GITLAB_CTL_CONNHOST_H
 #define GITLAB_CTL_CONNHOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
 /* listen may be NULL (no address configured): loopback. */
 const char *connect_host(const char *listen);
+
+/* Whether listen (NULL too) is a wildcard: "", "*", "0.0.0.0", "::" or "[::]". */
+bool listen_any(const char *listen);
+
+/*
+ * The server's name in a scrape target or a URL: "localhost:PORT" for a wildcard (Omnibus'
+ * targets), else host_port's. -1 when it does not fit; strlen(listen) + 9 always does.
+ */
+int target_host_port(char *out, size_t len, const char *listen, int port);
 
 /* host:port into out, an IPv6 host in brackets; -1 when it does not fit (out cut). */
 int host_port(char *out, size_t len, const char *host, int port);

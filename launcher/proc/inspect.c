@@ -163,15 +163,6 @@ static void check_metrics(struct inspect_report *r, const struct svc *s)
 	r->problems += r->http_code != 200;
 }
 
-/* host:port as a target in prometheus.yml: a wildcard host is scraped on localhost. */
-static int target_of(const char *host, int port, char *out, size_t len)
-{
-	if (host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "*") == 0 ||
-	    strcmp(host, "::") == 0)
-		host = "localhost";
-	return host_port(out, len, host, port);
-}
-
 /* PromQL in a URL query value: everything but RFC 3986's unreserved characters escaped. */
 static int url_encode(const char *s, char *out, size_t len)
 {
@@ -205,8 +196,8 @@ static void graph_of(const struct attrs *a, const struct svc *s, struct inspect_
 	char target[280], ptarget[280], enc[sizeof r->graph_query * 3];
 	if (prom == NULL || !prom->enabled || prom->listen_host == NULL || s == NULL ||
 	    s->listen_host == NULL || s->listen_port <= 0 ||
-	    target_of(s->listen_host, s->listen_port, target, sizeof target) == -1 ||
-	    target_of(prom->listen_host, prom->listen_port, ptarget, sizeof ptarget) == -1 ||
+	    target_host_port(target, sizeof target, s->listen_host, s->listen_port) == -1 ||
+	    target_host_port(ptarget, sizeof ptarget, prom->listen_host, prom->listen_port) == -1 ||
 	    strpbrk(target, "\"\\") != NULL) /* no PromQL string could hold it as written */
 		return;
 	int n = snprintf(r->graph_query, sizeof r->graph_query,

@@ -35,6 +35,28 @@ static void hosts_stay(void **state)
 	assert_string_equal(connect_host("::1"), "::1");
 }
 
+/* A scrape target names the host as Omnibus' prometheus.yml does: a wildcard is localhost. */
+static void targets_name_localhost(void **state)
+{
+	(void)state;
+	const char *any[] = {"", "*", "0.0.0.0", "::", "[::]"};
+	char t[64];
+	for (size_t i = 0; i < sizeof any / sizeof any[0]; i++) {
+		assert_true(listen_any(any[i]));
+		assert_int_equal(target_host_port(t, sizeof t, any[i], 9100), 0);
+		assert_string_equal(t, "localhost:9100");
+	}
+	assert_false(listen_any("127.0.0.1"));
+	assert_int_equal(target_host_port(t, sizeof t, "fe80::1", 9187), 0);
+	assert_string_equal(t, "[fe80::1]:9187");
+	assert_int_equal(target_host_port(t, sizeof t, "db1.example", 5432), 0);
+	assert_string_equal(t, "db1.example:5432");
+	/* the bound connhost.h promises, and a cut reported */
+	char small[sizeof "[fe80::1]:65535"];
+	assert_int_equal(target_host_port(small, strlen("fe80::1") + 9, "fe80::1", 65535), 0);
+	assert_int_equal(target_host_port(small, 8, "fe80::1", 65535), -1);
+}
+
 static void connects_and_refuses(void **state)
 {
 	(void)state;
@@ -78,9 +100,8 @@ static void reads_by_deadline(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(wildcards_are_loopback),
-	    cmocka_unit_test(hosts_stay),
-	    cmocka_unit_test(connects_and_refuses),
+	    cmocka_unit_test(wildcards_are_loopback), cmocka_unit_test(hosts_stay),
+	    cmocka_unit_test(targets_name_localhost), cmocka_unit_test(connects_and_refuses),
 	    cmocka_unit_test(reads_by_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
