@@ -36,6 +36,7 @@
 #include "lib/clock.h"
 #include "lib/fnv.h"
 #include "lib/keptout.h"
+#include "lib/pathjoin.h"
 #include "lib/proctree.h"
 #include "lib/safetext.h"
 #include "proc/ready.h"
@@ -54,6 +55,7 @@
 #define CV_WHY_LOGCONF 0x8u
 #define CV_WHY_LOGRUN  0x10u
 #define CV_WHY_RELOAD  0x20u /* a config it rereads on HUP; a restart makes it moot */
+#define CV_WHY_START   0x40u /* held under reconfigure's down file (hold_new): start it */
 #define CV_WHY_RESTART (CV_WHY_RUN | CV_WHY_ENV | CV_WHY_CONFIG)
 
 #define CONTEXTS_WAIT_MS 10000 /* postgres --describe-config: a few ms */
@@ -816,6 +818,31 @@ static int start_after_setup(struct converge *cv, size_t k)
 	return bring_up(cv, k, 0, "did not start");
 }
 
+/*
+ * Held (hold_new): the down file reconfigure made goes, then runsv is told to start it. A run
+ * killed in between leaves PENDING_START, and the next one does this.
+ */
+static int release_held(struct converge *cv, size_t k)
+{
+	const struct plan *p = &cv->ps->p[k];
+	char down[PATH_MAX];
+	if (path_join(down, sizeof down, p->sv_dir, "down") == -1 ||
+	    (unlink(down) == -1 && errno != ENOENT)) {
+		diag_file(&cv->late, DIAG_ERR, NULL, 0, "%s: cannot remove %s/down: %s",
+		          name_of(cv, k), p->sv_dir, strerror(errno));
+		return -1;
+	}
+	cv->s[k].held = false;
+	return control(cv, p->sv_dir, "u", name_of(cv, k), "");
+}
+
+static int start_held(struct converge *cv, size_t k)
+{
+	if (release_held(cv, k) == -1)
+		return -1;
+	return bring_up(cv, k, 0, "did not start");
+}
+
 /* Down on purpose: its changes apply at its next start. */
 static int left_down(const struct converge *cv, size_t k)
 {
@@ -846,7 +873,9 @@ static int refresh(struct converge *cv, size_t k)
 	struct sv_status st;
 	bool up = read_status(cv, k, &st) == 0 && st.want == 'u';
 	int rc;
-	if (v->setup_stop) {
+	if (v->why & CV_WHY_START) {
+		rc = start_held(cv, k); /* an earlier run held it and did not get to start it */
+	} else if (v->setup_stop) {
 		rc = start_after_setup(cv, k);
 	} else if (!up) {
 		return left_down(cv, k); /* down on purpose: not ready, but nothing failed */
@@ -872,6 +901,8 @@ static int bring_new(struct converge *cv, size_t k, bool nudge)
 		         "runsv does not supervise it");
 		return -1;
 	}
+	if (cv->s[k].held || (cv->s[k].why & CV_WHY_START))
+		return start_held(cv, k); /* held in this run, or by an earlier one */
 	if (sv_normally_down(p->sv_dir))
 		return 0; /* a down file: runsv does not start it */
 	return bring_up(cv, k, 0, "did not start");
@@ -900,6 +931,7 @@ static const struct {
     {CV_WHY_LOGRUN, PENDING_LOG_RESTART},
     {CV_WHY_LOGCONF, PENDING_LOG_RELOAD},
     {CV_WHY_RELOAD, PENDING_RELOAD},
+    {CV_WHY_START, PENDING_START},
 };
 
 /* The record of why: a restart with its reasons; a log restart supersedes a log reload. */
@@ -1033,13 +1065,14 @@ static bool in_wave(const struct converge *cv, const struct tnode *n, int wave)
 		return false;
 	if (!enable)
 		return true;
-	if (wave == WAVE_EARLY ? !early(cv, n->svc) : early(cv, n->svc))
+	bool first = n->svc >= 0 && (early(cv, n->svc) || cv->s[n->svc].held);
+	if (wave == WAVE_EARLY ? !first : first)
 		return false; /* linked early, or not early */
 	/*
 	 * A link whose dependency failed is reported by its wave, one whose setup failed by
 	 * all_steps_before; the next run links it.
 	 */
-	return n->svc >= 0 && cv->ps->p[n->svc].wave == (wave == WAVE_EARLY ? 0 : wave) &&
+	return n->svc >= 0 && (wave == WAVE_EARLY || cv->ps->p[n->svc].wave == wave) &&
 	       !cv->s[n->svc].failed && tree_failed(&cv->ps->t, n->svc) == NULL &&
 	       failed_dep(cv, (size_t)n->svc) == SIZE_MAX;
 }
@@ -1184,6 +1217,17 @@ static int converge_wave(struct converge *cv, int wave, int *running)
 	if (rc == -1)
 		return -1;
 	rc = rc == 1 ? -1 : 0;
+	/* The wave's held services started together, as runsvdir starts new links: then each waited
+	 * for. */
+	for (size_t k = 0; k < cv->ps->np; k++)
+		if (cv->ps->p[k].wave == wave && cv->s[k].held && !cv->s[k].failed &&
+		    tree_failed(&cv->ps->t, (int)k) == NULL && failed_dep(cv, k) == SIZE_MAX &&
+		    release_held(cv, k) == -1) {
+			cv->s[k].failed = true;
+			snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
+			         "it could not be started");
+			rc = -1;
+		}
 	for (size_t k = 0; k < cv->ps->np; k++)
 		if (cv->ps->p[k].wave == wave && converge_one(cv, k, nudge) == -1)
 			rc = -1;
@@ -1208,6 +1252,56 @@ static bool steps_will_run(struct converge *cv)
 		}
 	}
 	return false;
+}
+
+/* Whether the tree links service k in this run (a new enable link). */
+static bool links_new(const struct converge *cv, size_t k)
+{
+	const struct tree *t = &cv->ps->t;
+	for (size_t c = 0; c < t->nc; c++)
+		if (t->v[t->c[c].node].role == TR_ENABLE && t->v[t->c[c].node].svc == (int)k &&
+		    t->c[c].kind == TC_CREATE)
+			return true;
+	return false;
+}
+
+/*
+ * The services that wait for a one-time step or another service, linked with the early ones
+ * under a `down` file of reconfigure's (recorded first as PENDING_START): runsvdir, which
+ * looks at its directory once a second, supervises them all at its first look, and each is
+ * started by `u` the moment its turn comes rather than up to a second after its link.
+ * Not a service with a down file of its own: that one stays down.
+ */
+static int hold_new(struct converge *cv)
+{
+	for (size_t k = 0; k < cv->ps->np; k++) {
+		const struct plan *p = &cv->ps->p[k];
+		struct cv_svc *v = &cv->s[k];
+		if (early(cv, (int)k) || v->was_live || v->failed ||
+		    tree_failed(&cv->ps->t, (int)k) != NULL || !links_new(cv, k) ||
+		    sv_normally_down(p->sv_dir))
+			continue;
+		char down[PATH_MAX];
+		if (pending_add(&cv->pd, name_of(cv, k), PENDING_START) == -1) {
+			diag_file(&cv->late, DIAG_ERR, NULL, 0,
+			          "cannot record pending work in %s/%s: %s", cv->pd.dir,
+			          name_of(cv, k), strerror(errno));
+			return -1;
+		}
+		v->owes = true;
+		int fd =
+		    path_join(down, sizeof down, p->sv_dir, "down") == -1
+		        ? -1
+		        : open(down, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd == -1 || close(fd) == -1) {
+			diag_file(&cv->late, DIAG_ERR, NULL, 0, "cannot create %s/down: %s",
+			          p->sv_dir, strerror(errno));
+			return -1;
+		}
+		v->held = true;
+		v->why |= CV_WHY_START;
+	}
+	return 0;
 }
 
 /* One-time steps (initdb) before anything starts: their service must not run yet. */
@@ -1256,6 +1350,8 @@ static int converge_all(struct converge *cv)
 	cv->early = steps_will_run(cv);
 	bool nudge;
 	if (cv->early) {
+		if (hold_new(cv) == -1)
+			return -1;
 		int linked_early = link_wave(cv, WAVE_EARLY, &running, &nudge);
 		if (linked_early == -1)
 			return -1;

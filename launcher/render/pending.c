@@ -25,6 +25,7 @@ static const struct {
     {PENDING_ENV, "env"},
     {PENDING_CONFIG, "config"},
     {PENDING_RELOAD, "reload"},
+    {PENDING_START, "start"},
 };
 
 #define NWORDS (sizeof words / sizeof words[0])
@@ -177,5 +178,7 @@ const char *pending_text(unsigned what, char *buf, size_t len)
 		}
 	if (what & PENDING_RELOAD)
 		strlcat(buf, buf[0] ? ", reload" : "reload", len);
+	if (what & PENDING_START)
+		strlcat(buf, buf[0] ? ", start" : "start", len);
 	return buf;
 }

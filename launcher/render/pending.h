@@ -9,8 +9,8 @@
  * even when the tree shows no difference.
  *
  * Layout: <install>/var/pending/<service>, one file per service holding
- * words ("restart", "reload", "log-reload", "log-restart", and the reasons "run",
- * "env", "config"), written to a temp file,
+ * words ("restart", "reload", "log-reload", "log-restart", "start", and the reasons
+ * "run", "env", "config"), written to a temp file,
  * fsync'd, renamed, and the directory fsync'd. The directory is root's,
  * 0700: only whoever runs reconfigure can owe or forgive work.
  */
@@ -31,7 +31,9 @@
 #define PENDING_ENV    0x10u
 #define PENDING_CONFIG 0x20u
 #define PENDING_RELOAD 0x40u /* HUP the service: it rereads its config */
-#define PENDING_ALL    0x7fu
+/* Linked under reconfigure's own `down` file, not yet started: remove the file, start it. */
+#define PENDING_START 0x80u
+#define PENDING_ALL   0xffu
 
 struct pending {
 	int dirfd; /* <install>/var/pending, -1 when not open */

@@ -4,7 +4,8 @@
 #   start and restart do not say it runs: they fail (it never ran one pid for a second),
 #   while a service that stays up still gets "ok: run";
 # - a before_start step that fails is not counted as an update, and the service it sets
-#   up is not started: the summary of a run that published nothing says 0/N.
+#   up is not started (held down until a run's step passes): the summary of a run that
+#   published nothing says 0/N.
 . "$SRCDIR/test/integration/lib.sh"
 
 OUT=$T_ROOT/out
@@ -49,9 +50,12 @@ has "$ERR" "stepped: setup step prepare:"
 expect_rc 1 ctl reconfigure
 has "$OUT" "0/"
 grep -Eq '^0/[0-9]+ resources updated' "$OUT" || { cat "$OUT"; fail "a failed step counted"; }
-[ -e "$SERVICE_DIR/stepped" ] && fail "stepped linked though its setup failed"
+# Linked at runsvdir's first look, it is held down by reconfigure's own down file.
+[ -e "$SV_DIR/stepped/down" ] || fail "stepped is not held down though its setup failed"
 mkdir -p "$T_ROOT/var/opt/gitlab/stepped"
 : >"$T_ROOT/var/opt/gitlab/stepped/ok"
 expect_rc 0 ctl reconfigure
 grep -Eq '^[1-9][0-9]*/[0-9]+ resources updated' "$OUT" || { cat "$OUT"; fail "the step not counted"; }
+[ "$(status_pid "$SV_DIR/stepped/supervise/status")" != 0 ] || fail "stepped did not start once its step passed"
+[ ! -e "$SV_DIR/stepped/down" ] || fail "stepped kept the down file"
 echo "ok t_safety_setup_false_ok"
