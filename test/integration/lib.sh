@@ -334,6 +334,17 @@ $(cat "$1")
 want
 $2"; }
 
+# light_catalog: a private catalog in $DATA (the templates, no service yet; test_service adds
+# them) used by every command, gitlab.rb's directory, and OUT and ERR for expect_rc.
+light_catalog() {
+	OUT=$T_ROOT/out
+	ERR=$T_ROOT/err
+	DATA=$T_ROOT/data
+	mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
+	cp -R "$SRCDIR/templates" "$DATA/"
+	export GITLAB_CTL_DATADIR=$DATA
+}
+
 # test_service NAME [OPTION=VALUE...]: a cheap catalog entry in $DATA/sv/NAME.conf: the path
 # settings every service has, PATH=/usr/bin:/bin, and `/bin/sh -c CMD` as its command.
 # Options: cmd=CMD (default: exec sleep 100000; no double quotes), enable=false,

@@ -5,11 +5,7 @@
 # corrupt supervise/status, exec's group errors, service-list's errors.
 . "$SRCDIR/test/integration/lib.sh"
 
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
+light_catalog
 # light: a command found through its PATH; its `note` setting goes into its env.
 cat >"$DATA/sv/light.conf" <<'EOF2'
 name = "light";
@@ -62,7 +58,6 @@ command = [ "/bin/true" ];
 templates = ( { src = "tmpl.yml"; dest = "{{dest}}"; mode = "0640"; owner = "service"; } );
 EOF2
 echo 'greeting: {{yaml greeting}}' >"$DATA/templates/tmpl.yml"
-export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"
 SVC=$SV_DIR/light

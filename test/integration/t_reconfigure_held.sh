@@ -7,34 +7,16 @@
 # Light catalog: alpha has a before_start step, beta is after alpha.
 . "$SRCDIR/test/integration/lib.sh"
 
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
-cat >"$DATA/sv/alpha.conf" <<'EOF2'
-name = "alpha";
-config_name = "alpha";
-enable_default = true;
-settings = (
-  { name = "enable";        type = "bool";   default = true; },
-  { name = "home";          type = "path";   default = "{{data_dir}}/alpha"; },
-  { name = "log_directory"; type = "path";   default = "{{log_dir}}/alpha"; },
-  { name = "env_directory"; type = "path";   default = "{{install_dir}}/etc/alpha/env"; },
-  { name = "env";           type = "env"; },
-  { name = "step_ok";       type = "bool";   default = true; }
-);
-env = { };
-base_env = { PATH = "/usr/bin:/bin"; };
-command = [ "/bin/sh", "-c", "exec sleep 100000" ];
-setup = (
+light_catalog
+# alpha's step takes half a second while {{home}}/pause exists, never ends while slow does,
+# and fails while alpha['step_ok'] is false.
+test_service alpha settings='
+  { name = "step_ok"; type = "bool"; default = true; },' extra='setup = (
   { name = "mkmade"; when = "before_start"; creates = "{{home}}/made"; timeout = 60;
     command = [ "/bin/sh", "-c", "[ ! -e {{home}}/slow ] || exec sleep 60; [ ! -e {{home}}/pause ] || sleep 0.5; /bin/{{step_ok}} && touch {{home}}/made" ]; }
-);
-EOF2
+);'
 test_service beta extra='after = [ "alpha" ];'
 test_service solo
-export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"
 HOME_A=$T_ROOT/var/opt/gitlab/alpha

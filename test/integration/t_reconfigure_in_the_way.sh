@@ -6,13 +6,8 @@
 # disable that cannot unlink (service/ read-only in a private mount namespace).
 . "$SRCDIR/test/integration/lib.sh"
 
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
+light_catalog
 test_service light
-export GITLAB_CTL_DATADIR=$DATA
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
 ENVDIR=$T_ROOT/opt/gitlab/etc/light/env
 

@@ -10,11 +10,7 @@
 # fresh root, usage errors, and a second reconfigure waiting for the lock of a first.
 . "$SRCDIR/test/integration/lib.sh"
 
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
+light_catalog
 # alpha: ready when alpha['ready'] is true (its check_command is /bin/true or /bin/false);
 # its before_start step creates {{home}}/made and fails while alpha['step_ok'] is false.
 cat >"$DATA/sv/alpha.conf" <<'EOF2'
@@ -45,7 +41,6 @@ test_service beta extra='after = [ "alpha" ];'
 # gamma sleeps; stubborn ignores TERM. Both off unless gitlab.rb enables them.
 test_service gamma enable=false
 test_service stubborn enable=false cmd="trap '' TERM; while :; do sleep 1; done"
-export GITLAB_CTL_DATADIR=$DATA
 RB=$T_ROOT/etc/gitlab/gitlab.rb
 : >"$RB"
 A=$SV_DIR/alpha

@@ -8,12 +8,7 @@
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (switches to a service account)"; exit 77; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "SKIP: $PY missing"; exit 77; }
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
-export GITLAB_CTL_DATADIR=$DATA
+light_catalog
 test_service acct
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
 expect_rc 0 ctl reconfigure

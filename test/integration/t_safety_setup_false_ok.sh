@@ -8,12 +8,7 @@
 #   published nothing says 0/N.
 . "$SRCDIR/test/integration/lib.sh"
 
-OUT=$T_ROOT/out
-ERR=$T_ROOT/err
-DATA=$T_ROOT/data
-mkdir -p "$DATA/sv" "$T_ROOT/etc/gitlab"
-cp -R "$SRCDIR/templates" "$DATA/"
-export GITLAB_CTL_DATADIR=$DATA
+light_catalog
 : >"$T_ROOT/etc/gitlab/gitlab.rb"
 
 test_service steady
