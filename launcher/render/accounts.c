@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,38 @@ static int run(const char *prog, char *const argv[])
 	return spawn_wait(prog, argv, &sp);
 }
 
+static void look(const char *user, const char *group, bool *have_user, bool *have_group)
+{
+	errno = 0;
+	*have_group = getgrnam(group) != NULL;
+	errno = 0;
+	*have_user = getpwnam(user) != NULL;
+}
+
+/*
+ * Reconfigures of other roots on this machine (a cluster's nodes side by side) create the same
+ * accounts: one at a time, each looking again under the lock, so that the second finds the
+ * first's account rather than failing on useradd's "already exists" or its busy lock. The
+ * lock is a file only root can make or open (in /run, root's 0755): a service account that
+ * could open it (as it can /etc) would hold every reconfigure up. The fd, or -1 without a lock
+ * when the file cannot be made or is not root's own 0600 file: ensure_account's retries
+ * (engine/owners.c) then cover a collision, as before.
+ */
+static int accounts_lock(void)
+{
+	int fd =
+	    open("/run/gitlab-ctl-accounts.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct stat sb;
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+	    (sb.st_mode & 077) != 0 || flock(fd, LOCK_EX) == -1) {
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Creates what the look before found missing (see accounts_ensure). */
 static int create_missing(const char *user, const char *group, const char *home, bool have_group,
                           bool have_user, bool dry_run, int *created, struct diags *d)
@@ -99,11 +132,8 @@ static int create_missing(const char *user, const char *group, const char *home,
 int accounts_ensure(const char *user, const char *group, const char *home, bool manage,
                     bool dry_run, int *created, struct diags *d)
 {
-	errno = 0;
-	bool have_group = getgrnam(group) != NULL;
-	errno = 0;
-	bool have_user = getpwnam(user) != NULL;
-
+	bool have_user, have_group;
+	look(user, group, &have_user, &have_group);
 	if (have_group && have_user)
 		return 0;
 	if (!manage) {
@@ -122,28 +152,9 @@ int accounts_ensure(const char *user, const char *group, const char *home, bool 
 		         user, group);
 		return -1;
 	}
-	/*
-	 * Reconfigures of other roots on this machine (a cluster's nodes side by side) create
-	 * the same accounts: one at a time, each looking again under the lock, so that the
-	 * second finds the first's account rather than failing on useradd's "already exists" or
-	 * its busy lock. flock on /etc: useradd's own locks (lckpwdf's fcntl lock, link files)
-	 * never meet a flock, and /etc is not replaced as /etc/passwd is on each write.
-	 */
-	int lock = -1;
-	if (!dry_run) {
-		lock = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (lock == -1 || flock(lock, LOCK_EX) == -1) {
-			diag_add(d, DIAG_ERR, "lock /etc for account creation: %s",
-			         strerror(errno));
-			if (lock != -1)
-				(void)close(lock);
-			return -1;
-		}
-		errno = 0;
-		have_group = getgrnam(group) != NULL;
-		errno = 0;
-		have_user = getpwnam(user) != NULL;
-	}
+	int lock = dry_run ? -1 : accounts_lock();
+	if (lock != -1)
+		look(user, group, &have_user, &have_group); /* again, under the lock */
 	int rc = create_missing(user, group, home, have_group, have_user, dry_run, created, d);
 	if (lock != -1)
 		(void)close(lock); /* releases the flock */

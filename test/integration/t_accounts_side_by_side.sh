@@ -1,7 +1,8 @@
 #!/bin/sh
 # Reconfigures of three roots side by side on a machine that lacks the account they share (a
 # cluster's nodes in namespaces of one host, a fresh CI machine): one creates it, the others
-# find it made, and none fails on useradd's "already exists" or its busy lock file.
+# find it made, and none fails on useradd's "already exists" or its busy lock file. They take
+# turns under a lock only root can open.
 # The account is this test's own (gctla<pid>, group gctlb<pid>), removed on exit.
 . "$SRCDIR/test/integration/lib.sh"
 
@@ -47,6 +48,9 @@ done
 made=$(cat "$BASE"/rc?.out | grep -c "^create user $U\$")
 [ "$made" = 1 ] || { cat "$BASE"/rc?.out >&2; fail "the user was created $made times"; }
 [ "$(cat "$BASE"/rc?.out | grep -c "^create group $G\$")" = 1 ] || fail "the group was not created once"
+# The turns' lock is root's own 0600 file: a service account cannot open it to hold them up.
+[ "$(stat -c '%U %a %F' /run/gitlab-ctl-accounts.lock)" = "root 600 regular empty file" ] ||
+	fail "the account lock is $(stat -c '%U %a %F' /run/gitlab-ctl-accounts.lock)"
 uid=$(id -u "$U") || fail "no account $U"
 for n in 1 2 3; do
 	node_root "$n"
