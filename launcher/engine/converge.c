@@ -833,6 +833,8 @@ static int release_held(struct converge *cv, size_t k)
 		return -1;
 	}
 	cv->s[k].held = false;
+	cv->s[k].why &=
+	    ~CV_WHY_START; /* asked once; the record goes when it is up (pending_done) */
 	return control(cv, p->sv_dir, "u", name_of(cv, k), "");
 }
 
@@ -901,8 +903,9 @@ static int bring_new(struct converge *cv, size_t k, bool nudge)
 		         "runsv does not supervise it");
 		return -1;
 	}
-	if (cv->s[k].held || (cv->s[k].why & CV_WHY_START))
-		return start_held(cv, k); /* held in this run, or by an earlier one */
+	if (cv->s[k].why & CV_WHY_START)
+		return start_held(
+		    cv, k); /* held and not released with its wave, or by an earlier run */
 	if (sv_normally_down(p->sv_dir))
 		return 0; /* a down file: runsv does not start it */
 	return bring_up(cv, k, 0, "did not start");
@@ -1217,8 +1220,7 @@ static int converge_wave(struct converge *cv, int wave, int *running)
 	if (rc == -1)
 		return -1;
 	rc = rc == 1 ? -1 : 0;
-	/* The wave's held services started together, as runsvdir starts new links: then each waited
-	 * for. */
+	/* The wave's held services start together, as new links do; then each is waited for. */
 	for (size_t k = 0; k < cv->ps->np; k++)
 		if (cv->ps->p[k].wave == wave && cv->s[k].held && !cv->s[k].failed &&
 		    tree_failed(&cv->ps->t, (int)k) == NULL && failed_dep(cv, k) == SIZE_MAX &&

@@ -322,7 +322,6 @@ static void refused(const struct pp *x, const struct plan *p, const struct plan_
 	free(what);
 }
 
-/* One rendered file through its validator; 0 when it passes. */
 /*
  * A validator in flight: a rendered file's (e) or, e NULL, the --help of the service's
  * command. Several run at once, each reported in order when it ends.
@@ -364,6 +363,7 @@ static int validate_file_start(const struct pp *x, struct ppjob *j)
 	return 0;
 }
 
+/* One rendered file's validator ended; 0 when it passed. */
 static int validate_file_end(const struct pp *x, struct ppjob *j)
 {
 	const struct plan *p = j->p;
@@ -504,7 +504,6 @@ static void unknown_option(const struct pp *x, const struct svc *s, size_t i, co
 	free(word);
 }
 
-/* Every option of s's command is one its binary's --help lists; 0, or -1 after a refusal. */
 /* Whether p's command options are to be checked against its --help. */
 static bool options_wanted(const struct pp *x, const struct plan *p)
 {
@@ -524,6 +523,7 @@ static void check_options_start(const struct pp *x, struct ppjob *j)
 	job_start(x, j, argv, "", 0);
 }
 
+/* Every option of s's command is one its binary's --help lists; 0, or -1 after a refusal. */
 static int check_options_end(const struct pp *x, struct ppjob *j)
 {
 	const struct svc *s = j->p->svc;
