@@ -44,6 +44,14 @@ static bool builtin(const struct svvars *c, const char *name, const char **v)
 	const struct svc *s = c->svc;
 	/* The first letter picks the candidate: a chain of strcmp cost more than rendering. */
 	switch (name[0]) {
+	case 'a': /* argv.ELEM: "1" when the command has that element, for a block's condition */
+		if (strncmp(name, "argv.", 5) != 0)
+			return false;
+		*v = "";
+		for (char *const *e = s->argv; e != NULL && *e != NULL; e++)
+			if (strcmp(*e, name + 5) == 0)
+				*v = "1";
+		return true;
 	case 'c':
 		return is(name, "config", c->ctl->config, v);
 	case 'd':

@@ -81,6 +81,19 @@ until_true 100 sh -c "curl -fsS http://localhost:$REDIS_X/metrics | grep -qx 're
 until_true 100 sh -c "curl -fsS http://127.0.0.1:$PG_X/metrics | grep -qx 'pg_up 1'" || fail "pg_up is not 1"
 metrics "$PG_X" || fail "postgres-exporter /metrics"
 has "$OUT" "pg_postmaster_start_time_seconds"
+# 0.11's database and bgwriter collectors are off: the queries file gives their series, with
+# their names, server label and types, on the exporter's one connection.
+grep -q '^pg_database_size_bytes{datname="gitlabhq_production",server="[^"]*:[0-9]*"} [0-9]' "$OUT" ||
+	fail "no pg_database_size_bytes: $(grep pg_database "$OUT")"
+grep -q '^pg_stat_bgwriter_buffers_alloc_total{server="[^"]*:[0-9]*"} [0-9]' "$OUT" ||
+	fail "no pg_stat_bgwriter_buffers_alloc_total: $(grep bgwriter "$OUT")"
+has "$OUT" "# TYPE pg_stat_bgwriter_checkpoints_timed_total counter"
+# pg_backends: the exporter's connections to PostgreSQL, counted by the superuser
+pg_backends() {
+	"$GITLAB_CTL" --root "$T_ROOT" exec postgresql -- psql -X -qtA -h "$T_ROOT/var/opt/gitlab/postgresql" -d postgres \
+		-c "SELECT count(*) FROM pg_stat_activity WHERE usename = 'gitlab-postgres-exporter'" 2>"$ERR"
+}
+[ "$(pg_backends)" = 1 ] || fail "postgres-exporter holds $(pg_backends) connections, not one: $(cat "$ERR")"
 pid_of() { od -An -tu4 -j12 -N4 "$SV_DIR/$1/supervise/status" | tr -d ' '; }
 user_of() { ps -o user= -p "$(pid_of "$1")"; }
 if [ "$(id -u)" = 0 ]; then
@@ -153,3 +166,15 @@ has "$OUT" "http://localhost:$PROM/classic/graph?g0.expr=process_resident_memory
 expect_rc 0 ctl inspect --json node-exporter
 has "$OUT" "\"memory_query\": \"process_resident_memory_bytes{instance=\\\"localhost:$NODE\\\"}\""
 until_true 100 query "process_resident_memory_bytes{instance=\"localhost:$REDIS_X\"}" || fail "inspect's query has no sample"
+
+note "a collector turned back on drops its queries: each series once, on its second connection"
+echo "postgres_exporter['flags'] = { 'collector.bgwriter' => true }" >>"$T_ROOT/etc/gitlab/gitlab.rb"
+expect_rc 0 ctl reconfigure
+lacks "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_stat_bgwriter:"
+has "$T_ROOT/var/opt/gitlab/postgres-exporter/queries.yaml" "pg_database:"
+until_true 100 sh -c "curl -fsS --max-time 5 http://127.0.0.1:$PG_X/metrics | grep -q '^pg_stat_bgwriter_buffers_alloc_total'" ||
+	fail "no bgwriter series from the collector"
+metrics "$PG_X" || fail "postgres-exporter /metrics with the bgwriter collector"
+[ "$(grep -c '^pg_stat_bgwriter_buffers_alloc_total' "$OUT")" = 1 ] || fail "the bgwriter series twice"
+[ "$(grep -c '^pg_database_size_bytes{datname="gitlabhq_production"' "$OUT")" = 1 ] || fail "pg_database_size_bytes not once"
+[ "$(pg_backends)" = 2 ] || fail "with its collector on, postgres-exporter holds $(pg_backends) connections"
