@@ -5,7 +5,8 @@
  *   gitlab_ctl root service user group groups home env_directory log_directory
  *   listen_host listen_port stop_signal datadir config, every setting of the
  *   service (attrs_var), and {{svc.name}} another service's setting (a bool
- *   reads "" for false, for {{#if postgresql.enable}}); the list `argv`; a
+ *   reads "" for false, for {{#if postgresql.enable}}); the list `argv`, and
+ *   argv.ELEM, "1" when the command has element ELEM ({{#if argv.--no-x}}); a
  *   yaml setting's data for the data filters ({{redis_save save}}).
  */
 #ifndef GITLAB_CTL_SVVARS_H
