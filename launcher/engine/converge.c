@@ -1220,16 +1220,25 @@ static int converge_wave(struct converge *cv, int wave, int *running)
 	if (rc == -1)
 		return -1;
 	rc = rc == 1 ? -1 : 0;
-	/* The wave's held services start together, as new links do; then each is waited for. */
-	for (size_t k = 0; k < cv->ps->np; k++)
-		if (cv->ps->p[k].wave == wave && cv->s[k].held && !cv->s[k].failed &&
-		    tree_failed(&cv->ps->t, (int)k) == NULL && failed_dep(cv, k) == SIZE_MAX &&
-		    release_held(cv, k) == -1) {
+	/*
+	 * The wave's held services start together, as new links do; then each is waited for.
+	 * Each is supervised first: linked with an earlier wave, its runsv may not yet have made
+	 * supervise/control when that wave was quick (a first run's runsvdir is seconds old).
+	 */
+	for (size_t k = 0; k < cv->ps->np; k++) {
+		if (cv->ps->p[k].wave != wave || !cv->s[k].held || cv->s[k].failed ||
+		    tree_failed(&cv->ps->t, (int)k) != NULL || failed_dep(cv, k) != SIZE_MAX)
+			continue;
+		const char *why = wait_supervised(cv, k, nudge) == -1
+		                      ? "runsv does not supervise it"
+		                  : release_held(cv, k) == -1 ? "it could not be started"
+		                                              : NULL;
+		if (why != NULL) {
 			cv->s[k].failed = true;
-			snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
-			         "it could not be started");
+			snprintf(cv->s[k].notready, sizeof cv->s[k].notready, "%s", why);
 			rc = -1;
 		}
+	}
 	for (size_t k = 0; k < cv->ps->np; k++)
 		if (cv->ps->p[k].wave == wave && converge_one(cv, k, nudge) == -1)
 			rc = -1;
