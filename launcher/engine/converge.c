@@ -832,7 +832,6 @@ static int release_held(struct converge *cv, size_t k)
 		          name_of(cv, k), p->sv_dir, strerror(errno));
 		return -1;
 	}
-	cv->s[k].held = false;
 	cv->s[k].why &=
 	    ~CV_WHY_START; /* asked once; the record goes when it is up (pending_done) */
 	return control(cv, p->sv_dir, "u", name_of(cv, k), "");
@@ -898,14 +897,14 @@ static int refresh(struct converge *cv, size_t k)
 static int bring_new(struct converge *cv, size_t k, bool nudge)
 {
 	const struct plan *p = &cv->ps->p[k];
-	if (wait_supervised(cv, k, nudge) == -1) {
+	/* One held in this run was waited for, and released, with its wave (converge_wave). */
+	if (!cv->s[k].held && wait_supervised(cv, k, nudge) == -1) {
 		snprintf(cv->s[k].notready, sizeof cv->s[k].notready,
 		         "runsv does not supervise it");
 		return -1;
 	}
 	if (cv->s[k].why & CV_WHY_START)
-		return start_held(
-		    cv, k); /* held and not released with its wave, or by an earlier run */
+		return start_held(cv, k); /* held by an earlier run that did not start it */
 	if (sv_normally_down(p->sv_dir))
 		return 0; /* a down file: runsv does not start it */
 	return bring_up(cv, k, 0, "did not start");

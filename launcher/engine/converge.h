@@ -40,11 +40,11 @@ struct cv_svc {
 	bool ready;      /* up and ready in this run (or has nothing to wait for) */
 	bool failed;     /* did not come up ready: its dependents are not started */
 	bool setup_stop; /* stopped for a before_start step: start it again */
-	bool held;    /* linked early under reconfigure's down file: started when its turn comes */
-	unsigned why; /* CV_WHY_* of the changes written, and of owed restarts */
-	bool owes;    /* a pending record may name it: cleared on disk once it is done */
-	bool seen;    /* last holds the status read since converge_one last acted on it */
-	bool touched; /* a file of it changes in this run (its check script too) */
+	bool held;       /* linked early under this run's down file: released with its wave */
+	unsigned why;    /* CV_WHY_* of the changes written, and of owed restarts */
+	bool owes;       /* a pending record may name it: cleared on disk once it is done */
+	bool seen;       /* last holds the status read since converge_one last acted on it */
+	bool touched;    /* a file of it changes in this run (its check script too) */
 	struct sv_status last;
 	char notready[512]; /* why it is not ready, for its dependents' messages */
 };
